@@ -1,0 +1,61 @@
+// The outcome vocabulary and how outcomes add up to a GPU's verdict.
+#include <gtest/gtest.h>
+
+#include "hazardlab/outcome.hpp"
+#include "hazardlab/report.hpp"
+
+using namespace hazardlab;
+
+TEST(Outcome, EveryOutcomeRoundTripsThroughItsName) {
+  for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Incorrect, Outcome::Skipped, Outcome::Reproduced,
+                    Outcome::NotReproduced, Outcome::Inconclusive, Outcome::Observed}) {
+    const auto back = outcome_from_string(to_string(o));
+    ASSERT_TRUE(back.has_value()) << to_string(o);
+    EXPECT_EQ(*back, o);
+  }
+  EXPECT_FALSE(outcome_from_string("pass").has_value());
+}
+
+TEST(Outcome, SkippedAndInconclusiveNeverCountAsGood) {
+  EXPECT_EQ(standing_of(Outcome::Skipped), Standing::NotRun);
+  EXPECT_EQ(standing_of(Outcome::Inconclusive), Standing::Undecided);
+  EXPECT_EQ(standing_of(Outcome::NotReproduced), Standing::Bad);
+  EXPECT_EQ(standing_of(Outcome::Incorrect), Standing::Bad);
+  EXPECT_EQ(standing_of(Outcome::Failed), Standing::Bad);
+  EXPECT_EQ(standing_of(Outcome::Reproduced), Standing::Good);
+}
+
+TEST(Verdict, AnyFailureFailsTheGpuEvenBesidePasses) {
+  const auto [v, why] = decide_verdict({{{"passed", 9}, {"reproduced", 2}, {"incorrect", 1}}, true, false});
+  EXPECT_EQ(v, Verdict::Fail);
+  EXPECT_NE(why.find("1 case"), std::string::npos) << why;
+}
+
+TEST(Verdict, APositiveControlThatMissedFailsTheGpu) {
+  EXPECT_EQ(decide_verdict({{{"passed", 4}, {"not-reproduced", 1}}, true, false}).first, Verdict::Fail);
+}
+
+TEST(Verdict, InconclusiveIsNotAPass) {
+  EXPECT_EQ(decide_verdict({{{"passed", 4}, {"inconclusive", 1}}, true, false}).first, Verdict::Inconclusive);
+}
+
+TEST(Verdict, OnlySkippedCasesAreSkippedNotPassed) {
+  EXPECT_EQ(decide_verdict({{{"skipped", 14}}, false, false}).first, Verdict::Skipped);
+  EXPECT_EQ(decide_verdict({{{"skipped", 14}}, true, false}).first, Verdict::Skipped);
+}
+
+TEST(Verdict, NoGpuFailsWhenAGpuIsRequired) {
+  const auto [v, why] = decide_verdict({{{"skipped", 14}}, false, true});
+  EXPECT_EQ(v, Verdict::Fail);
+  EXPECT_NE(why.find("HAZARDLAB_REQUIRE_GPU"), std::string::npos);
+}
+
+TEST(Verdict, PassSaysWhatDidNotRun) {
+  const auto [v, why] = decide_verdict({{{"passed", 3}, {"observed", 1}, {"not-run", 2}}, true, false});
+  EXPECT_EQ(v, Verdict::Pass);
+  EXPECT_NE(why.find("2 registered case(s) did not run"), std::string::npos) << why;
+}
+
+TEST(Verdict, AnUnknownOutcomeNameCountsAgainstTheGpu) {
+  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"great", 1}}, true, false}).first, Verdict::Fail);
+}

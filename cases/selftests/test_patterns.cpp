@@ -1,0 +1,73 @@
+// The byte patterns: original, mutated and sentinel must differ in every byte, or a census could
+// mistake one for another.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <vector>
+
+#include "hazardlab/patterns.hpp"
+
+using namespace hazardlab;
+
+namespace {
+PatternSpec spec_of(int family, std::uint64_t seed, std::uint8_t mutated, std::uint8_t sentinel) {
+  return PatternSpec{static_cast<PatternFamily>(family % 4), seed, mutated, sentinel};
+}
+}  // namespace
+
+TEST(Patterns, TheThreeVersionsDifferInEveryByteForAnyValidSpec) {
+  EXPECT_TRUE(rc::check([](std::uint64_t seed, unsigned family) {
+    const auto mutated = static_cast<std::uint8_t>(*rc::gen::inRange(1, 256));
+    const auto sentinel = static_cast<std::uint8_t>(*rc::gen::distinctFrom(rc::gen::inRange(1, 256), int{mutated}));
+    const PatternSpec p = spec_of(static_cast<int>(family % 4), seed, mutated, sentinel);
+    RC_ASSERT(p.valid());
+    const auto index = *rc::gen::inRange<std::uint64_t>(0, std::uint64_t{1} << 40);
+    const auto a = pattern_byte(p, PatternVersion::Original, index);
+    const auto b = pattern_byte(p, PatternVersion::Mutated, index);
+    const auto c = pattern_byte(p, PatternVersion::Sentinel, index);
+    RC_ASSERT(a != b);
+    RC_ASSERT(a != c);
+    RC_ASSERT(b != c);
+  }));
+}
+
+TEST(Patterns, FillMatchesTheBytewiseDefinition) {
+  for (int family = 0; family < 4; ++family) {
+    const PatternSpec p = spec_of(family, 0x1234567890abcdefull, 0x11, 0x22);
+    for (PatternVersion v : {PatternVersion::Original, PatternVersion::Mutated, PatternVersion::Sentinel}) {
+      std::vector<std::byte> buffer(1000);
+      fill_pattern(buffer, p, v);
+      for (std::size_t i = 0; i < buffer.size(); ++i) {
+        ASSERT_EQ(static_cast<std::uint8_t>(buffer[i]), pattern_byte(p, v, i)) << "family " << family << " byte " << i;
+      }
+    }
+  }
+}
+
+TEST(Patterns, CensusCountsEachVersionAndForeignBytes) {
+  const PatternSpec p = spec_of(1, 42, 0x5A, 0xA5);
+  std::vector<std::byte> buffer(100);
+  fill_pattern(buffer, p, PatternVersion::Original);
+  std::vector<std::byte> mutated(100), sentinel(100);
+  fill_pattern(mutated, p, PatternVersion::Mutated);
+  fill_pattern(sentinel, p, PatternVersion::Sentinel);
+  for (int i = 10; i < 20; ++i) buffer[i] = mutated[i];
+  for (int i = 50; i < 53; ++i) buffer[i] = sentinel[i];
+  buffer[99] = static_cast<std::byte>(static_cast<std::uint8_t>(buffer[99]) ^ 0x01);
+
+  const ByteCensus c = take_census(buffer, p);
+  EXPECT_EQ(c.original, 86u);
+  EXPECT_EQ(c.mutated, 10u);
+  EXPECT_EQ(c.sentinel, 3u);
+  EXPECT_EQ(c.foreign, 1u);
+  EXPECT_EQ(c.first_not_original, 10u);
+  EXPECT_FALSE(c.all_original());
+}
+
+TEST(Patterns, AnEmptyBufferIsNotCorrect) { EXPECT_FALSE(take_census({}, PatternSpec{}).all_original()); }
+
+TEST(Patterns, InvalidMasksAreRejected) {
+  EXPECT_FALSE((PatternSpec{PatternFamily::Counter, 0, 0, 1}).valid());
+  EXPECT_FALSE((PatternSpec{PatternFamily::Counter, 0, 7, 7}).valid());
+  EXPECT_TRUE((PatternSpec{PatternFamily::Counter, 0, 7, 8}).valid());
+}

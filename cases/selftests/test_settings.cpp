@@ -1,0 +1,81 @@
+// Settings come from the environment; a malformed value is an error, never the default.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "hazardlab/settings.hpp"
+
+using namespace hazardlab;
+
+namespace {
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+}  // namespace
+
+TEST(Settings, DefaultsMatchTheDocumentation) {
+  const Settings s = Settings::from_environment();
+  EXPECT_EQ(s.control_trials, 100);
+  EXPECT_EQ(s.property_cases, 100);
+  EXPECT_EQ(s.max_transfer_bytes, std::size_t{64} << 20);
+  EXPECT_FALSE(s.require_gpu);
+  EXPECT_FALSE(s.sabotage_guards);
+  EXPECT_FALSE(s.seed.has_value());
+  EXPECT_TRUE(s.gates.empty());
+}
+
+TEST(Settings, RequireGpuAcceptsTheUsualSpellings) {
+  for (const char* yes : {"1", "true", "YES", "on"}) {
+    ScopedEnv env("HAZARDLAB_REQUIRE_GPU", yes);
+    EXPECT_TRUE(Settings::from_environment().require_gpu) << yes;
+  }
+  ScopedEnv env("HAZARDLAB_REQUIRE_GPU", "0");
+  EXPECT_FALSE(Settings::from_environment().require_gpu);
+}
+
+TEST(Settings, MalformedValuesAreErrorsThatNameTheVariable) {
+  const std::pair<const char*, const char*> bad[] = {{"HAZARDLAB_REQUIRE_GPU", "maybe"},
+                                                     {"HAZARDLAB_TRIALS", "ten"},
+                                                     {"HAZARDLAB_TRIALS", "0"},
+                                                     {"HAZARDLAB_TRIALS", "12abc"},
+                                                     {"HAZARDLAB_PROPERTY_CASES", "-5"},
+                                                     {"HAZARDLAB_MAX_BYTES", "100"},
+                                                     {"HAZARDLAB_SEED", "0x10"},
+                                                     {"HAZARDLAB_GATES", "host-function,semaphore"},
+                                                     {"HAZARDLAB_CALL_LIMIT_MS", "20000"}};
+  for (const auto& [name, value] : bad) {
+    ScopedEnv env(name, value);
+    try {
+      (void)Settings::from_environment();
+      ADD_FAILURE() << name << "=" << value << " was accepted";
+    } catch (const SettingsError& e) {
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Settings, SeedAndGatesAreRead) {
+  ScopedEnv seed("HAZARDLAB_SEED", "18446744073709551615");
+  ScopedEnv gates("HAZARDLAB_GATES", "spin-kernel,host-function");
+  const Settings s = Settings::from_environment();
+  ASSERT_TRUE(s.seed.has_value());
+  EXPECT_EQ(*s.seed, 18446744073709551615ull);
+  ASSERT_EQ(s.gates.size(), 2u);
+  EXPECT_EQ(s.gates[0], GateKind::SpinKernel);
+}
+
+TEST(Settings, EveryVariableReadIsDocumented) {
+  const auto docs = Settings::documentation();
+  for (const char* name : {"HAZARDLAB_REQUIRE_GPU", "HAZARDLAB_TRIALS", "HAZARDLAB_PROPERTY_CASES", "HAZARDLAB_SEED",
+                           "HAZARDLAB_MAX_BYTES", "HAZARDLAB_GATE_TIMEOUT_MS", "HAZARDLAB_CALL_LIMIT_MS",
+                           "HAZARDLAB_SABOTAGE_GUARDS", "HAZARDLAB_GATES", "HAZARDLAB_RESULTS_DIR"}) {
+    bool found = false;
+    for (const auto& [var, text] : docs) found = found || var == name;
+    EXPECT_TRUE(found) << name;
+  }
+}

@@ -1,0 +1,43 @@
+# Test registration helpers.
+#
+#   hazardlab_add_test_file(<file.cpp> LABELS <labels...> [LIBRARIES <targets...>])
+#       One GoogleTest executable per file; each of its tests becomes a ctest test with the labels.
+#
+#   hazardlab_add_gpu_cases(CASES <target> TOOL <target>)
+#       Registers the GPU cases when ctest starts (the GPUs are those of the machine that runs
+#       ctest, not the one that built): one test per GPU and variant, a mutation check per guard,
+#       and the session fixtures that clear the results and write the per-GPU reports.
+#
+# Any GPU case can be rerun under compute-sanitizer:
+#   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard
+enable_testing()
+include(GoogleTest)
+include(HazardlabWarnings)
+
+function(hazardlab_add_test_file file)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "LABELS;LIBRARIES")
+  get_filename_component(name ${file} NAME_WE)
+  add_executable(${name} ${file})
+  target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main ${ARG_LIBRARIES})
+  hazardlab_warnings(${name})
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()
+
+function(hazardlab_add_gpu_cases)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CASES;TOOL" "")
+  set(results ${PROJECT_BINARY_DIR}/results)
+  set(reports ${PROJECT_BINARY_DIR}/reports)
+
+  add_test(NAME hazardlab/session-start COMMAND ${ARG_TOOL} session-start --results ${results})
+  add_test(NAME hazardlab/report COMMAND ${ARG_TOOL} report --results ${results} --out ${reports})
+  set_tests_properties(hazardlab/session-start PROPERTIES FIXTURES_SETUP hazardlab_session LABELS "gpu;session")
+  set_tests_properties(hazardlab/report PROPERTIES FIXTURES_CLEANUP hazardlab_session LABELS "gpu;session")
+
+  set(HAZARDLAB_TOOL "$<TARGET_FILE:${ARG_TOOL}>")
+  set(HAZARDLAB_CASES "$<TARGET_FILE:${ARG_CASES}>")
+  set(HAZARDLAB_RESULTS "${results}")
+  set(script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/RegisterGpuCases.cmake.in ${script}.in @ONLY)
+  file(GENERATE OUTPUT ${script} INPUT ${script}.in)
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
+endfunction()

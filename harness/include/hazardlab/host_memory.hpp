@@ -1,0 +1,49 @@
+#pragma once
+// RAII owners for every kind of host memory a transfer can use. The kind decides what the
+// CUDA runtime promises about asynchronous copies from and to it.
+#include <cstddef>
+#include <span>
+#include <string_view>
+
+namespace hazardlab {
+
+enum class HostMemoryKind {
+  Pageable,       // std::aligned_alloc: copies are staged by the driver
+  Pinned,         // cudaMallocHost: page-locked, copies are DMA'd straight from it
+  PinnedPortable, // cudaHostAlloc(cudaHostAllocPortable): page-locked for every context
+  Registered,     // aligned_alloc + cudaHostRegister: pageable memory page-locked afterwards
+  Mapped,         // cudaHostAlloc(cudaHostAllocMapped): page-locked and addressable by kernels
+  WriteCombined,  // cudaHostAlloc(cudaHostAllocWriteCombined): fast to write, slow to read
+};
+
+std::string_view to_string(HostMemoryKind kind) noexcept;
+HostMemoryKind host_memory_kind_from_string(std::string_view name);  // throws on unknown names
+bool is_page_locked(HostMemoryKind kind) noexcept;
+
+class HostBuffer {
+ public:
+  HostBuffer() = default;
+  // Allocates `bytes` (at least one page, page-aligned) of the given kind.
+  HostBuffer(HostMemoryKind kind, std::size_t bytes);
+  ~HostBuffer();
+  HostBuffer(HostBuffer&& other) noexcept;
+  HostBuffer& operator=(HostBuffer&& other) noexcept;
+  HostBuffer(const HostBuffer&) = delete;
+  HostBuffer& operator=(const HostBuffer&) = delete;
+
+  std::byte* data() const noexcept { return data_; }
+  std::size_t size() const noexcept { return bytes_; }
+  HostMemoryKind kind() const noexcept { return kind_; }
+  std::span<std::byte> span() const noexcept { return {data_, bytes_}; }
+  // Device-side address of mapped memory (valid for Mapped, and for page-locked kinds on
+  // devices with unified addressing).
+  void* device_pointer() const;
+
+ private:
+  void release() noexcept;
+  HostMemoryKind kind_ = HostMemoryKind::Pageable;
+  std::byte* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace hazardlab

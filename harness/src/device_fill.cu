@@ -1,0 +1,24 @@
+#include "hazardlab/cuda_check.hpp"
+#include "hazardlab/device_fill.hpp"
+
+namespace hazardlab {
+namespace {
+__global__ void fill_kernel(std::byte* out, std::size_t bytes, PatternSpec p, PatternVersion v) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes; i += stride) {
+    out[i] = static_cast<std::byte>(pattern_byte(p, v, i));
+  }
+}
+}  // namespace
+
+void enqueue_device_fill(std::byte* device, std::size_t bytes, const PatternSpec& p, PatternVersion v,
+                         cudaStream_t stream) {
+  if (bytes == 0) return;
+  constexpr unsigned kThreads = 256;
+  const std::size_t wanted = (bytes + kThreads - 1) / kThreads;
+  const unsigned blocks = static_cast<unsigned>(wanted < 4096 ? wanted : 4096);
+  fill_kernel<<<blocks, kThreads, 0, stream>>>(device, bytes, p, v);
+  HL_CUDA_LAUNCHED("fill_kernel");
+}
+
+}  // namespace hazardlab

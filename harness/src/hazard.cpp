@@ -1,0 +1,139 @@
+#include "hazardlab/hazard.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <regex>
+#include <set>
+
+#include "hazardlab/cuda_check.hpp"
+
+namespace hazardlab {
+
+std::string_view to_string(VariantKind kind) noexcept {
+  switch (kind) {
+    case VariantKind::Control: return "control";
+    case VariantKind::Guard: return "guard";
+    case VariantKind::Rule: return "rule";
+    case VariantKind::Observation: return "observation";
+  }
+  return "?";
+}
+
+std::optional<VariantKind> variant_kind_from_string(std::string_view name) noexcept {
+  for (auto k : {VariantKind::Control, VariantKind::Guard, VariantKind::Rule, VariantKind::Observation}) {
+    if (to_string(k) == name) return k;
+  }
+  return std::nullopt;
+}
+
+const Variant* Hazard::find_variant(std::string_view variant_id) const {
+  for (const Variant& v : variants) {
+    if (v.id == variant_id) return &v;
+  }
+  return nullptr;
+}
+
+std::string Hazard::unmet_requirement(const DeviceFingerprint& device) const {
+  for (const Requirement& r : requirements) {
+    if (std::string why = r.unmet(device); !why.empty()) return why;
+  }
+  return {};
+}
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add(Hazard hazard) { hazards_.push_back(std::move(hazard)); }
+
+const Hazard* Registry::find(std::string_view hazard_id) const {
+  for (const Hazard& h : hazards_) {
+    if (h.id == hazard_id) return &h;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Registry::consistency_problems() const {
+  std::vector<std::string> problems;
+  const std::regex slug("[a-z0-9]+(-[a-z0-9]+)*");
+  std::set<std::string> ids;
+  for (const Hazard& h : hazards_) {
+    const std::string where = "hazard '" + h.id + "'";
+    if (!std::regex_match(h.id, slug)) problems.push_back(where + ": id is not lower-case-dashed");
+    if (!ids.insert(h.id).second) problems.push_back(where + ": id registered twice");
+    if (h.title.empty()) problems.push_back(where + ": no title");
+    if (h.explanation.size() < 80) problems.push_back(where + ": explanation is missing or too short to teach");
+    if (h.rules.empty()) problems.push_back(where + ": cites no documented rule");
+    for (const Citation& c : h.rules) {
+      if (c.document.empty() || c.section.empty() || c.says.empty()) {
+        problems.push_back(where + ": a citation lacks its document, section or summary");
+      }
+    }
+    if (h.variants.empty()) problems.push_back(where + ": no variants");
+    std::set<std::string> variant_ids;
+    bool judged = false;
+    for (const Variant& v : h.variants) {
+      if (!std::regex_match(v.id, slug)) problems.push_back(where + ": variant id '" + v.id + "' is not lower-case-dashed");
+      if (!variant_ids.insert(v.id).second) problems.push_back(where + ": variant '" + v.id + "' appears twice");
+      if (v.title.empty()) problems.push_back(where + ": variant '" + v.id + "' has no title");
+      if (!v.run) problems.push_back(where + ": variant '" + v.id + "' has nothing to run");
+      judged = judged || v.kind != VariantKind::Observation;
+    }
+    const bool has_control = std::any_of(h.variants.begin(), h.variants.end(),
+                                         [](const Variant& v) { return v.kind == VariantKind::Control; });
+    const bool has_guard = std::any_of(h.variants.begin(), h.variants.end(),
+                                       [](const Variant& v) { return v.kind == VariantKind::Guard; });
+    if (has_control && !has_guard) problems.push_back(where + ": shows a hazard but no guard that fixes it");
+    if (!judged) problems.push_back(where + ": only observations; nothing is checked");
+    for (const Requirement& r : h.requirements) {
+      if (r.what.empty() || !r.unmet) problems.push_back(where + ": a requirement lacks its text or check");
+    }
+  }
+  return problems;
+}
+
+Requirement requires_can_map_host_memory() {
+  return {"canMapHostMemory = 1", [](const DeviceFingerprint& d) {
+            return d.can_map_host_memory ? std::string() : std::string("the device cannot map host memory");
+          }};
+}
+
+Requirement requires_host_register() {
+  return {"hostRegisterSupported = 1", [](const DeviceFingerprint& d) {
+            return d.host_register_supported ? std::string()
+                                             : std::string("the device does not support cudaHostRegister");
+          }};
+}
+
+VariantResult run_variant(const Hazard& hazard, const Variant& variant, const DeviceFingerprint& device,
+                          const Settings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  VariantResult result;
+  if (const std::string unmet = hazard.unmet_requirement(device); !unmet.empty()) {
+    result.outcome = Outcome::Skipped;
+    result.reason = "not applicable on this GPU: " + unmet;
+  } else {
+    try {
+      DeviceScope scope(device.index);
+      result = variant.run(RunContext{device, settings});
+    } catch (const CudaError& e) {
+      result.outcome = Outcome::Failed;
+      result.reason = e.what();
+      if (e.sticky()) result.reason += " (sticky: the CUDA context is unusable for the rest of this process)";
+    } catch (const std::exception& e) {
+      result.outcome = Outcome::Failed;
+      result.reason = std::string("error: ") + e.what();
+    }
+  }
+  result.hazard_id = hazard.id;
+  result.variant_id = variant.id;
+  result.kind = std::string(to_string(variant.kind));
+  result.device_index = device.index;
+  result.device_uuid = device.uuid;
+  result.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace hazardlab

@@ -1,0 +1,45 @@
+// Hazard: the host reads the pinned destination of cudaMemcpyAsync (device to host) before
+// synchronizing. It reads whatever the buffer held before: stale or partly written data.
+#include "hazardlab/lesson.hpp"
+
+namespace hazardlab {
+namespace {
+
+Hazard d2h_pinned_read_early() {
+  // Write-combined memory is left out: reading it from the host is the slow path it warns against.
+  CaseSpace space;
+  space.host_kinds = {HostMemoryKind::Pinned, HostMemoryKind::PinnedPortable, HostMemoryKind::Mapped};
+  const Scenario scenario = read_destination_after_d2h(CopyCall::MemcpyAsync);
+
+  return Hazard{
+      .id = "d2h-pinned-read-early",
+      .title = "Pinned destination of an async device-to-host copy read before synchronizing",
+      .rules =
+          {runtime_api_sync_behavior(
+               "Between device memory and pinned host memory, cudaMemcpyAsync is fully asynchronous: when it "
+               "returns, the destination may not have been written yet."),
+           {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
+            "tensor.to('cpu', non_blocking=True) copies into pinned memory and gives no guarantee that the "
+            "data is there until the stream is synchronized."}},
+      .requirements = {},
+      .explanation =
+          "A device-to-host cudaMemcpyAsync into page-locked memory returns as soon as the copy is queued. "
+          "Until the stream reaches it, the destination still holds its old contents, and while the copy "
+          "runs it holds a mix. PyTorch's cuda_tensor.to('cpu', non_blocking=True) is this pattern: it "
+          "allocates a pinned destination, so reading the result at once reads garbage. The unsafe variant "
+          "holds the stream closed and reads the destination right after the call: it always sees the "
+          "sentinel it was filled with. Each guard waits until the copy has completed before reading.",
+      .variants = {make_variant(VariantKind::Control, "unsafe-read-after-call",
+                                "read the pinned destination right after cudaMemcpyAsync returns", space,
+                                scenario(FenceKind::None)),
+                   guard(FenceKind::StreamSynchronize, space, scenario),
+                   guard(FenceKind::EventSynchronize, space, scenario),
+                   guard(FenceKind::EventQuery, space, scenario),
+                   guard(FenceKind::HostFunction, space, scenario)},
+  };
+}
+
+}  // namespace
+}  // namespace hazardlab
+
+HAZARDLAB_REGISTER_HAZARD(hazardlab::d2h_pinned_read_early)

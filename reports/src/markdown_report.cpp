@@ -1,0 +1,164 @@
+#include <cstdio>
+#include <sstream>
+
+#include "hazardlab/report.hpp"
+
+namespace hazardlab {
+namespace {
+
+std::string yes_no(bool b) { return b ? "yes" : "no"; }
+
+std::string cuda_version(int v) {
+  return v ? std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) : std::string("unknown");
+}
+
+// Table cells must not break the table.
+std::string cell(std::string text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '|') out += "\\|";
+    else if (c == '\n') out += ' ';
+    else out += c;
+  }
+  return out;
+}
+
+std::string outcome_text(const VariantEntry& v) {
+  if (!v.result) return "not run";
+  std::string text = std::string(to_string(v.result->outcome));
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string headline(const VariantEntry& v) {
+  if (!v.result) return "did not run in this session.";
+  const VariantResult& r = *v.result;
+  std::ostringstream out;
+  switch (r.outcome) {
+    case Outcome::Reproduced:
+      out << "the hazard showed in all " << r.trials << " gated trials.";
+      break;
+    case Outcome::Passed:
+      out << "held in all " << r.trials << " generated cases (seed " << (r.seed ? std::to_string(*r.seed) : "-")
+          << ").";
+      break;
+    default:
+      out << r.reason;
+  }
+  return out.str();
+}
+
+void device_section(std::ostringstream& md, const GpuReport& report) {
+  md << "## Device\n\n";
+  if (!report.device) {
+    md << "No usable GPU: " << report.no_device_reason << ".\n\n";
+    return;
+  }
+  const DeviceFingerprint& d = *report.device;
+  char memory[64];
+  std::snprintf(memory, sizeof memory, "%.1f GiB, %d multiprocessors",
+                static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0), d.multiprocessor_count);
+  std::string link = "unknown (" + d.pcie.unavailable_reason + ")";
+  if (d.pcie.available) {
+    char text[160];
+    std::snprintf(text, sizeof text, "Gen%d x%d at most (%.1f GB/s raw per direction); Gen%d x%d when read",
+                  d.pcie.max_generation, d.pcie.max_width, d.pcie.max_raw_gbps_per_direction(),
+                  d.pcie.current_generation, d.pcie.current_width);
+    link = text;
+  }
+  md << "| Property | Value |\n|---|---|\n"
+     << "| Name | " << cell(d.name) << " |\n"
+     << "| UUID | `" << d.uuid << "` |\n"
+     << "| PCI bus id | `" << d.pci_bus_id << "` |\n"
+     << "| Compute capability | " << d.compute_capability() << " |\n"
+     << "| Driver | " << (d.driver_release.empty() ? "?" : d.driver_release) << " (supports CUDA "
+     << cuda_version(d.driver_version) << ") |\n"
+     << "| CUDA runtime | " << cuda_version(d.runtime_version) << " |\n"
+     << "| Memory | " << memory << " |\n"
+     << "| Copy engines (asyncEngineCount) | " << d.async_engine_count << " |\n"
+     << "| concurrentKernels | " << yes_no(d.concurrent_kernels) << " |\n"
+     << "| canMapHostMemory | " << yes_no(d.can_map_host_memory) << " |\n"
+     << "| unifiedAddressing | " << yes_no(d.unified_addressing) << " |\n"
+     << "| integrated | " << yes_no(d.integrated) << " |\n"
+     << "| pageableMemoryAccess | " << yes_no(d.pageable_memory_access) << " (uses host page tables: "
+     << yes_no(d.pageable_memory_access_uses_host_page_tables) << ") |\n"
+     << "| hostRegisterSupported | " << yes_no(d.host_register_supported) << " |\n"
+     << "| memoryPoolsSupported | " << yes_no(d.memory_pools_supported) << " |\n"
+     << "| ECC | " << yes_no(d.ecc_enabled) << " |\n"
+     << "| PCIe link (NVML) | " << cell(link) << " |\n\n";
+}
+
+}  // namespace
+
+std::string report_to_markdown(const GpuReport& report) {
+  std::ostringstream md;
+  const std::string gpu = report.device ? "GPU " + std::to_string(report.device->index) + ": " + report.device->name
+                                        : std::string("no GPU");
+  md << "# hazardlab report: " << gpu << "\n\n"
+     << "**Verdict: " << to_string(report.verdict) << "**: " << report.verdict_reason << ".\n\n"
+     << "Generated " << report.generated_at << " on host `" << report.host << "` by hazardlab "
+     << report.hazardlab_version << " (report schema " << kReportSchema << " version " << kReportSchemaVersion
+     << ").\n\n";
+
+  md << "Totals:";
+  for (const auto& [name, count] : report.totals) md << ' ' << name << ' ' << count << ';';
+  md << "\n\n## Results\n\n| Hazard | Variant | Kind | Outcome | Trials | Hazard seen | Seed |\n|---|---|---|---|---|---|---|\n";
+  for (const HazardEntry& he : report.hazards) {
+    for (const VariantEntry& v : he.variants) {
+      md << "| " << he.hazard->id << " | " << v.id << " | " << to_string(v.kind) << " | " << outcome_text(v)
+         << " | " << (v.result && v.result->trials > 0 ? std::to_string(v.result->trials) : "-") << " | "
+         << (v.result && v.result->trials > 0 &&
+                     (v.kind == VariantKind::Control || v.kind == VariantKind::Observation)
+                 ? std::to_string(v.result->reproduced) + " of " + std::to_string(v.result->trials)
+                 : std::string("-"))
+         << " | " << (v.result && v.result->seed ? std::to_string(*v.result->seed) : "-") << " |\n";
+    }
+  }
+  md << '\n';
+  device_section(md, report);
+
+  md << "## Hazards\n\n";
+  const std::string prefix = report.file_stem();
+  for (const HazardEntry& he : report.hazards) {
+    const Hazard& h = *he.hazard;
+    md << "### " << h.id << ": " << h.title << "\n\n" << h.explanation << "\n\nDocumented rules:\n";
+    for (const Citation& c : h.rules) md << "- *" << c.document << "*, " << c.section << ": " << c.says << '\n';
+    md << "\nVariants:\n";
+    for (const VariantEntry& v : he.variants) {
+      md << "- **" << v.id << "** (" << to_string(v.kind) << ", " << v.title << "): **" << outcome_text(v)
+         << "**, " << headline(v) << '\n';
+      if (!v.result) continue;
+      const VariantResult& r = *v.result;
+      if (r.observations.contains("finding")) md << "  - Finding: " << r.observations["finding"].get<std::string>() << ".\n";
+      if (!r.minimal_case.is_null()) md << "  - Smallest failing case: `" << r.minimal_case.dump() << "`\n";
+      if (r.seed && r.outcome != Outcome::Passed) {
+        md << "  - Replay: `HAZARDLAB_SEED=" << *r.seed << " ctest --test-dir <build> -R '^" << prefix << '/' << h.id
+           << '/' << v.id << "$' --output-on-failure`\n";
+      }
+    }
+    md << '\n';
+  }
+  for (const VariantResult& r : report.unknown_results) {
+    md << "- Result for an unregistered case `" << r.hazard_id << '/' << r.variant_id << "`: " << to_string(r.outcome)
+       << ", " << r.reason << '\n';
+  }
+
+  md << "## How to read this report\n\n"
+     << "- **control** variants do the unsafe thing on purpose while a gate holds the stream closed. "
+        "REPRODUCED means the hazard showed in every trial, which proves the suite can see it. NOT-REPRODUCED "
+        "fails the GPU; INCONCLUSIVE says why the trials could not decide (a copy call that waited for the "
+        "stream, a gate that timed out).\n"
+     << "- **guard** variants add one synchronization. PASSED means every generated case (size, host offset, "
+        "pattern, memory and stream kind, gate and device delays) was correct. INCORRECT gives the smallest "
+        "failing case and the seed that replays it.\n"
+     << "- **rule** variants check what the CUDA documentation promises without a guard, the same way.\n"
+     << "- **observation** variants report what this GPU and driver do where the documentation leaves it open; "
+        "they never fail the GPU.\n"
+     << "- FAILED means a CUDA call failed (the call, file and line are given); SKIPPED means the case could not "
+        "run here and says why. Neither counts as passed.\n"
+     << "- The verdict is FAIL if any case failed, was incorrect or missed its hazard; INCONCLUSIVE if any "
+        "could not decide; SKIPPED if nothing ran; PASS otherwise.\n";
+  return md.str();
+}
+
+}  // namespace hazardlab
