@@ -26,7 +26,7 @@ endfunction()
 function(hazardlab_add_gpu_cases)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CASES;TOOL" "")
   set(results ${PROJECT_BINARY_DIR}/results)
-  set(reports ${PROJECT_BINARY_DIR}/reports)
+  set(reports ${PROJECT_BINARY_DIR}/gpu-reports)
 
   add_test(NAME hazardlab/session-start COMMAND ${ARG_TOOL} session-start --results ${results})
   add_test(NAME hazardlab/report COMMAND ${ARG_TOOL} report --results ${results} --out ${reports})

@@ -11,6 +11,11 @@ __global__ void fill_kernel(std::byte* out, std::size_t bytes, PatternSpec p, Pa
 }
 }  // namespace
 
+void load_fill_kernel() {
+  cudaFuncAttributes attributes{};
+  HL_CUDA(cudaFuncGetAttributes(&attributes, fill_kernel));
+}
+
 void enqueue_device_fill(std::byte* device, std::size_t bytes, const PatternSpec& p, PatternVersion v,
                          cudaStream_t stream) {
   if (bytes == 0) return;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "hazardlab/cuda_check.hpp"
+#include "hazardlab/kernels.hpp"
 
 namespace hazardlab {
 
@@ -116,6 +117,7 @@ VariantResult run_variant(const Hazard& hazard, const Variant& variant, const De
   } else {
     try {
       DeviceScope scope(device.index);
+      load_harness_kernels();
       result = variant.run(RunContext{device, settings});
     } catch (const CudaError& e) {
       result.outcome = Outcome::Failed;

@@ -135,13 +135,14 @@ VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& spa
     const TrialObservation obs = trial(rig, c, ctx.settings);
     ++r.trials;
     auto& tally = by_gate[std::string(to_string(c.gate))];
-    tally["trials"] = tally.value("trials", 0) + 1;
+    if (tally.is_null()) tally = {{"trials", 0}, {"reproduced", 0}};
+    tally["trials"] = tally["trials"].get<int>() + 1;
     if (obs.call_blocked || obs.gate_timed_out) {
       ++r.inconclusive;
       if (first_blocked.empty()) first_blocked = c.describe() + ": " + obs.describe();
     } else if (obs.hazard_visible) {
       ++r.reproduced;
-      tally["reproduced"] = tally.value("reproduced", 0) + 1;
+      tally["reproduced"] = tally["reproduced"].get<int>() + 1;
     } else if (first_missed.empty()) {
       first_missed = c.describe() + ": " + obs.describe();
       r.minimal_case = c;

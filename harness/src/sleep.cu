@@ -14,6 +14,11 @@ __global__ void sleep_kernel(unsigned long long delay_ns) {
 }
 }  // namespace
 
+void load_sleep_kernel() {
+  cudaFuncAttributes attributes{};
+  HL_CUDA(cudaFuncGetAttributes(&attributes, sleep_kernel));
+}
+
 void enqueue_sleep(cudaStream_t stream, std::chrono::nanoseconds delay) {
   if (delay.count() < 0 || delay > kMaxSleep) {
     throw std::invalid_argument("sleep of " + std::to_string(delay.count()) + " ns is outside [0, " +

@@ -20,6 +20,11 @@ __global__ void spin_gate_kernel(SpinGateCell* cell, unsigned long long timeout_
 }
 }  // namespace
 
+void load_spin_gate_kernel() {
+  cudaFuncAttributes attributes{};
+  HL_CUDA(cudaFuncGetAttributes(&attributes, spin_gate_kernel));
+}
+
 void launch_spin_gate(SpinGateCell* cell, unsigned long long timeout_ns, cudaStream_t stream) {
   spin_gate_kernel<<<1, 1, 0, stream>>>(cell, timeout_ns);
   HL_CUDA_LAUNCHED("spin_gate_kernel");
