@@ -118,6 +118,12 @@ HostBuffer& HostBuffer::operator=(HostBuffer&& other) noexcept {
   return *this;
 }
 
+HostRegistration::HostRegistration(void* data, std::size_t bytes, unsigned flags) : data_(data) {
+  HL_CUDA(cudaHostRegister(data, bytes, flags));
+}
+
+HostRegistration::~HostRegistration() { HL_CUDA_WARN(cudaHostUnregister(data_)); }
+
 void* HostBuffer::device_pointer() const {
   void* device = nullptr;
   HL_CUDA(cudaHostGetDevicePointer(&device, data_, 0));

@@ -22,13 +22,16 @@ constexpr std::size_t kControlRigBytes = std::size_t{4} << 20;
 
 // Sizes from 1 byte to `max`: the page and 64 KiB edges (where copy paths change) often, the
 // rest spread evenly over powers of two so that every magnitude is covered.
-rc::Gen<std::size_t> gen_bytes(std::size_t max) {
+rc::Gen<std::size_t> gen_bytes(std::size_t min, std::size_t max) {
   std::vector<std::size_t> edges{1, 4095, 4096, 4097, 65535, 65536, 65537, max};
-  edges.erase(std::remove_if(edges.begin(), edges.end(), [max](std::size_t b) { return b > max; }), edges.end());
-  int top = 0;
+  edges.erase(std::remove_if(edges.begin(), edges.end(), [min, max](std::size_t b) { return b < min || b > max; }),
+              edges.end());
+  if (edges.empty()) edges.push_back(max);
+  int bottom = 0, top = 0;
+  while ((std::size_t{2} << bottom) <= min) ++bottom;
   while ((std::size_t{2} << top) <= max) ++top;
-  auto magnitude = rc::gen::mapcat(rc::gen::inRange(0, top + 1), [max](int e) {
-    const std::size_t lo = std::size_t{1} << e;
+  auto magnitude = rc::gen::mapcat(rc::gen::inRange(bottom, top + 1), [min, max](int e) {
+    const std::size_t lo = std::max(min, std::size_t{1} << e);
     const std::size_t hi = std::min(max, (std::size_t{2} << e) - 1);
     return rc::gen::inRange<std::size_t>(lo, hi + 1);
   });
@@ -48,14 +51,17 @@ rc::Gen<PatternSpec> gen_pattern() {
 
 rc::Gen<TransferCase> gen_case(const CaseSpace& space, const std::vector<GateKind>& gates, std::size_t max_bytes) {
   return rc::gen::apply(
-      [](std::size_t bytes, std::size_t offset, PatternSpec pattern, HostMemoryKind host, StreamKind stream,
-         GateKind gate, std::uint32_t gate_delay, std::uint32_t device_delay) {
-        return TransferCase{bytes, offset, pattern, host, stream, gate, gate_delay, device_delay};
+      [knob_name = space.knob.name](std::size_t bytes, std::size_t offset, PatternSpec pattern, HostMemoryKind host,
+                                    StreamKind stream, GateKind gate, std::uint32_t gate_delay,
+                                    std::uint32_t device_delay, std::uint32_t knob) {
+        return TransferCase{bytes, offset, pattern, host, stream, gate, gate_delay, device_delay, knob, knob_name};
       },
-      gen_bytes(max_bytes), rc::gen::inRange<std::size_t>(0, 4096), gen_pattern(),
+      gen_bytes(std::min(space.min_bytes, max_bytes), max_bytes), rc::gen::inRange<std::size_t>(0, 4096),
+      gen_pattern(),
       rc::gen::elementOf(space.host_kinds), rc::gen::elementOf(space.streams), rc::gen::elementOf(gates),
       rc::gen::inRange<std::uint32_t>(0, space.max_gate_delay_us + 1),
-      rc::gen::inRange<std::uint32_t>(0, space.max_device_delay_us + 1));
+      rc::gen::inRange<std::uint32_t>(0, space.max_device_delay_us + 1),
+      rc::gen::inRange<std::uint32_t>(space.knob.min, space.knob.max + 1));
 }
 
 std::uint64_t fresh_seed() {
@@ -83,13 +89,15 @@ TransferCase planned_case(const CaseSpace& space, const std::vector<GateKind>& g
   constexpr int kSizes = static_cast<int>(std::size(kControlSizes));
   const int streams = static_cast<int>(space.streams.size());
   TransferCase c;
-  c.bytes = std::min(kControlSizes[trial % kSizes], max_bytes);
+  c.bytes = std::min(std::max(kControlSizes[trial % kSizes], space.min_bytes), max_bytes);
   c.host_offset = static_cast<std::size_t>(trial) * 1237 % 4096;
   c.pattern.family = static_cast<PatternFamily>(trial % 4);
   c.pattern.seed = splitmix64(static_cast<std::uint64_t>(trial));
   c.host_kind = space.host_kinds[trial % space.host_kinds.size()];
   c.stream = space.streams[(trial / kSizes) % streams];
   c.gate = gates[(trial / (kSizes * streams)) % gates.size()];
+  c.knob_name = space.knob.name;
+  c.knob = space.knob.min + static_cast<std::uint32_t>(trial) % (space.knob.max - space.knob.min + 1);
   return c;
 }
 
@@ -120,7 +128,7 @@ std::string BlockingProfile::summary() const {
   if (trials_ > blocked_) out << " (largest " << largest_returned_early_ << " B)";
   out << " and waited for the stream in " << blocked_;
   if (blocked_) out << " (smallest " << smallest_blocked_ << " B)";
-  out << "; the host's access raced the copy in " << visible_;
+  out << "; the race showed in " << visible_;
   return out.str();
 }
 
@@ -137,7 +145,7 @@ VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& spa
     auto& tally = by_gate[std::string(to_string(c.gate))];
     if (tally.is_null()) tally = {{"trials", 0}, {"reproduced", 0}};
     tally["trials"] = tally["trials"].get<int>() + 1;
-    if (obs.call_blocked || obs.gate_timed_out) {
+    if (obs.call_blocked || obs.gate_timed_out || !obs.undecided.empty()) {
       ++r.inconclusive;
       if (first_blocked.empty()) first_blocked = c.describe() + ": " + obs.describe();
     } else if (obs.hazard_visible) {
@@ -269,14 +277,18 @@ VariantResult observe(const RunContext& ctx, const CaseSpace& space, const Trial
   BlockingProfile blocking;
   VariantResult r;
   int stale = 0;
-  nlohmann::json per_size = nlohmann::json::array();
+  nlohmann::json per_size_json = nlohmann::json::array();
   int index = 0;
-  for (std::size_t bytes = 1; bytes <= rig.max_bytes(); bytes *= 2) {
+  int sizes = 0;
+  for (std::size_t bytes = space.min_bytes; bytes <= rig.max_bytes(); bytes *= 2) ++sizes;
+  const int per_size = static_cast<int>(space.streams.size());
+  const int repeats = std::max(1, (ctx.settings.control_trials + sizes * per_size - 1) / (sizes * per_size));
+  for (std::size_t bytes = space.min_bytes; bytes <= rig.max_bytes(); bytes *= 2) {
     int size_blocked = 0, size_stale = 0, size_trials = 0;
-    for (StreamKind stream : space.streams) {
+    for (int repeat = 0; repeat < repeats * per_size; ++repeat) {
       TransferCase c = planned_case(space, gates, index++, rig.max_bytes());
       c.bytes = bytes;
-      c.stream = stream;
+      c.stream = space.streams[static_cast<std::size_t>(repeat % per_size)];
       const TrialObservation obs = trial(rig, c, ctx.settings);
       if (obs.gate_timed_out) {
         r.outcome = Outcome::Inconclusive;
@@ -287,15 +299,15 @@ VariantResult observe(const RunContext& ctx, const CaseSpace& space, const Trial
       ++r.trials;
       ++size_trials;
       size_blocked += obs.call_blocked;
-      size_stale += !obs.data_correct;
+      size_stale += obs.hazard_visible;
     }
     stale += size_stale;
-    per_size.push_back({{"bytes", bytes}, {"trials", size_trials}, {"waited", size_blocked}, {"raced", size_stale}});
+    per_size_json.push_back({{"bytes", bytes}, {"trials", size_trials}, {"waited", size_blocked}, {"raced", size_stale}});
   }
   r.outcome = Outcome::Observed;
   r.reproduced = stale;
   r.observations["blocking"] = blocking.to_json();
-  r.observations["per_size"] = per_size;
+  r.observations["per_size"] = per_size_json;
   r.reason = blocking.summary() + ".";
   return r;
 }

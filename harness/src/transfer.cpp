@@ -7,8 +7,8 @@
 #include <stdexcept>
 
 #include "hazardlab/cuda_check.hpp"
-#include "hazardlab/device_fill.hpp"
-#include "hazardlab/sleep.hpp"
+#include "hazardlab/device_kernels.hpp"
+#include "hazardlab/held_stream.hpp"
 
 namespace hazardlab {
 namespace {
@@ -19,6 +19,8 @@ void issue_copy(CopyCall call, void* dst, const void* src, std::size_t bytes, cu
                 cudaStream_t stream) {
   if (call == CopyCall::Memcpy) {
     HL_CUDA(cudaMemcpy(dst, src, bytes, direction));
+  } else if (call == CopyCall::Kernel) {
+    enqueue_kernel_copy(static_cast<std::byte*>(dst), static_cast<const std::byte*>(src), bytes, stream);
   } else {
     HL_CUDA(cudaMemcpyAsync(dst, src, bytes, direction, stream));
   }
@@ -30,43 +32,15 @@ void check_fits(const TransferRig& rig, const TransferCase& c) {
   }
 }
 
-// The fences that poll give up well after the gate would have opened itself.
-std::chrono::milliseconds fence_timeout(const Settings& s) { return s.gate_timeout * 2; }
-
-// Holds the stream closed from construction until the host opens it. A guard gets a timer that
-// opens it after the case's delay; the unsafe variant leaves it closed until after the damage.
-struct HeldStream {
-  std::unique_ptr<Gate> gate;
-  std::optional<GateTimer> timer;
-
-  HeldStream(const TransferCase& c, cudaStream_t stream, FenceKind fence, const Settings& s)
-      : gate(close_gate(c.gate, stream, s.gate_timeout)) {
-    if (c.device_delay_us) enqueue_sleep(stream, std::chrono::microseconds(c.device_delay_us));
-    if (fence != FenceKind::None) timer.emplace(*gate, std::chrono::microseconds(c.gate_delay_us));
-  }
-
-  // Issues the copy; returns true when the call did not come back until the watchdog opened the gate.
-  template <typename Copy>
-  bool issue(const Settings& s, Copy copy) {
-    Watchdog watchdog(*gate, s.call_limit);
-    copy();
-    return watchdog.disarm();
-  }
-
-  // Opens the gate (the damage is done), then waits for everything queued.
-  bool release_and_drain(cudaStream_t stream) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);  // also drains write-combining buffers
-    gate->open(GateOpener::Host);
-    timer.reset();
-    HL_CUDA(cudaStreamSynchronize(stream));
-    return gate->timed_out();
-  }
-};
-
 }  // namespace
 
 std::string_view to_string(CopyCall call) noexcept {
-  return call == CopyCall::Memcpy ? "cudaMemcpy" : "cudaMemcpyAsync";
+  switch (call) {
+    case CopyCall::Memcpy: return "cudaMemcpy";
+    case CopyCall::Kernel: return "a kernel";
+    case CopyCall::MemcpyAsync: break;
+  }
+  return "cudaMemcpyAsync";
 }
 
 std::string TransferCase::describe() const {
@@ -74,6 +48,7 @@ std::string TransferCase::describe() const {
   out << bytes << " B at host offset " << host_offset << ", " << to_string(host_kind) << " host memory, "
       << to_string(stream) << " stream, " << to_string(gate) << " gate, gate delay " << gate_delay_us
       << " us, device delay " << device_delay_us << " us, pattern " << pattern.describe();
+  if (!knob_name.empty()) out << ", " << knob_name << ' ' << knob;
   return out.str();
 }
 
@@ -86,6 +61,7 @@ void to_json(nlohmann::json& j, const TransferCase& c) {
                      {"gate_delay_us", c.gate_delay_us},
                      {"device_delay_us", c.device_delay_us},
                      {"pattern", c.pattern.describe()}};
+  if (!c.knob_name.empty()) j[c.knob_name] = c.knob;
 }
 
 std::string TrialObservation::describe() const {
@@ -94,6 +70,8 @@ std::string TrialObservation::describe() const {
   if (settled) out << "; after synchronizing: " << settled->describe();
   if (call_blocked) out << "; the copy call blocked until the gate was forced open";
   if (gate_timed_out) out << "; the gate timed out";
+  if (!detail.empty()) out << "; " << detail;
+  if (!undecided.empty()) out << "; undecided: " << undecided;
   return out.str();
 }
 
@@ -102,6 +80,11 @@ TransferRig::TransferRig(std::size_t max_bytes)
       device_(max_bytes),
       readback_(HostMemoryKind::Pinned, max_bytes),
       snapshot_(HostMemoryKind::Pageable, max_bytes) {}
+
+DeviceBuffer& TransferRig::device_scratch() {
+  if (!scratch_) scratch_.emplace(max_bytes_);
+  return *scratch_;
+}
 
 HostBuffer& TransferRig::host(HostMemoryKind kind) {
   auto& slot = host_[static_cast<int>(kind)];

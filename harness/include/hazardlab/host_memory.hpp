@@ -1,6 +1,8 @@
 #pragma once
 // RAII owners for every kind of host memory a transfer can use. The kind decides what the
 // CUDA runtime promises about asynchronous copies from and to it.
+#include <cuda_runtime_api.h>
+
 #include <cstddef>
 #include <span>
 #include <string_view>
@@ -44,6 +46,18 @@ class HostBuffer {
   HostMemoryKind kind_ = HostMemoryKind::Pageable;
   std::byte* data_ = nullptr;
   std::size_t bytes_ = 0;
+};
+
+// Page-locks an existing range with cudaHostRegister for the owner's lifetime.
+class HostRegistration {
+ public:
+  HostRegistration(void* data, std::size_t bytes, unsigned flags = cudaHostRegisterDefault);
+  ~HostRegistration();
+  HostRegistration(const HostRegistration&) = delete;
+  HostRegistration& operator=(const HostRegistration&) = delete;
+
+ private:
+  void* data_;
 };
 
 }  // namespace hazardlab

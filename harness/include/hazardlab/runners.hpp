@@ -17,14 +17,23 @@ namespace hazardlab {
 
 using TrialFn = std::function<TrialObservation(TransferRig&, const TransferCase&, const Settings&)>;
 
+// A parameter of the hazard's own, drawn from [min, max].
+struct Knob {
+  std::string name;
+  std::uint32_t min = 0;
+  std::uint32_t max = 0;
+};
+
 // The cases a variant may be run with.
 struct CaseSpace {
+  std::size_t min_bytes = 1;
   std::vector<HostMemoryKind> host_kinds{HostMemoryKind::Pinned};
   std::vector<StreamKind> streams{StreamKind::Legacy, StreamKind::PerThread, StreamKind::Blocking,
                                   StreamKind::NonBlocking};
   std::vector<GateKind> gates{GateKind::HostFunction, GateKind::SpinKernel};
   std::uint32_t max_gate_delay_us = 2000;
   std::uint32_t max_device_delay_us = 200;
+  Knob knob;
 };
 
 // The gates of `space` that this device can run (a spin-kernel gate needs mapped host memory) and

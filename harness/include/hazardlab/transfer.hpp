@@ -24,6 +24,7 @@ namespace hazardlab {
 enum class CopyCall {
   MemcpyAsync,  // cudaMemcpyAsync on the case's stream
   Memcpy,       // cudaMemcpy: always the legacy default stream
+  Kernel,       // a kernel that reads the host pointer itself (mapped or pageable-accessible memory)
 };
 std::string_view to_string(CopyCall call) noexcept;
 
@@ -37,6 +38,9 @@ struct TransferCase {
   GateKind gate = GateKind::HostFunction;
   std::uint32_t gate_delay_us = 0;    // how long a guard's gate stays closed after the copy is queued
   std::uint32_t device_delay_us = 0;  // a sleep kernel between the gate and the copy
+  // One parameter of the hazard's own (ring slots, consumer kind...), named by its CaseSpace.
+  std::uint32_t knob = 0;
+  std::string knob_name;
   std::string describe() const;
 };
 void to_json(nlohmann::json& j, const TransferCase& c);
@@ -52,6 +56,8 @@ struct TrialObservation {
   bool gate_timed_out = false;  // nobody opened the gate: it opened itself after its timeout
   bool hazard_visible = false;  // the damage reached the data
   bool data_correct = false;    // the host and device agree on the original data
+  std::string detail;           // what else the trial measured, in words
+  std::string undecided;        // why this trial cannot tell (a positive control counts it inconclusive)
   std::string describe() const;
 };
 
@@ -64,12 +70,14 @@ class TransferRig {
   DeviceBuffer& device() { return device_; }
   HostBuffer& readback() { return readback_; }  // pinned: verifies what the device holds
   HostBuffer& snapshot() { return snapshot_; }  // pageable: what the host read too early
+  DeviceBuffer& device_scratch();               // a second device buffer, allocated on first use
 
  private:
   std::size_t max_bytes_;
   DeviceBuffer device_;
   HostBuffer readback_;
   HostBuffer snapshot_;
+  std::optional<DeviceBuffer> scratch_;
   std::optional<HostBuffer> host_[6];
 };
 

@@ -1,0 +1,46 @@
+#include "hazardlab/cuda_check.hpp"
+#include "hazardlab/device_kernels.hpp"
+
+namespace hazardlab {
+namespace {
+__global__ void fill_kernel(std::byte* out, std::size_t bytes, PatternSpec p, PatternVersion v) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes; i += stride) {
+    out[i] = static_cast<std::byte>(pattern_byte(p, v, i));
+  }
+}
+__global__ void copy_kernel(std::byte* out, const std::byte* in, std::size_t bytes) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < bytes; i += stride) {
+    out[i] = in[i];
+  }
+}
+
+constexpr unsigned kThreads = 256;
+
+unsigned blocks_for(std::size_t bytes) {
+  const std::size_t wanted = (bytes + kThreads - 1) / kThreads;
+  return static_cast<unsigned>(wanted < 4096 ? wanted : 4096);
+}
+}  // namespace
+
+void load_fill_kernel() {
+  cudaFuncAttributes attributes{};
+  HL_CUDA(cudaFuncGetAttributes(&attributes, fill_kernel));
+  HL_CUDA(cudaFuncGetAttributes(&attributes, copy_kernel));
+}
+
+void enqueue_kernel_copy(std::byte* destination, const std::byte* source, std::size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  copy_kernel<<<blocks_for(bytes), kThreads, 0, stream>>>(destination, source, bytes);
+  HL_CUDA_LAUNCHED("copy_kernel");
+}
+
+void enqueue_device_fill(std::byte* device, std::size_t bytes, const PatternSpec& p, PatternVersion v,
+                         cudaStream_t stream) {
+  if (bytes == 0) return;
+  fill_kernel<<<blocks_for(bytes), kThreads, 0, stream>>>(device, bytes, p, v);
+  HL_CUDA_LAUNCHED("fill_kernel");
+}
+
+}  // namespace hazardlab
