@@ -64,7 +64,7 @@ Hazard sync_copy_not_a_fence() {
           "after the call and reports how often it read the old contents, size by size; it does not assume "
           "a threshold the documentation does not state. The guard records an event on the legacy stream "
           "after the copy and makes the consumer's stream wait for it.",
-      .variants = {make_variant(VariantKind::Observation, "nonblocking-consumer-after-cudaMemcpy",
+      .variants = {make_variant(VariantKind::Observation, "nonblocking-consumer-after-memcpy",
                                 "cudaMemcpy from pageable memory, then a consumer on a non-blocking stream", space,
                                 [](TransferRig& rig, const TransferCase& c, const Settings& s) {
                                   return consume_after_sync_copy(rig, c, s, false);

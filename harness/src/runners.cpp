@@ -134,7 +134,7 @@ std::string BlockingProfile::summary() const {
 
 VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(std::min(ctx.settings.max_transfer_bytes, kControlRigBytes));
+  TransferRig rig(std::min(ctx.settings.max_transfer_bytes, std::max(kControlRigBytes, space.min_bytes)), ctx.device);
   VariantResult r;
   std::string first_blocked, first_missed;
   nlohmann::json by_gate = nlohmann::json::object();
@@ -178,7 +178,7 @@ VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& spa
 VariantResult check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const Settings& settings = ctx.settings;
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(settings.max_transfer_bytes);
+  TransferRig rig(settings.max_transfer_bytes, ctx.device);
   BlockingProfile blocking;
 
   struct Failure {
@@ -273,7 +273,7 @@ VariantResult check_property(const RunContext& ctx, const CaseSpace& space, cons
 
 VariantResult observe(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(ctx.settings.max_transfer_bytes);
+  TransferRig rig(ctx.settings.max_transfer_bytes, ctx.device);
   BlockingProfile blocking;
   VariantResult r;
   int stale = 0;

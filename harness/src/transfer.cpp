@@ -75,8 +75,9 @@ std::string TrialObservation::describe() const {
   return out.str();
 }
 
-TransferRig::TransferRig(std::size_t max_bytes)
+TransferRig::TransferRig(std::size_t max_bytes, const DeviceFingerprint& device)
     : max_bytes_(max_bytes),
+      info_(device),
       device_(max_bytes),
       readback_(HostMemoryKind::Pinned, max_bytes),
       snapshot_(HostMemoryKind::Pageable, max_bytes) {}

@@ -1,9 +1,13 @@
 #pragma once
 // Building blocks for the files in hazards/: the trials of the two transfer scenarios and the
-// guards that make them safe, named the same way in every hazard.
+// guards that make them safe, named the same way in every hazard, plus what a hazard's own trial
+// needs (streams held closed, fences, device kernels, error checks).
 #include <functional>
 
+#include "hazardlab/cuda_check.hpp"
+#include "hazardlab/device_kernels.hpp"
 #include "hazardlab/hazard.hpp"
+#include "hazardlab/held_stream.hpp"
 #include "hazardlab/runners.hpp"
 #include "hazardlab/transfer.hpp"
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "hazardlab/device.hpp"
 #include "hazardlab/device_memory.hpp"
 #include "hazardlab/fence.hpp"
 #include "hazardlab/gate.hpp"
@@ -64,8 +65,9 @@ struct TrialObservation {
 // Buffers shared by all trials of a run, allocated once at the largest size.
 class TransferRig {
  public:
-  explicit TransferRig(std::size_t max_bytes);
+  TransferRig(std::size_t max_bytes, const DeviceFingerprint& device);
   std::size_t max_bytes() const noexcept { return max_bytes_; }
+  const DeviceFingerprint& device_info() const noexcept { return info_; }
   HostBuffer& host(HostMemoryKind kind);
   DeviceBuffer& device() { return device_; }
   HostBuffer& readback() { return readback_; }  // pinned: verifies what the device holds
@@ -74,6 +76,7 @@ class TransferRig {
 
  private:
   std::size_t max_bytes_;
+  DeviceFingerprint info_;
   DeviceBuffer device_;
   HostBuffer readback_;
   HostBuffer snapshot_;
