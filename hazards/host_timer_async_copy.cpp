@@ -29,9 +29,11 @@ TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock,
     // Unsynchronized: the stream stays closed until the host has stopped its clock.
     HeldStream held(c, stream.get(), clock == Clock::HostUnsynchronized ? FenceKind::None : FenceKind::EventSynchronize, s);
     start.record(stream.get());
-    const auto t0 = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point t0, call_returned;
     obs.call_blocked = held.issue(s, [&] {
+      t0 = std::chrono::steady_clock::now();  // the clock starts right at the call, as a benchmark's would
       HL_CUDA(cudaMemcpyAsync(rig.device().data(), source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()));
+      call_returned = std::chrono::steady_clock::now();
     });
     stop.record(stream.get());
     if (clock == Clock::HostAfterSynchronize) {
@@ -39,7 +41,7 @@ TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock,
       fence.wait();
     }
     if (clock == Clock::Events && !s.sabotage_guards) stop.synchronize();
-    const auto t1 = std::chrono::steady_clock::now();
+    const auto t1 = clock == Clock::HostUnsynchronized ? call_returned : std::chrono::steady_clock::now();
     finished = stop.query();
     if (clock == Clock::Events) {
       float ms = 0;

@@ -66,7 +66,7 @@ void to_json(nlohmann::json& j, const TransferCase& c) {
 
 std::string TrialObservation::describe() const {
   std::ostringstream out;
-  out << "seen: " << seen.describe();
+  if (seen.total() > 0) out << "seen: " << seen.describe();
   if (settled) out << "; after synchronizing: " << settled->describe();
   if (call_blocked) out << "; the copy call blocked until the gate was forced open";
   if (gate_timed_out) out << "; the gate timed out";
