@@ -1,3 +1,5 @@
+#include <cuda/atomic>
+
 #include "hazardlab/cuda_check.hpp"
 #include "hazardlab/device_kernels.hpp"
 
@@ -16,6 +18,20 @@ __global__ void copy_kernel(std::byte* out, const std::byte* in, std::size_t byt
   }
 }
 
+__global__ void publish_kernel(std::byte* data, std::size_t bytes, PatternSpec p, unsigned* flag, bool fenced) {
+  for (std::size_t i = threadIdx.x; i < bytes; i += blockDim.x) {
+    data[i] = static_cast<std::byte>(pattern_byte(p, PatternVersion::Original, i));
+  }
+  if (fenced) __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  if (fenced) {
+    cuda::atomic_ref<unsigned, cuda::thread_scope_system>(*flag).store(1, cuda::memory_order_release);
+  } else {
+    *static_cast<volatile unsigned*>(flag) = 1;
+  }
+}
+
 constexpr unsigned kThreads = 256;
 
 unsigned blocks_for(std::size_t bytes) {
@@ -28,6 +44,13 @@ void load_fill_kernel() {
   cudaFuncAttributes attributes{};
   HL_CUDA(cudaFuncGetAttributes(&attributes, fill_kernel));
   HL_CUDA(cudaFuncGetAttributes(&attributes, copy_kernel));
+  HL_CUDA(cudaFuncGetAttributes(&attributes, publish_kernel));
+}
+
+void enqueue_publish(std::byte* data, std::size_t bytes, const PatternSpec& p, unsigned* flag, bool fenced,
+                     cudaStream_t stream) {
+  publish_kernel<<<1, kThreads, 0, stream>>>(data, bytes, p, flag, fenced);
+  HL_CUDA_LAUNCHED("publish_kernel");
 }
 
 void enqueue_kernel_copy(std::byte* destination, const std::byte* source, std::size_t bytes, cudaStream_t stream) {

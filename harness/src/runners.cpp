@@ -134,7 +134,7 @@ std::string BlockingProfile::summary() const {
 
 VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(std::min(ctx.settings.max_transfer_bytes, std::max(kControlRigBytes, space.min_bytes)), ctx.device);
+  TransferRig rig(std::min(space.largest(ctx.settings), std::max(kControlRigBytes, space.min_bytes)), ctx.device);
   VariantResult r;
   std::string first_blocked, first_missed;
   nlohmann::json by_gate = nlohmann::json::object();
@@ -178,7 +178,7 @@ VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& spa
 VariantResult check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const Settings& settings = ctx.settings;
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(settings.max_transfer_bytes, ctx.device);
+  TransferRig rig(space.largest(settings), ctx.device);
   BlockingProfile blocking;
 
   struct Failure {
@@ -190,7 +190,7 @@ VariantResult check_property(const RunContext& ctx, const CaseSpace& space, cons
   bool poisoned = false;
   int runs = 0;
 
-  const auto cases = gen_case(space, gates, settings.max_transfer_bytes);
+  const auto cases = gen_case(space, gates, rig.max_bytes());
   const auto property = [&] {
     const TransferCase c = *cases;
     if (poisoned) RC_FAIL("not run: an earlier case left the CUDA context unusable");
@@ -273,7 +273,7 @@ VariantResult check_property(const RunContext& ctx, const CaseSpace& space, cons
 
 VariantResult observe(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  TransferRig rig(ctx.settings.max_transfer_bytes, ctx.device);
+  TransferRig rig(space.largest(ctx.settings), ctx.device);
   BlockingProfile blocking;
   VariantResult r;
   int stale = 0;

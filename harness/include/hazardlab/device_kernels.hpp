@@ -17,4 +17,10 @@ void enqueue_device_fill(std::byte* device, std::size_t bytes, const PatternSpec
 // or pageable memory on devices with pageableMemoryAccess.
 void enqueue_kernel_copy(std::byte* destination, const std::byte* source, std::size_t bytes, cudaStream_t stream);
 
+// One block writes the original pattern into `data`, then sets `*flag` to 1: the message-passing
+// litmus test. With `fenced`, every thread issues __threadfence_system() before the block barrier
+// and the flag is a system-scope release store; without it, a plain volatile store.
+void enqueue_publish(std::byte* data, std::size_t bytes, const PatternSpec& p, unsigned* flag, bool fenced,
+                     cudaStream_t stream);
+
 }  // namespace hazardlab

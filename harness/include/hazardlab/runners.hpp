@@ -27,6 +27,10 @@ struct Knob {
 // The cases a variant may be run with.
 struct CaseSpace {
   std::size_t min_bytes = 1;
+  std::size_t max_bytes = 0;  // 0: up to HAZARDLAB_MAX_BYTES; else the smaller of the two
+  std::size_t largest(const Settings& s) const {
+    return max_bytes ? std::min(max_bytes, s.max_transfer_bytes) : s.max_transfer_bytes;
+  }
   std::vector<HostMemoryKind> host_kinds{HostMemoryKind::Pinned};
   std::vector<StreamKind> streams{StreamKind::Legacy, StreamKind::PerThread, StreamKind::Blocking,
                                   StreamKind::NonBlocking};
