@@ -5,8 +5,8 @@
 #
 #   hazardlab_add_gpu_cases(CASES <target> TOOL <target>)
 #       Registers the GPU cases when ctest starts (the GPUs are those of the machine that runs
-#       ctest, not the one that built): one test per GPU and variant, a mutation check per guard,
-#       and the session fixtures that clear the results and write the per-GPU reports.
+#       ctest, not the one that built): one test per GPU and variant, and the session fixtures
+#       that clear the results and write the per-GPU reports.
 #
 # Any GPU case can be rerun under compute-sanitizer:
 #   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard

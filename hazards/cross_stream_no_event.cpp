@@ -36,8 +36,8 @@ Hazard cross_stream_no_event() {
           "a gate and the consumer reads the stale buffer. The guard records an event after the producer "
           "and makes the consumer's stream wait for it.",
       .variants = {make_variant(VariantKind::Control, "unsafe-nonblocking-streams",
-                                "producer and consumer on two cudaStreamNonBlocking streams, no event",
-                                nonblocking, across(StreamKind::NonBlocking, Ordering::None, true)),
+                                "producer and consumer on two cudaStreamNonBlocking streams, no event", nonblocking,
+                                across(StreamKind::NonBlocking, Ordering::None, true)),
                    make_variant(VariantKind::Control, "unsafe-blocking-streams",
                                 "producer and consumer on two cudaStreamCreate streams, no event", blocking,
                                 across(StreamKind::Blocking, Ordering::None, true)),

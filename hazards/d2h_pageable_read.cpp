@@ -16,14 +16,13 @@ Hazard d2h_pageable_read() {
   return Hazard{
       .id = "d2h-pageable-read",
       .title = "Pageable destination of a device-to-host copy read right after the call returned",
-      .rules =
-          {runtime_api_sync_behavior(
-               "For transfers from device memory to pageable host memory, cudaMemcpy returns only once the "
-               "copy has completed."),
-           runtime_api_sync_behavior(
-               "For transfers between device memory and pageable host memory, cudaMemcpyAsync might be "
-               "synchronous. Releases up to CUDA 11 promised it returns only once the copy has completed; "
-               "later releases no longer say so.")},
+      .rules = {runtime_api_sync_behavior(
+                    "For transfers from device memory to pageable host memory, cudaMemcpy returns only once the "
+                    "copy has completed."),
+                runtime_api_sync_behavior(
+                    "For transfers between device memory and pageable host memory, cudaMemcpyAsync might be "
+                    "synchronous. Releases up to CUDA 11 promised it returns only once the copy has completed; "
+                    "later releases no longer say so.")},
       .requirements = {},
       .explanation =
           "The copy engine cannot write pageable memory directly, so the driver copies into a pinned staging "
@@ -34,8 +33,8 @@ Hazard d2h_pageable_read() {
           "the observation reports, size by size, whether this driver returned before the copy ran and "
           "whether the host then read stale data. Code that needs the data must synchronize either way.",
       .variants = {make_variant(VariantKind::Rule, "sync-call-then-read",
-                                "cudaMemcpy into pageable memory, destination read as soon as it returns",
-                                sync_space, read_destination_after_d2h(CopyCall::Memcpy)(FenceKind::None)),
+                                "cudaMemcpy into pageable memory, destination read as soon as it returns", sync_space,
+                                read_destination_after_d2h(CopyCall::Memcpy)(FenceKind::None)),
                    make_variant(VariantKind::Observation, "async-call-then-read",
                                 "cudaMemcpyAsync into pageable memory, destination read as soon as it returns",
                                 async_space, read_destination_after_d2h(CopyCall::MemcpyAsync)(FenceKind::None))},

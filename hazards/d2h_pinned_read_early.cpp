@@ -14,13 +14,12 @@ Hazard d2h_pinned_read_early() {
   return Hazard{
       .id = "d2h-pinned-read-early",
       .title = "Pinned destination of an async device-to-host copy read before synchronizing",
-      .rules =
-          {runtime_api_sync_behavior(
-               "Between device memory and pinned host memory, cudaMemcpyAsync is fully asynchronous: when it "
-               "returns, the destination may not have been written yet."),
-           {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
-            "tensor.to('cpu', non_blocking=True) copies into pinned memory and gives no guarantee that the "
-            "data is there until the stream is synchronized."}},
+      .rules = {runtime_api_sync_behavior(
+                    "Between device memory and pinned host memory, cudaMemcpyAsync is fully asynchronous: when it "
+                    "returns, the destination may not have been written yet."),
+                {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
+                 "tensor.to('cpu', non_blocking=True) copies into pinned memory and gives no guarantee that the "
+                 "data is there until the stream is synchronized."}},
       .requirements = {},
       .explanation =
           "A device-to-host cudaMemcpyAsync into page-locked memory returns as soon as the copy is queued. "
@@ -33,8 +32,7 @@ Hazard d2h_pinned_read_early() {
                                 "read the pinned destination right after cudaMemcpyAsync returns", space,
                                 scenario(FenceKind::None)),
                    guard(FenceKind::StreamSynchronize, space, scenario),
-                   guard(FenceKind::EventSynchronize, space, scenario),
-                   guard(FenceKind::EventQuery, space, scenario),
+                   guard(FenceKind::EventSynchronize, space, scenario), guard(FenceKind::EventQuery, space, scenario),
                    guard(FenceKind::HostFunction, space, scenario)},
   };
 }

@@ -57,6 +57,7 @@ TrialObservation free_device_destination(TransferRig& rig, const TransferCase& c
 Hazard free_while_in_flight() {
   CaseSpace space;
   space.min_bytes = 4096;
+  space.max_bytes = std::size_t{4} << 20;  // each trial allocates and frees its own buffer
   space.streams = {StreamKind::NonBlocking};
   return Hazard{
       .id = "free-while-in-flight",
@@ -79,8 +80,7 @@ Hazard free_while_in_flight() {
                                   return free_host_source(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Observation, "free-device-pending-destination",
-                                "cudaFree on the device destination of a held copy", space,
-                                free_device_destination),
+                                "cudaFree on the device destination of a held copy", space, free_device_destination),
                    make_variant(VariantKind::Rule, "free-host-after-synchronize",
                                 "cudaStreamSynchronize, then cudaFreeHost: the copy completed on valid memory", space,
                                 [](TransferRig& rig, const TransferCase& c, const Settings& s) {

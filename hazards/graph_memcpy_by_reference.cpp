@@ -26,7 +26,8 @@ class CopyGraph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase& c, FenceKind fence, const Settings& s) {
+TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase& c, FenceKind fence,
+                                           const Settings& s) {
   Stream stream(c.stream);  // capture is not allowed on the legacy stream
   const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
   std::byte* destination = rig.device().data();

@@ -15,15 +15,14 @@ Hazard h2d_pageable_mutate() {
   return Hazard{
       .id = "h2d-pageable-mutate",
       .title = "Pageable source rewritten right after a host-to-device copy call returned (documented safe)",
-      .rules =
-          {runtime_api_sync_behavior(
-               "From pageable host memory, cudaMemcpy returns once the buffer has been copied to staging "
-               "memory for DMA, and cudaMemcpyAsync may be synchronous: the driver may stage the data first."),
-           {"CUDA C++ Programming Guide", "Concurrent Execution between Host and Device",
-            "Host-to-device copies of 64 KB or less are asynchronous to the host; the source has been read "
-            "by the time the call returns."},
-           {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
-            "Mutating a pageable tensor after tensor.to('cuda', non_blocking=True) is always safe."}},
+      .rules = {runtime_api_sync_behavior(
+                    "From pageable host memory, cudaMemcpy returns once the buffer has been copied to staging "
+                    "memory for DMA, and cudaMemcpyAsync may be synchronous: the driver may stage the data first."),
+                {"CUDA C++ Programming Guide", "Concurrent Execution between Host and Device",
+                 "Host-to-device copies of 64 KB or less are asynchronous to the host; the source has been read "
+                 "by the time the call returns."},
+                {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
+                 "Mutating a pageable tensor after tensor.to('cuda', non_blocking=True) is always safe."}},
       .requirements = {},
       .explanation =
           "The copy engine can only read page-locked memory, so a copy from malloc'd memory goes through a "
@@ -36,8 +35,8 @@ Hazard h2d_pageable_mutate() {
                                 "cudaMemcpyAsync from pageable memory, source rewritten as soon as it returns",
                                 async_space, mutate_source_after_h2d(CopyCall::MemcpyAsync)(FenceKind::None)),
                    make_variant(VariantKind::Rule, "sync-call-then-mutate",
-                                "cudaMemcpy from pageable memory, source rewritten as soon as it returns",
-                                sync_space, mutate_source_after_h2d(CopyCall::Memcpy)(FenceKind::None))},
+                                "cudaMemcpy from pageable memory, source rewritten as soon as it returns", sync_space,
+                                mutate_source_after_h2d(CopyCall::Memcpy)(FenceKind::None))},
   };
 }
 

@@ -15,16 +15,15 @@ Hazard h2d_pinned_mutate() {
   return Hazard{
       .id = "h2d-pinned-mutate",
       .title = "Pinned source rewritten before an async host-to-device copy ran",
-      .rules =
-          {runtime_api_sync_behavior(
-               "Between device memory and pinned host memory, cudaMemcpyAsync is fully asynchronous: it may "
-               "return before the copy has started."),
-           {"CUDA C++ Programming Guide", "Asynchronous Concurrent Execution",
-            "Copies to and from page-locked host memory are performed by the copy engines while the host "
-            "thread carries on."},
-           {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
-            "Mutating a pinned tensor after tensor.to('cuda', non_blocking=True) may corrupt what the GPU "
-            "receives."}},
+      .rules = {runtime_api_sync_behavior(
+                    "Between device memory and pinned host memory, cudaMemcpyAsync is fully asynchronous: it may "
+                    "return before the copy has started."),
+                {"CUDA C++ Programming Guide", "Asynchronous Concurrent Execution",
+                 "Copies to and from page-locked host memory are performed by the copy engines while the host "
+                 "thread carries on."},
+                {"PyTorch tutorial: A guide on good usage of non_blocking and pin_memory()", "Other copy directions",
+                 "Mutating a pinned tensor after tensor.to('cuda', non_blocking=True) may corrupt what the GPU "
+                 "receives."}},
       .requirements = {},
       .explanation =
           "cudaMemcpyAsync from page-locked memory only queues the copy. The copy engine reads the host bytes "
@@ -37,8 +36,7 @@ Hazard h2d_pinned_mutate() {
                                 "rewrite the pinned source right after cudaMemcpyAsync returns", space,
                                 scenario(FenceKind::None)),
                    guard(FenceKind::StreamSynchronize, space, scenario),
-                   guard(FenceKind::EventSynchronize, space, scenario),
-                   guard(FenceKind::EventQuery, space, scenario),
+                   guard(FenceKind::EventSynchronize, space, scenario), guard(FenceKind::EventQuery, space, scenario),
                    guard(FenceKind::HostFunction, space, scenario)},
   };
 }

@@ -11,7 +11,9 @@ namespace {
 
 enum class Clock { HostUnsynchronized, HostAfterSynchronize, Events };
 
-double gbps(std::size_t bytes, double seconds) { return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 1e30; }
+double gbps(std::size_t bytes, double seconds) {
+  return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 1e30;
+}
 
 TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock, const Settings& s) {
   const double link = rig.device_info().pcie.max_raw_gbps_per_direction();
@@ -27,7 +29,8 @@ TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock,
   bool readable = true;
   {
     // Unsynchronized: the stream stays closed until the host has stopped its clock.
-    HeldStream held(c, stream.get(), clock == Clock::HostUnsynchronized ? FenceKind::None : FenceKind::EventSynchronize, s);
+    HeldStream held(c, stream.get(), clock == Clock::HostUnsynchronized ? FenceKind::None : FenceKind::EventSynchronize,
+                    s);
     start.record(stream.get());
     std::chrono::steady_clock::time_point t0, call_returned;
     obs.call_blocked = held.issue(s, [&] {
@@ -47,8 +50,10 @@ TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock,
       float ms = 0;
       const cudaError_t rc = cudaEventElapsedTime(&ms, start.get(), stop.get());
       readable = rc == cudaSuccess;
-      if (rc == cudaErrorNotReady) (void)cudaGetLastError();
-      else HL_CUDA(rc);
+      if (rc == cudaErrorNotReady)
+        (void)cudaGetLastError();
+      else
+        HL_CUDA(rc);
       seconds = ms / 1e3;
     } else {
       seconds = std::chrono::duration<double>(t1 - t0).count();

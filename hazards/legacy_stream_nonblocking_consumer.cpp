@@ -40,11 +40,11 @@ Hazard legacy_stream_nonblocking_consumer() {
                                 "consumer on a cudaStreamNonBlocking stream, no event", space,
                                 across(StreamKind::NonBlocking, Ordering::None, true)),
                    make_variant(VariantKind::Rule, "blocking-consumer-waits",
-                                "consumer on a blocking stream (cudaStreamCreate): the legacy stream orders it",
-                                space, across(StreamKind::Blocking, Ordering::None, false)),
+                                "consumer on a blocking stream (cudaStreamCreate): the legacy stream orders it", space,
+                                across(StreamKind::Blocking, Ordering::None, false)),
                    make_variant(VariantKind::Guard, "stream-wait-event",
-                                "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer",
-                                space, across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
+                                "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer", space,
+                                across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
   };
 }
 

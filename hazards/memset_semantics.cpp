@@ -32,8 +32,10 @@ TrialObservation read_after_memset(TransferRig& rig, const TransferCase& base, S
   {
     HeldStream held(c, stream.get(), fence, s);
     obs.call_blocked = held.issue(s, [&] {
-      if (setter == Setter::Memset) HL_CUDA(cudaMemset(data, value, c.bytes));
-      else HL_CUDA(cudaMemsetAsync(data, value, c.bytes, stream.get()));
+      if (setter == Setter::Memset)
+        HL_CUDA(cudaMemset(data, value, c.bytes));
+      else
+        HL_CUDA(cudaMemsetAsync(data, value, c.bytes, stream.get()));
     });
     Fence guard(fence, stream.get(), fence_timeout(s), s.sabotage_guards);
     guard.after_copy();
@@ -58,7 +60,8 @@ TrialObservation memset_pinned_host(TransferRig& rig, const TransferCase& base, 
   TrialObservation obs;
   {
     HeldStream held(c, legacy.get(), FenceKind::None, s);
-    obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaMemset(target.data(), pattern_original(c.pattern, 0), c.bytes)); });
+    obs.call_blocked =
+        held.issue(s, [&] { HL_CUDA(cudaMemset(target.data(), pattern_original(c.pattern, 0), c.bytes)); });
     std::memcpy(rig.snapshot().data(), target.data(), c.bytes);
     obs.gate_timed_out = held.release_and_drain(legacy.get());
   }
@@ -84,8 +87,8 @@ Hazard memset_semantics() {
       .id = "memset-semantics",
       .title = "cudaMemset on device memory returns before the memory is set",
       .rules = {runtime_api_sync_behavior(
-                    "The cudaMemset functions are asynchronous with respect to the host except when the "
-                    "target is pinned host memory; the Async versions are always asynchronous.")},
+          "The cudaMemset functions are asynchronous with respect to the host except when the "
+          "target is pinned host memory; the Async versions are always asynchronous.")},
       .requirements = {},
       .explanation =
           "cudaMemset has no stream argument and is easy to read as a blocking call, but on device memory "

@@ -19,9 +19,10 @@ Hazard pageable_kernel_access() {
                         [](const DeviceFingerprint& d) {
                           return d.pageable_memory_access
                                      ? std::string()
-                                     : std::string("the device reports pageableMemoryAccess = 0: kernels cannot "
-                                                   "dereference pageable memory here (it would be an illegal "
-                                                   "address)");
+                                     : std::string(
+                                           "the device reports pageableMemoryAccess = 0: kernels cannot "
+                                           "dereference pageable memory here (it would be an illegal "
+                                           "address)");
                         }}},
       .explanation =
           "With heterogeneous memory management or address translation services, a kernel can take a "
@@ -32,8 +33,8 @@ Hazard pageable_kernel_access() {
           "synchronizes before the host writes. On GPUs without pageableMemoryAccess the hazard does not "
           "apply (the access would fault) and is reported as not applicable.",
       .variants = {make_variant(VariantKind::Control, "unsafe-mutate-after-launch",
-                                "rewrite the pageable buffer right after launching the kernel that reads it",
-                                space, scenario(FenceKind::None)),
+                                "rewrite the pageable buffer right after launching the kernel that reads it", space,
+                                scenario(FenceKind::None)),
                    guard(FenceKind::StreamSynchronize, space, scenario)},
   };
 }

@@ -47,9 +47,8 @@ TrialObservation reuse_pooled_block(TransferRig& rig, const TransferCase& c, boo
     // First user: fill a pooled block, copy it to the device, give it back.
     std::byte* mine = pool.acquire();
     fill_pattern({mine, c.bytes}, c.pattern, PatternVersion::Original);
-    obs.call_blocked = held.issue(s, [&] {
-      HL_CUDA(cudaMemcpyAsync(destination, mine, c.bytes, cudaMemcpyHostToDevice, stream.get()));
-    });
+    obs.call_blocked = held.issue(
+        s, [&] { HL_CUDA(cudaMemcpyAsync(destination, mine, c.bytes, cudaMemcpyHostToDevice, stream.get())); });
     pool.release(stream.get());
     // Next user: gets the same block and fills it with its own data.
     std::byte* theirs = pool.acquire();
@@ -85,8 +84,7 @@ Hazard pinned_pool_reuse() {
           "allocator does: record an event on the stream when the block is released, and wait for it "
           "before handing the block out again.",
       .variants = {make_variant(VariantKind::Control, "unsafe-release-after-call",
-                                "release the pinned block right after cudaMemcpyAsync; the next user refills it",
-                                space,
+                                "release the pinned block right after cudaMemcpyAsync; the next user refills it", space,
                                 [](TransferRig& rig, const TransferCase& c, const Settings& s) {
                                   return reuse_pooled_block(rig, c, false, s);
                                 }),

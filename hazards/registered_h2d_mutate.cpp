@@ -69,8 +69,8 @@ Hazard registered_h2d_mutate() {
                    guard(FenceKind::StreamSynchronize, space, scenario),
                    guard(FenceKind::EventSynchronize, space, scenario),
                    make_variant(VariantKind::Rule, "copy-spanning-registration-is-refused",
-                                "a copy from registered into unregistered memory returns cudaErrorInvalidValue",
-                                span, copy_across_registration)},
+                                "a copy from registered into unregistered memory returns cudaErrorInvalidValue", span,
+                                copy_across_registration)},
   };
 }
 

@@ -93,8 +93,8 @@ Hazard stream_ordered_allocator_reuse() {
                                   return free_while_read(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "stream-wait-event-before-free",
-                                "cudaStreamWaitEvent(owner, event recorded after the read) before cudaFreeAsync",
-                                space, [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                "cudaStreamWaitEvent(owner, event recorded after the read) before cudaFreeAsync", space,
+                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
                                   return free_while_read(rig, c, true, s);
                                 })},
   };

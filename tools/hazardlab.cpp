@@ -1,7 +1,6 @@
 // hazardlab: the suite's command line. Lists and explains hazards, fingerprints the GPUs,
 // starts a session's results directory and writes the per-GPU reports.
 #include <CLI/CLI.hpp>
-
 #include <filesystem>
 #include <iostream>
 
@@ -17,7 +16,8 @@ namespace {
 int list_hazards() {
   for (const Hazard& h : Registry::instance().hazards()) {
     std::cout << h.id << ": " << h.title << '\n';
-    for (const Variant& v : h.variants) std::cout << "  " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
+    for (const Variant& v : h.variants)
+      std::cout << "  " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
   }
   return 0;
 }
@@ -36,7 +36,8 @@ int explain(const std::string& id) {
     std::cout << '\n';
   }
   std::cout << "\nVariants:\n";
-  for (const Variant& v : h->variants) std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
+  for (const Variant& v : h->variants)
+    std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
   return 0;
 }
 
@@ -60,7 +61,8 @@ int ctest_manifest() {
   if (inv.devices.empty()) std::cout << "nodevice\t" << inv.no_device_reason << '\n';
   for (const DeviceFingerprint& d : inv.devices) std::cout << "device\t" << d.index << '\t' << d.name << '\n';
   for (const Hazard& h : Registry::instance().hazards()) {
-    for (const Variant& v : h.variants) std::cout << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\n';
+    for (const Variant& v : h.variants)
+      std::cout << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\n';
   }
   return 0;
 }
@@ -92,8 +94,9 @@ int report(const fs::path& results, const fs::path& out, const Settings& setting
   for (const std::string& path : write_reports(reports, out.string())) std::cout << "hazardlab: wrote " << path << '\n';
   int status = loaded.unreadable.empty() ? 0 : 1;
   for (const GpuReport& r : reports) {
-    std::cout << "hazardlab: " << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : "no GPU")
-              << ": " << to_string(r.verdict) << ": " << r.verdict_reason << '\n';
+    std::cout << "hazardlab: "
+              << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : "no GPU") << ": "
+              << to_string(r.verdict) << ": " << r.verdict_reason << '\n';
     if (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive) status = 1;
   }
   return status;

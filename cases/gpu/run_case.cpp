@@ -3,12 +3,11 @@
 //
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate --variant unsafe-mutate-after-call
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate          (every variant of a hazard)
-//   hazardlab-cases --device 0 --variant stream-synchronize --expect-caught
 //
 // Exit status: 0 passed, 1 failed, 2 bad arguments, 77 skipped (no GPU, not applicable).
-#include <CLI/CLI.hpp>
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <optional>
@@ -20,11 +19,6 @@ namespace hazardlab {
 namespace {
 
 constexpr int kSkipExitCode = 77;
-
-enum class Mode {
-  Run,           // run the variant and record its result for the report
-  ExpectCaught,  // run a guard without its synchronization: the suite must report wrong data
-};
 
 std::string test_name(std::string id) {
   std::replace(id.begin(), id.end(), '-', '_');
@@ -40,16 +34,18 @@ std::string upper(std::string_view text) {
 class VariantCase : public ::testing::Test {
  public:
   VariantCase(const Hazard& h, const Variant& v, std::optional<DeviceFingerprint> device, std::string no_device,
-              Settings settings, Mode mode)
-      : hazard_(h), variant_(v), device_(std::move(device)), no_device_(std::move(no_device)),
-        settings_(std::move(settings)), mode_(mode) {}
+              Settings settings)
+      : hazard_(h),
+        variant_(v),
+        device_(std::move(device)),
+        no_device_(std::move(no_device)),
+        settings_(std::move(settings)) {}
 
   void TestBody() override {
     std::cout << "\n== " << hazard_.id << " / " << variant_.id << " (" << to_string(variant_.kind) << ") on "
-              << (device_ ? "GPU " + std::to_string(device_->index) + " (" + device_->name + ")" : "no GPU")
-              << "\n   " << hazard_.title << "\n   variant: " << variant_.title << '\n';
+              << (device_ ? "GPU " + std::to_string(device_->index) + " (" + device_->name + ")" : "no GPU") << "\n   "
+              << hazard_.title << "\n   variant: " << variant_.title << '\n';
     if (!device_) return no_device();
-    if (mode_ == Mode::ExpectCaught) return expect_caught();
 
     VariantResult marker;
     marker.hazard_id = hazard_.id;
@@ -64,10 +60,14 @@ class VariantCase : public ::testing::Test {
     record(r);
     print(r);
     switch (standing_of(r.outcome)) {
-      case Standing::Good: return;
-      case Standing::NotRun: GTEST_SKIP() << r.reason;
-      case Standing::Undecided: FAIL() << "INCONCLUSIVE (not a pass): " << r.reason;
-      case Standing::Bad: FAIL() << upper(to_string(r.outcome)) << ": " << r.reason;
+      case Standing::Good:
+        return;
+      case Standing::NotRun:
+        GTEST_SKIP() << r.reason;
+      case Standing::Undecided:
+        FAIL() << "INCONCLUSIVE (not a pass): " << r.reason;
+      case Standing::Bad:
+        FAIL() << upper(to_string(r.outcome)) << ": " << r.reason;
     }
   }
 
@@ -82,13 +82,21 @@ class VariantCase : public ::testing::Test {
     if (r.seed) std::cout << ", seed " << *r.seed;
     std::cout << " (" << static_cast<long>(r.duration_ms) << " ms)\n";
     if (!r.reason.empty()) std::cout << "   " << r.reason << '\n';
-    if (r.observations.contains("finding")) std::cout << "   finding: " << r.observations["finding"].get<std::string>() << '\n';
+    if (r.observations.contains("finding"))
+      std::cout << "   finding: " << r.observations["finding"].get<std::string>() << '\n';
     if (!r.minimal_case.is_null()) std::cout << "   smallest failing case: " << r.minimal_case.dump() << '\n';
+    if (r.observations.contains("mutation_check")) {
+      const auto& m = r.observations["mutation_check"];
+      std::cout << "   mutation check (the same property without the guard's synchronization): "
+                << (m["caught"].get<bool>() ? "CAUGHT, " : "NOT CAUGHT, ")
+                << m["outcome_without_synchronization"].get<std::string>() << ": " << m["reason"].get<std::string>()
+                << '\n';
+    }
   }
 
   void no_device() {
     const std::string why = "no usable GPU: " + no_device_;
-    if (mode_ == Mode::Run) {
+    {
       VariantResult r;
       r.hazard_id = hazard_.id;
       r.variant_id = variant_.id;
@@ -101,25 +109,11 @@ class VariantCase : public ::testing::Test {
     GTEST_SKIP() << why;
   }
 
-  // The mutation check: with the guard's wait removed, the same property must find wrong data.
-  void expect_caught() {
-    Settings sabotaged = settings_;
-    sabotaged.sabotage_guards = true;
-    std::cout << "   mutation check: running the guard WITHOUT its synchronization; the suite must catch it\n";
-    const VariantResult r = run_variant(hazard_, variant_, *device_, sabotaged);
-    print(r);
-    if (r.outcome == Outcome::Skipped) GTEST_SKIP() << r.reason;
-    ASSERT_EQ(r.outcome, Outcome::Incorrect)
-        << "the guard without its synchronization was not caught: " << to_string(r.outcome) << ": " << r.reason;
-    std::cout << "   caught: removing the synchronization lets wrong data through, as it must\n";
-  }
-
   const Hazard& hazard_;
   const Variant& variant_;
   std::optional<DeviceFingerprint> device_;
   std::string no_device_;
   Settings settings_;
-  Mode mode_;
 };
 
 }  // namespace
@@ -131,11 +125,9 @@ int main(int argc, char** argv) {
 
   CLI::App app{"hazardlab-cases: runs hazardlab's GPU cases as GoogleTest tests"};
   std::string device_arg = "0", hazard_id, variant_id;
-  bool expect_caught = false;
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the cases as skipped");
   app.add_option("--hazard", hazard_id, "only this hazard");
   app.add_option("--variant", variant_id, "only this variant");
-  app.add_flag("--expect-caught", expect_caught, "run guards without their synchronization; pass if caught");
   CLI11_PARSE(app, argc, argv);
 
   Settings settings;
@@ -172,22 +164,20 @@ int main(int argc, char** argv) {
   }
 
   int registered = 0;
-  const Mode mode = expect_caught ? Mode::ExpectCaught : Mode::Run;
   for (const Hazard& h : Registry::instance().hazards()) {
     if (!hazard_id.empty() && h.id != hazard_id) continue;
     for (const Variant& v : h.variants) {
       if (!variant_id.empty() && v.id != variant_id) continue;
-      if (expect_caught && v.kind != VariantKind::Guard) continue;
       ::testing::RegisterTest(test_name(h.id).c_str(), test_name(v.id).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [&h, &v, device, no_device, settings, mode]() -> ::testing::Test* {
-                                return new VariantCase(h, v, device, no_device, settings, mode);
+                              [&h, &v, device, no_device, settings]() -> ::testing::Test* {
+                                return new VariantCase(h, v, device, no_device, settings);
                               });
       ++registered;
     }
   }
   if (registered == 0) {
     std::cerr << "hazardlab-cases: no case matches --hazard '" << hazard_id << "' --variant '" << variant_id
-              << "'" << (expect_caught ? " among the guards" : "") << "; `hazardlab list` shows them\n";
+              << "'; `hazardlab list` shows them\n";
     return 2;
   }
 

@@ -39,7 +39,11 @@ TEST(Registry, AHazardWithAnUnsafeVariantHasAGuard) {
 
 TEST(Registry, DuplicateAndMalformedIdsAreReported) {
   Registry registry;
-  const Hazard h{"Bad Id", "t", {{"doc", "sec", "says"}}, {}, std::string(100, 'e'),
+  const Hazard h{"Bad Id",
+                 "t",
+                 {{"doc", "sec", "says"}},
+                 {},
+                 std::string(100, 'e'),
                  {{"v", VariantKind::Rule, "t", [](const RunContext&) { return VariantResult{}; }}}};
   registry.add(h);
   registry.add(h);

@@ -94,9 +94,8 @@ TEST(ResultStore, InventoryRoundTrips) {
 TEST(Reports, OneReportPerGpuEachWithItsOwnResults) {
   DeviceInventory inv;
   inv.devices = {fake_device(0), fake_device(1)};
-  const std::vector<VariantResult> results = {
-      result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed),
-      result("h2d-pinned-mutate", "stream-synchronize", 1, Outcome::Incorrect)};
+  const std::vector<VariantResult> results = {result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed),
+                                              result("h2d-pinned-mutate", "stream-synchronize", 1, Outcome::Incorrect)};
   const auto reports = build_reports(Registry::instance().hazards(), inv, results, false);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].verdict, Verdict::Pass);
@@ -108,14 +107,13 @@ TEST(Reports, OneReportPerGpuEachWithItsOwnResults) {
 TEST(Reports, JsonFollowsTheDocumentedSchema) {
   DeviceInventory inv;
   inv.devices = {fake_device(0)};
-  const auto reports =
-      build_reports(Registry::instance().hazards(), inv,
-                    {result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed)}, false);
+  const auto reports = build_reports(Registry::instance().hazards(), inv,
+                                     {result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed)}, false);
   const nlohmann::json j = report_to_json(reports[0]);
   EXPECT_EQ(j["schema"], kReportSchema);
   EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
-  for (const char* key : {"hazardlab_version", "generated_at", "host", "device", "verdict", "verdict_reason",
-                          "totals", "hazards", "no_device_reason", "unknown_results"}) {
+  for (const char* key : {"hazardlab_version", "generated_at", "host", "device", "verdict", "verdict_reason", "totals",
+                          "hazards", "no_device_reason", "unknown_results"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_EQ(j["device"]["pcie"]["max_raw_gbps_per_direction"].get<double>() > 62.9, true);

@@ -39,15 +39,12 @@ TEST(Settings, RequireGpuAcceptsTheUsualSpellings) {
 }
 
 TEST(Settings, MalformedValuesAreErrorsThatNameTheVariable) {
-  const std::pair<const char*, const char*> bad[] = {{"HAZARDLAB_REQUIRE_GPU", "maybe"},
-                                                     {"HAZARDLAB_TRIALS", "ten"},
-                                                     {"HAZARDLAB_TRIALS", "0"},
-                                                     {"HAZARDLAB_TRIALS", "12abc"},
-                                                     {"HAZARDLAB_PROPERTY_CASES", "-5"},
-                                                     {"HAZARDLAB_MAX_BYTES", "100"},
-                                                     {"HAZARDLAB_SEED", "0x10"},
-                                                     {"HAZARDLAB_GATES", "host-function,semaphore"},
-                                                     {"HAZARDLAB_CALL_LIMIT_MS", "20000"}};
+  const std::pair<const char*, const char*> bad[] = {
+      {"HAZARDLAB_REQUIRE_GPU", "maybe"},  {"HAZARDLAB_TRIALS", "ten"},
+      {"HAZARDLAB_TRIALS", "0"},           {"HAZARDLAB_TRIALS", "12abc"},
+      {"HAZARDLAB_PROPERTY_CASES", "-5"},  {"HAZARDLAB_MAX_BYTES", "100"},
+      {"HAZARDLAB_SEED", "0x10"},          {"HAZARDLAB_GATES", "host-function,semaphore"},
+      {"HAZARDLAB_CALL_LIMIT_MS", "20000"}};
   for (const auto& [name, value] : bad) {
     ScopedEnv env(name, value);
     try {
@@ -71,9 +68,10 @@ TEST(Settings, SeedAndGatesAreRead) {
 
 TEST(Settings, EveryVariableReadIsDocumented) {
   const auto docs = Settings::documentation();
-  for (const char* name : {"HAZARDLAB_REQUIRE_GPU", "HAZARDLAB_TRIALS", "HAZARDLAB_PROPERTY_CASES", "HAZARDLAB_SEED",
-                           "HAZARDLAB_MAX_BYTES", "HAZARDLAB_GATE_TIMEOUT_MS", "HAZARDLAB_CALL_LIMIT_MS",
-                           "HAZARDLAB_SABOTAGE_GUARDS", "HAZARDLAB_GATES", "HAZARDLAB_RESULTS_DIR"}) {
+  for (const char* name :
+       {"HAZARDLAB_REQUIRE_GPU", "HAZARDLAB_TRIALS", "HAZARDLAB_PROPERTY_CASES", "HAZARDLAB_SEED",
+        "HAZARDLAB_MAX_BYTES", "HAZARDLAB_GATE_TIMEOUT_MS", "HAZARDLAB_CALL_LIMIT_MS", "HAZARDLAB_SABOTAGE_GUARDS",
+        "HAZARDLAB_MUTATION_CHECK", "HAZARDLAB_GATES", "HAZARDLAB_RESULTS_DIR"}) {
     bool found = false;
     for (const auto& [var, text] : docs) found = found || var == name;
     EXPECT_TRUE(found) << name;

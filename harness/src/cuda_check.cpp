@@ -7,8 +7,8 @@ namespace hazardlab {
 namespace {
 std::string format_error(cudaError_t code, const std::string& call, const std::string& file, int line) {
   std::ostringstream out;
-  out << file << ':' << line << ": " << call << " failed: " << cudaGetErrorName(code) << " ("
-      << static_cast<int>(code) << "): " << cudaGetErrorString(code);
+  out << file << ':' << line << ": " << call << " failed: " << cudaGetErrorName(code) << " (" << static_cast<int>(code)
+      << "): " << cudaGetErrorString(code);
   return out.str();
 }
 }  // namespace

@@ -12,11 +12,16 @@ namespace hazardlab {
 
 std::string_view to_string(FenceKind kind) noexcept {
   switch (kind) {
-    case FenceKind::None: return "none";
-    case FenceKind::StreamSynchronize: return "stream-synchronize";
-    case FenceKind::EventSynchronize: return "event-synchronize";
-    case FenceKind::EventQuery: return "event-query";
-    case FenceKind::HostFunction: return "host-function";
+    case FenceKind::None:
+      return "none";
+    case FenceKind::StreamSynchronize:
+      return "stream-synchronize";
+    case FenceKind::EventSynchronize:
+      return "event-synchronize";
+    case FenceKind::EventQuery:
+      return "event-query";
+    case FenceKind::HostFunction:
+      return "host-function";
   }
   return "?";
 }

@@ -124,12 +124,10 @@ class SpinKernelGate final : public Gate {
     std::atomic_thread_fence(std::memory_order_seq_cst);  // the damage is visible before the flag
     std::atomic_ref<unsigned>(cell_->open).store(1, std::memory_order_release);
   }
-  GateOpener opened_by() const override {
-    return timed_out() ? GateOpener::Timeout : opener_.get();
-  }
+  GateOpener opened_by() const override { return timed_out() ? GateOpener::Timeout : opener_.get(); }
   bool timed_out() const override {
-    const bool gave_up = std::atomic_ref<unsigned>(cell_->status).load(std::memory_order_acquire) ==
-                         detail::kSpinGateTimedOut;
+    const bool gave_up =
+        std::atomic_ref<unsigned>(cell_->status).load(std::memory_order_acquire) == detail::kSpinGateTimedOut;
     if (gave_up && !announced_.exchange(true)) announce_timeout(GateKind::SpinKernel, timeout_);
     return gave_up;
   }
@@ -177,8 +175,10 @@ struct TimedAction {
 
 std::string_view to_string(GateKind kind) noexcept {
   switch (kind) {
-    case GateKind::HostFunction: return "host-function";
-    case GateKind::SpinKernel: return "spin-kernel";
+    case GateKind::HostFunction:
+      return "host-function";
+    case GateKind::SpinKernel:
+      return "spin-kernel";
   }
   return "?";
 }
@@ -192,11 +192,16 @@ GateKind gate_kind_from_string(std::string_view name) {
 
 std::string_view to_string(GateOpener opener) noexcept {
   switch (opener) {
-    case GateOpener::NotYet: return "not yet";
-    case GateOpener::Host: return "host";
-    case GateOpener::Watchdog: return "watchdog";
-    case GateOpener::Timer: return "timer";
-    case GateOpener::Timeout: return "timeout";
+    case GateOpener::NotYet:
+      return "not yet";
+    case GateOpener::Host:
+      return "host";
+    case GateOpener::Watchdog:
+      return "watchdog";
+    case GateOpener::Timer:
+      return "timer";
+    case GateOpener::Timeout:
+      return "timeout";
   }
   return "?";
 }

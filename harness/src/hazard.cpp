@@ -12,10 +12,14 @@ namespace hazardlab {
 
 std::string_view to_string(VariantKind kind) noexcept {
   switch (kind) {
-    case VariantKind::Control: return "control";
-    case VariantKind::Guard: return "guard";
-    case VariantKind::Rule: return "rule";
-    case VariantKind::Observation: return "observation";
+    case VariantKind::Control:
+      return "control";
+    case VariantKind::Guard:
+      return "guard";
+    case VariantKind::Rule:
+      return "rule";
+    case VariantKind::Observation:
+      return "observation";
   }
   return "?";
 }
@@ -75,7 +79,8 @@ std::vector<std::string> Registry::consistency_problems() const {
     std::set<std::string> variant_ids;
     bool judged = false;
     for (const Variant& v : h.variants) {
-      if (!std::regex_match(v.id, slug)) problems.push_back(where + ": variant id '" + v.id + "' is not lower-case-dashed");
+      if (!std::regex_match(v.id, slug))
+        problems.push_back(where + ": variant id '" + v.id + "' is not lower-case-dashed");
       if (!variant_ids.insert(v.id).second) problems.push_back(where + ": variant '" + v.id + "' appears twice");
       if (v.title.empty()) problems.push_back(where + ": variant '" + v.id + "' has no title");
       if (!v.run) problems.push_back(where + ": variant '" + v.id + "' has nothing to run");
@@ -107,6 +112,29 @@ Requirement requires_host_register() {
           }};
 }
 
+namespace {
+
+// Reruns a guard that held with its synchronization removed: the suite must then see wrong data,
+// or the guard's property proves nothing. The verdict is recorded with the guard's result.
+void check_mutation(const Variant& variant, const RunContext& ctx, VariantResult& result) {
+  Settings sabotaged = ctx.settings;
+  sabotaged.sabotage_guards = true;
+  const VariantResult without = variant.run(RunContext{ctx.device, sabotaged});
+  const bool caught = without.outcome == Outcome::Incorrect;
+  result.observations["mutation_check"] = {{"caught", caught},
+                                           {"outcome_without_synchronization", std::string(to_string(without.outcome))},
+                                           {"reason", without.reason},
+                                           {"minimal_case", without.minimal_case}};
+  if (!caught) {
+    result.outcome = Outcome::Inconclusive;
+    result.reason = "the guard held, but so did the same property with its synchronization removed (" +
+                    std::string(to_string(without.outcome)) +
+                    "), so it cannot tell a guarded run from an unguarded one";
+  }
+}
+
+}  // namespace
+
 VariantResult run_variant(const Hazard& hazard, const Variant& variant, const DeviceFingerprint& device,
                           const Settings& settings) {
   const auto start = std::chrono::steady_clock::now();
@@ -118,7 +146,12 @@ VariantResult run_variant(const Hazard& hazard, const Variant& variant, const De
     try {
       DeviceScope scope(device.index);
       load_harness_kernels();
-      result = variant.run(RunContext{device, settings});
+      const RunContext ctx{device, settings};
+      result = variant.run(ctx);
+      if (variant.kind == VariantKind::Guard && result.outcome == Outcome::Passed && settings.mutation_check &&
+          !settings.sabotage_guards) {
+        check_mutation(variant, ctx, result);
+      }
     } catch (const CudaError& e) {
       result.outcome = Outcome::Failed;
       result.reason = e.what();
@@ -133,8 +166,7 @@ VariantResult run_variant(const Hazard& hazard, const Variant& variant, const De
   result.kind = std::string(to_string(variant.kind));
   result.device_index = device.index;
   result.device_uuid = device.uuid;
-  result.duration_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

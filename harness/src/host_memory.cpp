@@ -32,12 +32,18 @@ std::byte* host_alloc(std::size_t bytes, unsigned flags, const char* call) {
 
 std::string_view to_string(HostMemoryKind kind) noexcept {
   switch (kind) {
-    case HostMemoryKind::Pageable: return "pageable";
-    case HostMemoryKind::Pinned: return "pinned";
-    case HostMemoryKind::PinnedPortable: return "pinned-portable";
-    case HostMemoryKind::Registered: return "registered";
-    case HostMemoryKind::Mapped: return "mapped";
-    case HostMemoryKind::WriteCombined: return "write-combined";
+    case HostMemoryKind::Pageable:
+      return "pageable";
+    case HostMemoryKind::Pinned:
+      return "pinned";
+    case HostMemoryKind::PinnedPortable:
+      return "pinned-portable";
+    case HostMemoryKind::Registered:
+      return "registered";
+    case HostMemoryKind::Mapped:
+      return "mapped";
+    case HostMemoryKind::WriteCombined:
+      return "write-combined";
   }
   return "?";
 }

@@ -3,21 +3,28 @@
 namespace hazardlab {
 
 namespace {
-constexpr Outcome kAll[] = {Outcome::Passed,     Outcome::Failed,        Outcome::Incorrect,
-                            Outcome::Skipped,    Outcome::Reproduced,    Outcome::NotReproduced,
-                            Outcome::Inconclusive, Outcome::Observed};
+constexpr Outcome kAll[] = {Outcome::Passed,     Outcome::Failed,        Outcome::Incorrect,    Outcome::Skipped,
+                            Outcome::Reproduced, Outcome::NotReproduced, Outcome::Inconclusive, Outcome::Observed};
 }
 
 std::string_view to_string(Outcome outcome) noexcept {
   switch (outcome) {
-    case Outcome::Passed: return "passed";
-    case Outcome::Failed: return "failed";
-    case Outcome::Incorrect: return "incorrect";
-    case Outcome::Skipped: return "skipped";
-    case Outcome::Reproduced: return "reproduced";
-    case Outcome::NotReproduced: return "not-reproduced";
-    case Outcome::Inconclusive: return "inconclusive";
-    case Outcome::Observed: return "observed";
+    case Outcome::Passed:
+      return "passed";
+    case Outcome::Failed:
+      return "failed";
+    case Outcome::Incorrect:
+      return "incorrect";
+    case Outcome::Skipped:
+      return "skipped";
+    case Outcome::Reproduced:
+      return "reproduced";
+    case Outcome::NotReproduced:
+      return "not-reproduced";
+    case Outcome::Inconclusive:
+      return "inconclusive";
+    case Outcome::Observed:
+      return "observed";
   }
   return "?";
 }

@@ -7,10 +7,14 @@ namespace hazardlab {
 
 std::string_view to_string(PatternFamily family) noexcept {
   switch (family) {
-    case PatternFamily::Counter: return "counter";
-    case PatternFamily::Random: return "random";
-    case PatternFamily::Alternating: return "alternating";
-    case PatternFamily::Constant: return "constant";
+    case PatternFamily::Counter:
+      return "counter";
+    case PatternFamily::Random:
+      return "random";
+    case PatternFamily::Alternating:
+      return "alternating";
+    case PatternFamily::Constant:
+      return "constant";
   }
   return "?";
 }
@@ -23,7 +27,7 @@ std::string PatternSpec::describe() const {
 }
 
 void fill_pattern(std::span<std::byte> buffer, const PatternSpec& p, PatternVersion v) {
-  const std::uint8_t mask = v == PatternVersion::Mutated ? p.mutated_mask
+  const std::uint8_t mask = v == PatternVersion::Mutated    ? p.mutated_mask
                             : v == PatternVersion::Sentinel ? p.sentinel_mask
                                                             : 0;
   auto* out = reinterpret_cast<std::uint8_t*>(buffer.data());
@@ -51,17 +55,20 @@ ByteCensus take_census(std::span<const std::byte> observed, const PatternSpec& p
       continue;
     }
     if (c.first_not_original == SIZE_MAX) c.first_not_original = i;
-    if (diff == p.mutated_mask) ++c.mutated;
-    else if (diff == p.sentinel_mask) ++c.sentinel;
-    else ++c.foreign;
+    if (diff == p.mutated_mask)
+      ++c.mutated;
+    else if (diff == p.sentinel_mask)
+      ++c.sentinel;
+    else
+      ++c.foreign;
   }
   return c;
 }
 
 std::string ByteCensus::describe() const {
   std::ostringstream out;
-  out << original << " original, " << mutated << " mutated, " << sentinel << " sentinel, " << foreign
-      << " foreign of " << total() << " bytes";
+  out << original << " original, " << mutated << " mutated, " << sentinel << " sentinel, " << foreign << " foreign of "
+      << total() << " bytes";
   if (first_not_original != SIZE_MAX) out << " (first non-original at byte " << first_not_original << ')';
   return out.str();
 }

@@ -54,6 +54,7 @@ Settings Settings::from_environment() {
   if (const char* v = env("HAZARDLAB_SEED")) s.seed = parse_unsigned("HAZARDLAB_SEED", v, 0, UINT64_MAX);
   if (const char* v = env("HAZARDLAB_REQUIRE_GPU")) s.require_gpu = parse_flag("HAZARDLAB_REQUIRE_GPU", v);
   if (const char* v = env("HAZARDLAB_SABOTAGE_GUARDS")) s.sabotage_guards = parse_flag("HAZARDLAB_SABOTAGE_GUARDS", v);
+  if (const char* v = env("HAZARDLAB_MUTATION_CHECK")) s.mutation_check = parse_flag("HAZARDLAB_MUTATION_CHECK", v);
   if (const char* v = env("HAZARDLAB_RESULTS_DIR")) s.results_dir = v;
   if (const char* v = env("HAZARDLAB_GATES")) {
     std::string list = v;
@@ -83,8 +84,9 @@ std::vector<std::pair<std::string, std::string>> Settings::documentation() {
       {"HAZARDLAB_SEED", "seed of the property runs, to replay a reported failure (default: random)"},
       {"HAZARDLAB_MAX_BYTES", "largest generated transfer in bytes (default 67108864 = 64 MiB)"},
       {"HAZARDLAB_GATE_TIMEOUT_MS", "a gate nobody opens opens itself after this long (default 10000)"},
-      {"HAZARDLAB_CALL_LIMIT_MS", "a copy call still inside after this long is taken to block (default 25)"},
-      {"HAZARDLAB_SABOTAGE_GUARDS", "1: guards skip their wait, to prove the suite catches it (default 0)"},
+      {"HAZARDLAB_CALL_LIMIT_MS", "a copy call still inside after this long is taken to block (default 10)"},
+      {"HAZARDLAB_SABOTAGE_GUARDS", "1: guards skip their wait, to see the suite catch it (default 0)"},
+      {"HAZARDLAB_MUTATION_CHECK", "0: do not rerun each passing guard without its wait (default 1)"},
       {"HAZARDLAB_GATES", "gates to hold streams with: host-function,spin-kernel (default both)"},
       {"HAZARDLAB_RESULTS_DIR", "where each case writes its result for the report (set by ctest)"},
   };

@@ -1,10 +1,9 @@
-#include "hazardlab/sleep.hpp"
-
 #include <stdexcept>
 #include <string>
 
 #include "global_timer.cuh"
 #include "hazardlab/cuda_check.hpp"
+#include "hazardlab/sleep.hpp"
 
 namespace hazardlab {
 namespace {

@@ -10,10 +10,14 @@ namespace hazardlab {
 
 std::string_view to_string(StreamKind kind) noexcept {
   switch (kind) {
-    case StreamKind::Legacy: return "legacy-default";
-    case StreamKind::PerThread: return "per-thread-default";
-    case StreamKind::Blocking: return "blocking";
-    case StreamKind::NonBlocking: return "non-blocking";
+    case StreamKind::Legacy:
+      return "legacy-default";
+    case StreamKind::PerThread:
+      return "per-thread-default";
+    case StreamKind::Blocking:
+      return "blocking";
+    case StreamKind::NonBlocking:
+      return "non-blocking";
   }
   return "?";
 }
@@ -27,10 +31,18 @@ StreamKind stream_kind_from_string(std::string_view name) {
 
 Stream::Stream(StreamKind kind) : kind_(kind) {
   switch (kind) {
-    case StreamKind::Legacy: handle_ = cudaStreamLegacy; break;
-    case StreamKind::PerThread: handle_ = cudaStreamPerThread; break;
-    case StreamKind::Blocking: HL_CUDA(cudaStreamCreateWithFlags(&handle_, cudaStreamDefault)); break;
-    case StreamKind::NonBlocking: HL_CUDA(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking)); break;
+    case StreamKind::Legacy:
+      handle_ = cudaStreamLegacy;
+      break;
+    case StreamKind::PerThread:
+      handle_ = cudaStreamPerThread;
+      break;
+    case StreamKind::Blocking:
+      HL_CUDA(cudaStreamCreateWithFlags(&handle_, cudaStreamDefault));
+      break;
+    case StreamKind::NonBlocking:
+      HL_CUDA(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking));
+      break;
   }
 }
 

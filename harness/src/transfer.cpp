@@ -36,9 +36,12 @@ void check_fits(const TransferRig& rig, const TransferCase& c) {
 
 std::string_view to_string(CopyCall call) noexcept {
   switch (call) {
-    case CopyCall::Memcpy: return "cudaMemcpy";
-    case CopyCall::Kernel: return "a kernel";
-    case CopyCall::MemcpyAsync: break;
+    case CopyCall::Memcpy:
+      return "cudaMemcpy";
+    case CopyCall::Kernel:
+      return "a kernel";
+    case CopyCall::MemcpyAsync:
+      break;
   }
   return "cudaMemcpyAsync";
 }
@@ -108,9 +111,8 @@ TrialObservation mutate_source_after_h2d(TransferRig& rig, const TransferCase& c
   TrialObservation obs;
   {
     HeldStream held(c, stream.get(), fence, settings);
-    obs.call_blocked = held.issue(settings, [&] {
-      issue_copy(call, destination, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get());
-    });
+    obs.call_blocked = held.issue(
+        settings, [&] { issue_copy(call, destination, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()); });
     Fence guard(fence, stream.get(), fence_timeout(settings), settings.sabotage_guards);
     guard.after_copy();
     guard.wait();
@@ -127,8 +129,8 @@ TrialObservation mutate_source_after_h2d(TransferRig& rig, const TransferCase& c
   return obs;
 }
 
-TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase& c, FenceKind fence,
-                                            CopyCall call, const Settings& settings) {
+TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase& c, FenceKind fence, CopyCall call,
+                                            const Settings& settings) {
   check_fits(rig, c);
   Stream stream(c.stream);
   const std::span<std::byte> destination = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
@@ -142,9 +144,8 @@ TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase
   TrialObservation obs;
   {
     HeldStream held(c, stream.get(), fence, settings);
-    obs.call_blocked = held.issue(settings, [&] {
-      issue_copy(call, destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get());
-    });
+    obs.call_blocked = held.issue(
+        settings, [&] { issue_copy(call, destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()); });
     Fence guard(fence, stream.get(), fence_timeout(settings), settings.sabotage_guards);
     guard.after_copy();
     guard.wait();

@@ -6,6 +6,8 @@
 #endif
 
 #include <atomic>
+#include <functional>
+#include <future>
 #include <thread>
 
 #include "hazardlab/lesson.hpp"
@@ -38,16 +40,19 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
   TrialObservation obs;
   std::atomic<bool> done{false};
   cudaError_t consumer_status = cudaSuccess;
-  {
-    // This thread's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
-    HeldStream held(c, cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
-    HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
-    Event produced;
-    produced.record(kDefaultStream);
+  Event produced;
+  std::promise<void> ready, go;
+  std::shared_future<void> started = go.get_future().share();
 
+  // The consumer's thread starts, and uses its own stream 0 once, before anything is held: the
+  // first use of a thread's per-thread default stream creates it, and that may wait for the device.
+  {
     std::thread other([&] {
-      const cudaStream_t stream = consumer == Consumer::LegacyStream ? cudaStreamLegacy : kDefaultStream;
       cudaError_t rc = cudaSetDevice(device);
+      if (rc == cudaSuccess) rc = cudaStreamSynchronize(kDefaultStream);
+      ready.set_value();
+      started.wait();
+      const cudaStream_t stream = consumer == Consumer::LegacyStream ? cudaStreamLegacy : kDefaultStream;
       if (rc == cudaSuccess && consumer == Consumer::WaitOnProducerEvent && !s.sabotage_guards) {
         rc = cudaStreamWaitEvent(stream, produced.get(), 0);
       }
@@ -56,15 +61,36 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
       consumer_status = rc;
       done = true;
     });
-    const auto window = first ? std::chrono::duration_cast<std::chrono::microseconds>(s.call_limit)
-                              : std::chrono::microseconds(c.gate_delay_us);
-    const auto deadline = std::chrono::steady_clock::now() + window;
-    while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-    obs.detail = done ? "the other thread's copy finished while this thread's stream 0 was held"
-                      : "the other thread's copy waited for this thread's stream 0";
-    obs.gate_timed_out = held.release_and_drain(cudaStreamPerThread);
-    other.join();
-  }
+    // Whatever happens below, the other thread is released and joined.
+    bool released = false;
+    const auto release = [&] {
+      if (!released) go.set_value();
+      released = true;
+    };
+    struct Join {
+      std::function<void()> release;
+      std::thread& thread;
+      ~Join() {
+        release();
+        thread.join();
+      }
+    } join{release, other};
+    ready.get_future().wait();
+    {
+      // This thread's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
+      HeldStream held(c, cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
+      HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
+      produced.record(kDefaultStream);
+      release();
+      const auto window = first ? std::chrono::duration_cast<std::chrono::microseconds>(s.call_limit)
+                                : std::chrono::microseconds(c.gate_delay_us);
+      const auto deadline = std::chrono::steady_clock::now() + window;
+      while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+      obs.detail = done ? "the other thread's copy finished while this thread's stream 0 was held"
+                        : "the other thread's copy waited for this thread's stream 0";
+      obs.gate_timed_out = held.release_and_drain(cudaStreamPerThread);
+    }
+  }  // joins the other thread
   HL_CUDA(consumer_status);
   HL_CUDA(cudaMemcpy(rig.readback().data(), copy, c.bytes, cudaMemcpyDeviceToHost));
   obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);

@@ -16,9 +16,12 @@ std::string cuda_version(int v) {
 std::string cell(std::string text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -80,8 +83,8 @@ void device_section(std::ostringstream& md, const GpuReport& report) {
      << "| canMapHostMemory | " << yes_no(d.can_map_host_memory) << " |\n"
      << "| unifiedAddressing | " << yes_no(d.unified_addressing) << " |\n"
      << "| integrated | " << yes_no(d.integrated) << " |\n"
-     << "| pageableMemoryAccess | " << yes_no(d.pageable_memory_access) << " (uses host page tables: "
-     << yes_no(d.pageable_memory_access_uses_host_page_tables) << ") |\n"
+     << "| pageableMemoryAccess | " << yes_no(d.pageable_memory_access)
+     << " (uses host page tables: " << yes_no(d.pageable_memory_access_uses_host_page_tables) << ") |\n"
      << "| hostRegisterSupported | " << yes_no(d.host_register_supported) << " |\n"
      << "| memoryPoolsSupported | " << yes_no(d.memory_pools_supported) << " |\n"
      << "| ECC | " << yes_no(d.ecc_enabled) << " |\n"
@@ -102,13 +105,13 @@ std::string report_to_markdown(const GpuReport& report) {
 
   md << "Totals:";
   for (const auto& [name, count] : report.totals) md << ' ' << name << ' ' << count << ';';
-  md << "\n\n## Results\n\n| Hazard | Variant | Kind | Outcome | Trials | Hazard seen | Seed |\n|---|---|---|---|---|---|---|\n";
+  md << "\n\n## Results\n\n| Hazard | Variant | Kind | Outcome | Trials | Hazard seen | Seed "
+        "|\n|---|---|---|---|---|---|---|\n";
   for (const HazardEntry& he : report.hazards) {
     for (const VariantEntry& v : he.variants) {
-      md << "| " << he.hazard->id << " | " << v.id << " | " << to_string(v.kind) << " | " << outcome_text(v)
-         << " | " << (v.result && v.result->trials > 0 ? std::to_string(v.result->trials) : "-") << " | "
-         << (v.result && v.result->trials > 0 &&
-                     (v.kind == VariantKind::Control || v.kind == VariantKind::Observation)
+      md << "| " << he.hazard->id << " | " << v.id << " | " << to_string(v.kind) << " | " << outcome_text(v) << " | "
+         << (v.result && v.result->trials > 0 ? std::to_string(v.result->trials) : "-") << " | "
+         << (v.result && v.result->trials > 0 && (v.kind == VariantKind::Control || v.kind == VariantKind::Observation)
                  ? std::to_string(v.result->reproduced) + " of " + std::to_string(v.result->trials)
                  : std::string("-"))
          << " | " << (v.result && v.result->seed ? std::to_string(*v.result->seed) : "-") << " |\n";
@@ -125,11 +128,12 @@ std::string report_to_markdown(const GpuReport& report) {
     for (const Citation& c : h.rules) md << "- *" << c.document << "*, " << c.section << ": " << c.says << '\n';
     md << "\nVariants:\n";
     for (const VariantEntry& v : he.variants) {
-      md << "- **" << v.id << "** (" << to_string(v.kind) << ", " << v.title << "): **" << outcome_text(v)
-         << "**, " << headline(v) << '\n';
+      md << "- **" << v.id << "** (" << to_string(v.kind) << ", " << v.title << "): **" << outcome_text(v) << "**, "
+         << headline(v) << '\n';
       if (!v.result) continue;
       const VariantResult& r = *v.result;
-      if (r.observations.contains("finding")) md << "  - Finding: " << r.observations["finding"].get<std::string>() << ".\n";
+      if (r.observations.contains("finding"))
+        md << "  - Finding: " << r.observations["finding"].get<std::string>() << ".\n";
       if (!r.minimal_case.is_null()) md << "  - Smallest failing case: `" << r.minimal_case.dump() << "`\n";
       if (r.seed && r.outcome != Outcome::Passed) {
         md << "  - Replay: `HAZARDLAB_SEED=" << *r.seed << " ctest --test-dir <build> -R '^" << prefix << '/' << h.id

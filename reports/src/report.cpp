@@ -27,8 +27,7 @@ int count_of(const std::map<std::string, int>& totals, std::string_view key) {
   return it == totals.end() ? 0 : it->second;
 }
 
-GpuReport make_report(const std::vector<Hazard>& hazards, const std::vector<VariantResult>& results,
-                      int device_index) {
+GpuReport make_report(const std::vector<Hazard>& hazards, const std::vector<VariantResult>& results, int device_index) {
   GpuReport report;
   report.generated_at = utc_now_iso8601();
   report.host = host_name();
@@ -63,10 +62,14 @@ GpuReport make_report(const std::vector<Hazard>& hazards, const std::vector<Vari
 
 std::string_view to_string(Verdict v) noexcept {
   switch (v) {
-    case Verdict::Pass: return "PASS";
-    case Verdict::Fail: return "FAIL";
-    case Verdict::Inconclusive: return "INCONCLUSIVE";
-    case Verdict::Skipped: return "SKIPPED";
+    case Verdict::Pass:
+      return "PASS";
+    case Verdict::Fail:
+      return "FAIL";
+    case Verdict::Inconclusive:
+      return "INCONCLUSIVE";
+    case Verdict::Skipped:
+      return "SKIPPED";
   }
   return "?";
 }
@@ -79,10 +82,18 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
     if (name == kNotRun) continue;
     const auto outcome = outcome_from_string(name);
     switch (outcome ? standing_of(*outcome) : Standing::Bad) {
-      case Standing::Good: good += count; break;
-      case Standing::Bad: bad += count; break;
-      case Standing::Undecided: undecided += count; break;
-      case Standing::NotRun: skipped += count; break;
+      case Standing::Good:
+        good += count;
+        break;
+      case Standing::Bad:
+        bad += count;
+        break;
+      case Standing::Undecided:
+        undecided += count;
+        break;
+      case Standing::NotRun:
+        skipped += count;
+        break;
     }
   }
   const int not_run = count_of(in.totals, kNotRun);
@@ -91,7 +102,8 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
   if (!in.has_device && in.require_gpu) {
     return {Verdict::Fail, "no usable GPU, and HAZARDLAB_REQUIRE_GPU=1 requires one"};
   }
-  if (bad) return {Verdict::Fail, std::to_string(bad) + " case(s) failed, gave wrong data or missed their hazard" + partial};
+  if (bad)
+    return {Verdict::Fail, std::to_string(bad) + " case(s) failed, gave wrong data or missed their hazard" + partial};
   if (undecided) return {Verdict::Inconclusive, std::to_string(undecided) + " case(s) could not decide" + partial};
   if (!good) {
     return {Verdict::Skipped, (in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped") + partial};
@@ -125,7 +137,8 @@ nlohmann::json report_to_json(const GpuReport& report) {
   for (const HazardEntry& he : report.hazards) {
     const Hazard& h = *he.hazard;
     nlohmann::json rules = nlohmann::json::array();
-    for (const Citation& c : h.rules) rules.push_back({{"document", c.document}, {"section", c.section}, {"says", c.says}});
+    for (const Citation& c : h.rules)
+      rules.push_back({{"document", c.document}, {"section", c.section}, {"says", c.says}});
     nlohmann::json requirements = nlohmann::json::array();
     for (const Requirement& q : h.requirements) requirements.push_back(q.what);
     nlohmann::json variants = nlohmann::json::array();

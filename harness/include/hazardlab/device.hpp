@@ -27,8 +27,8 @@ struct DeviceFingerprint {
   std::string pci_bus_id;  // "0000:17:00.0"
   int compute_capability_major = 0;
   int compute_capability_minor = 0;
-  int driver_version = 0;   // cudaDriverGetVersion, e.g. 13000
-  int runtime_version = 0;  // cudaRuntimeGetVersion
+  int driver_version = 0;      // cudaDriverGetVersion, e.g. 13000
+  int runtime_version = 0;     // cudaRuntimeGetVersion
   std::string driver_release;  // NVML's "580.95.05", empty without NVML
   std::size_t total_memory_bytes = 0;
   int multiprocessor_count = 0;

@@ -88,8 +88,8 @@ VariantResult run_variant(const Hazard& hazard, const Variant& variant, const De
 #define HAZARDLAB_CONCAT_INNER(a, b) a##b
 #define HAZARDLAB_CONCAT(a, b) HAZARDLAB_CONCAT_INNER(a, b)
 // Registers the Hazard returned by `factory` before main() runs.
-#define HAZARDLAB_REGISTER_HAZARD(factory)                                            \
-  namespace {                                                                         \
-  const bool HAZARDLAB_CONCAT(hazardlab_registered_, __LINE__) =                      \
-      (::hazardlab::Registry::instance().add(factory()), true);                      \
+#define HAZARDLAB_REGISTER_HAZARD(factory)                                                                          \
+  namespace {                                                                                                       \
+  const bool HAZARDLAB_CONCAT(hazardlab_registered_, __LINE__) = (::hazardlab::Registry::instance().add(factory()), \
+                                                                  true);                                            \
   }

@@ -32,9 +32,7 @@ struct PatternSpec {
   std::uint8_t mutated_mask = 0x5A;
   std::uint8_t sentinel_mask = 0xA5;
 
-  bool valid() const noexcept {
-    return mutated_mask != 0 && sentinel_mask != 0 && mutated_mask != sentinel_mask;
-  }
+  bool valid() const noexcept { return mutated_mask != 0 && sentinel_mask != 0 && mutated_mask != sentinel_mask; }
   std::string describe() const;
 };
 
@@ -63,10 +61,13 @@ HL_HOST_DEVICE inline std::uint8_t pattern_original(const PatternSpec& p, std::u
 HL_HOST_DEVICE inline std::uint8_t pattern_byte(const PatternSpec& p, PatternVersion v, std::uint64_t index) {
   const std::uint8_t a = pattern_original(p, index);
   switch (v) {
-    case PatternVersion::Mutated: return a ^ p.mutated_mask;
-    case PatternVersion::Sentinel: return a ^ p.sentinel_mask;
+    case PatternVersion::Mutated:
+      return a ^ p.mutated_mask;
+    case PatternVersion::Sentinel:
+      return a ^ p.sentinel_mask;
     case PatternVersion::Original:
-    default: return a;
+    default:
+      return a;
   }
 }
 

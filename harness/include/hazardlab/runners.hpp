@@ -46,8 +46,7 @@ std::vector<GateKind> usable_gates(const CaseSpace& space, const DeviceFingerpri
 
 // Deterministic control plan: trial i of n covers sizes around the page and 64 KiB edges,
 // every stream, gate and host kind in turn.
-TransferCase planned_case(const CaseSpace& space, const std::vector<GateKind>& gates, int trial,
-                          std::size_t max_bytes);
+TransferCase planned_case(const CaseSpace& space, const std::vector<GateKind>& gates, int trial, std::size_t max_bytes);
 
 VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial);
 VariantResult check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial);

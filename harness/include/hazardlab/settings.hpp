@@ -20,16 +20,17 @@ class SettingsError : public std::runtime_error {
 };
 
 struct Settings {
-  int control_trials = 100;   // HAZARDLAB_TRIALS: gated trials per positive control
-  int property_cases = 100;   // HAZARDLAB_PROPERTY_CASES: generated cases per guard
-  std::optional<std::uint64_t> seed;  // HAZARDLAB_SEED: replays a property run
+  int control_trials = 100;                                // HAZARDLAB_TRIALS: gated trials per positive control
+  int property_cases = 100;                                // HAZARDLAB_PROPERTY_CASES: generated cases per guard
+  std::optional<std::uint64_t> seed;                       // HAZARDLAB_SEED: replays a property run
   std::size_t max_transfer_bytes = std::size_t{64} << 20;  // HAZARDLAB_MAX_BYTES
-  std::chrono::milliseconds gate_timeout{10'000};  // HAZARDLAB_GATE_TIMEOUT_MS
-  std::chrono::milliseconds call_limit{25};        // HAZARDLAB_CALL_LIMIT_MS: a copy call this slow "blocked"
-  bool require_gpu = false;     // HAZARDLAB_REQUIRE_GPU=1: no GPU is a failure
-  bool sabotage_guards = false; // HAZARDLAB_SABOTAGE_GUARDS=1: guards skip their wait (mutation check)
+  std::chrono::milliseconds gate_timeout{10'000};          // HAZARDLAB_GATE_TIMEOUT_MS
+  std::chrono::milliseconds call_limit{10};                // HAZARDLAB_CALL_LIMIT_MS: a copy call this slow "blocked"
+  bool require_gpu = false;                                // HAZARDLAB_REQUIRE_GPU=1: no GPU is a failure
+  bool sabotage_guards = false;                            // HAZARDLAB_SABOTAGE_GUARDS=1: guards skip their wait
+  bool mutation_check = true;         // HAZARDLAB_MUTATION_CHECK=0: skip rerunning each guard without its wait
   std::filesystem::path results_dir;  // HAZARDLAB_RESULTS_DIR: where cases leave their results
-  std::vector<GateKind> gates;  // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
+  std::vector<GateKind> gates;        // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
 
   static Settings from_environment();  // throws SettingsError
   // The variables this reads, with their meaning, for --help texts and the README.

@@ -6,10 +6,9 @@
 // hazard shows every time; with a correct fence it never can.
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "hazardlab/device.hpp"
 #include "hazardlab/device_memory.hpp"
@@ -89,7 +88,7 @@ TrialObservation mutate_source_after_h2d(TransferRig& rig, const TransferCase& c
                                          const Settings& settings);
 
 // Scenario 2: the host reads the destination of a device-to-host copy after the call returned.
-TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase& c, FenceKind fence,
-                                            CopyCall call, const Settings& settings);
+TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase& c, FenceKind fence, CopyCall call,
+                                            const Settings& settings);
 
 }  // namespace hazardlab

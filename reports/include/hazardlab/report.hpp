@@ -2,11 +2,10 @@
 // One report per GPU: the device's fingerprint, every hazard and variant with its outcome, the
 // totals and a verdict. Written as JSON (schema in reports/SCHEMA.md) and Markdown.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "hazardlab/device.hpp"
 #include "hazardlab/hazard.hpp"
@@ -40,7 +39,7 @@ struct GpuReport {
   std::string hazardlab_version;
   std::vector<HazardEntry> hazards;
   std::vector<VariantResult> unknown_results;  // results naming no registered variant
-  std::map<std::string, int> totals;            // outcome name (and "not-run") -> count
+  std::map<std::string, int> totals;           // outcome name (and "not-run") -> count
   Verdict verdict = Verdict::Skipped;
   std::string verdict_reason;
 
