@@ -62,14 +62,16 @@ Hazard sync_copy_not_a_fence() {
           "later work on itself and on blocking streams, but a kernel or copy on a cudaStreamNonBlocking "
           "stream is free to read the destination at once. The observation issues such a consumer straight "
           "after the call and reports how often it read the old contents, size by size; it does not assume "
-          "a threshold the documentation does not state. The guard records an event on the legacy stream "
-          "after the copy and makes the consumer's stream wait for it.",
+          "a threshold the documentation does not state. The fix records an event on the legacy stream after "
+          "the copy and makes the consumer's stream wait for it; it is checked as a documented rule rather "
+          "than a mutation-checked guard, because a synchronous copy cannot be held behind a gate, so the "
+          "unguarded race can be observed but not forced.",
       .variants = {make_variant(VariantKind::Observation, "nonblocking-consumer-after-memcpy",
                                 "cudaMemcpy from pageable memory, then a consumer on a non-blocking stream", space,
                                 [](TransferRig& rig, const TransferCase& c, const Settings& s) {
                                   return consume_after_sync_copy(rig, c, s, false);
                                 }),
-                   make_variant(VariantKind::Guard, "stream-wait-event",
+                   make_variant(VariantKind::Rule, "stream-wait-event",
                                 "cudaEventRecord on the legacy stream after the copy, cudaStreamWaitEvent before "
                                 "the consumer",
                                 space,

@@ -80,7 +80,10 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
       // This thread's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
       HeldStream held(c, cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
       HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
-      produced.record(kDefaultStream);
+      // Recorded here, not through a library call: code compiled without per-thread default streams
+      // reads stream 0 as the legacy stream, which would wait for the held stream and, being the
+      // legacy stream, hold up the other thread's stream 0 too.
+      HL_CUDA(cudaEventRecord(produced.get(), kDefaultStream));
       release();
       const auto window = first ? std::chrono::duration_cast<std::chrono::microseconds>(s.call_limit)
                                 : std::chrono::microseconds(c.gate_delay_us);
@@ -128,7 +131,10 @@ Hazard per_thread_default_stream() {
           "The positive control holds the producing thread's stream 0 closed and lets a second thread copy "
           "the buffer on its stream 0: the copy reads stale data. An event recorded by the producer and "
           "waited on by the consumer orders them (the guard). A consumer on cudaStreamLegacy waits, because "
-          "per-thread default streams still synchronize with the legacy stream (the rule).",
+          "per-thread default streams still synchronize with the legacy stream (the rule). The flag is per "
+          "translation unit: a library compiled without it reads a stream argument of 0 as the legacy stream, "
+          "so passing 0 across that boundary silently brings back legacy-stream ordering; pass "
+          "cudaStreamPerThread explicitly instead.",
       .variants = {make_variant(VariantKind::Control, "unsafe-two-threads-stream-zero",
                                 "producer on thread A's stream 0, consumer on thread B's stream 0", space,
                                 consumed_by(Consumer::OwnDefaultStream)),
