@@ -122,11 +122,12 @@ nlohmann::json BlockingProfile::to_json() const {
 
 std::string BlockingProfile::summary() const {
   std::ostringstream out;
-  out << "the copy call returned while the stream was held closed in " << trials_ - blocked_ << " of " << trials_
-      << " trials";
+  out << "the call under test returned at once in " << trials_ - blocked_ << " of " << trials_ << " trials";
   if (trials_ > blocked_) out << " (largest " << largest_returned_early_ << " B)";
-  out << " and waited for the stream in " << blocked_;
-  if (blocked_) out << " (smallest " << smallest_blocked_ << " B)";
+  if (blocked_) {
+    out << " and waited for the held stream, until the watchdog opened it, in " << blocked_ << " (smallest "
+        << smallest_blocked_ << " B)";
+  }
   out << "; the race showed in " << visible_;
   return out.str();
 }
