@@ -27,8 +27,7 @@ TrialObservation free_host_source(TransferRig& rig, const TransferCase& c, bool 
     obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaFreeHost(source)); });
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(destination, c);
   obs.hazard_visible = !synchronize_first && !obs.call_blocked;  // released under a pending copy
   obs.data_correct = obs.seen.all_original();
   return obs;

@@ -46,8 +46,7 @@ TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase&
     fill_pattern(source, c.pattern, PatternVersion::Mutated);  // the damage: the next batch
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(destination, c);
   obs.hazard_visible = obs.seen.mutated > 0;
   obs.data_correct = obs.seen.all_original();
   return obs;
@@ -59,20 +58,17 @@ TrialObservation relaunch_copies_current_contents(TransferRig& rig, const Transf
   const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
   std::byte* destination = rig.device().data();
   CopyGraph graph(destination, source.data(), c.bytes, stream.get());
-  std::span<const std::byte> arrived{rig.readback().data(), c.bytes};
   TrialObservation obs;
 
   fill_pattern(source, c.pattern, PatternVersion::Original);
   graph.launch(stream.get());
   HL_CUDA(cudaStreamSynchronize(stream.get()));
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  const ByteCensus first = take_census(arrived, c.pattern);
+  const ByteCensus first = rig.census_of_device(destination, c);
 
   fill_pattern(source, c.pattern, PatternVersion::Mutated);
   graph.launch(stream.get());
   HL_CUDA(cudaStreamSynchronize(stream.get()));
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  const ByteCensus second = take_census(arrived, c.pattern);
+  const ByteCensus second = rig.census_of_device(destination, c);
 
   obs.seen = first;
   obs.detail = "second launch: " + second.describe();

@@ -55,8 +55,7 @@ TrialObservation reuse_pooled_block(TransferRig& rig, const TransferCase& c, boo
     fill_pattern({theirs, c.bytes}, c.pattern, PatternVersion::Mutated);
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(destination, c);
   obs.hazard_visible = obs.seen.mutated > 0;
   obs.data_correct = obs.seen.all_original();
   return obs;

@@ -52,8 +52,7 @@ TrialObservation free_while_read(TransferRig& rig, const TransferCase& c, bool g
   if (!reused && !guarded) obs.undecided = "cudaMallocAsync returned a different block, so nothing was overwritten";
   obs.detail = reused ? "cudaMallocAsync handed out the block being read" : "cudaMallocAsync returned another block";
 
-  HL_CUDA(cudaMemcpy(rig.readback().data(), copy, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(copy, c);
   obs.hazard_visible = obs.seen.mutated > 0;  // the reader saw the next owner's data
   obs.data_correct = obs.seen.all_original();
   return obs;

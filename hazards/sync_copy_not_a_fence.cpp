@@ -31,8 +31,7 @@ TrialObservation consume_after_sync_copy(TransferRig& rig, const TransferCase& c
   HL_CUDA(cudaDeviceSynchronize());
 
   TrialObservation obs;
-  HL_CUDA(cudaMemcpy(rig.readback().data(), copy, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(copy, c);
   obs.hazard_visible = obs.seen.sentinel > 0;
   obs.data_correct = obs.seen.all_original();
   return obs;

@@ -61,8 +61,7 @@ TrialObservation produce_then_consume(TransferRig& rig, const TransferCase& c, c
     HL_CUDA(cudaStreamSynchronize(consumer.get()));
   }
 
-  HL_CUDA(cudaMemcpy(rig.readback().data(), copy, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(copy, c);
   obs.hazard_visible = obs.seen.sentinel > 0;  // the consumer read the buffer before the producer wrote it
   obs.data_correct = obs.seen.all_original();
   return obs;

@@ -90,6 +90,11 @@ DeviceBuffer& TransferRig::device_scratch() {
   return *scratch_;
 }
 
+ByteCensus TransferRig::census_of_device(const std::byte* device, const TransferCase& c) {
+  HL_CUDA(cudaMemcpy(readback_.data(), device, c.bytes, cudaMemcpyDeviceToHost));
+  return take_census({readback_.data(), c.bytes}, c.pattern);
+}
+
 HostBuffer& TransferRig::host(HostMemoryKind kind) {
   auto& slot = host_[static_cast<int>(kind)];
   if (!slot) slot.emplace(kind, max_bytes_ + kMaxHostOffset);
@@ -122,8 +127,7 @@ TrialObservation mutate_source_after_h2d(TransferRig& rig, const TransferCase& c
   }
 
   // What reached the device: A is correct, B means the copy read the host's later writes.
-  HL_CUDA(cudaMemcpy(rig.readback().data(), destination, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(destination, c);
   obs.hazard_visible = obs.seen.mutated > 0;
   obs.data_correct = obs.seen.all_original();
   return obs;

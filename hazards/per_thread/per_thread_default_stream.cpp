@@ -95,8 +95,7 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
     }
   }  // joins the other thread
   HL_CUDA(consumer_status);
-  HL_CUDA(cudaMemcpy(rig.readback().data(), copy, c.bytes, cudaMemcpyDeviceToHost));
-  obs.seen = take_census({rig.readback().data(), c.bytes}, c.pattern);
+  obs.seen = rig.census_of_device(copy, c);
   obs.hazard_visible = obs.seen.sentinel > 0;
   obs.data_correct = obs.seen.all_original();
   return obs;

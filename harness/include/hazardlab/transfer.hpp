@@ -72,6 +72,9 @@ class TransferRig {
   HostBuffer& readback() { return readback_; }  // pinned: verifies what the device holds
   HostBuffer& snapshot() { return snapshot_; }  // pageable: what the host read too early
   DeviceBuffer& device_scratch();               // a second device buffer, allocated on first use
+  // Reads `c.bytes` of device memory back (after everything that wrote it has finished) and says
+  // which of the case's pattern versions each byte came from.
+  ByteCensus census_of_device(const std::byte* device, const TransferCase& c);
 
  private:
   std::size_t max_bytes_;
