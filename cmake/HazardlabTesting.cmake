@@ -3,10 +3,11 @@
 #   hazardlab_add_test_file(<file.cpp> LABELS <labels...> [LIBRARIES <targets...>])
 #       One GoogleTest executable per file; each of its tests becomes a ctest test with the labels.
 #
-#   hazardlab_add_gpu_cases(CASES <target> TOOL <target>)
+#   hazardlab_add_gpu_cases(CASES <target> PERF <target> TOOL <target>)
 #       Registers the GPU cases when ctest starts (the GPUs are those of the machine that runs
-#       ctest, not the one that built): one test per GPU and variant, and the session fixtures
-#       that clear the results and write the per-GPU reports.
+#       ctest, not the one that built): one test per GPU and variant, one per GPU and group of
+#       performance measurements (label perf), and the session fixtures that clear the results
+#       and write the per-GPU reports.
 #
 # Any GPU case can be rerun under compute-sanitizer:
 #   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard
@@ -24,7 +25,7 @@ function(hazardlab_add_test_file file)
 endfunction()
 
 function(hazardlab_add_gpu_cases)
-  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CASES;TOOL" "")
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CASES;PERF;TOOL" "")
   set(results ${PROJECT_BINARY_DIR}/results)
   set(reports ${PROJECT_BINARY_DIR}/gpu-reports)
 
@@ -35,6 +36,7 @@ function(hazardlab_add_gpu_cases)
 
   set(HAZARDLAB_TOOL "$<TARGET_FILE:${ARG_TOOL}>")
   set(HAZARDLAB_CASES "$<TARGET_FILE:${ARG_CASES}>")
+  set(HAZARDLAB_PERF "$<TARGET_FILE:${ARG_PERF}>")
   set(HAZARDLAB_RESULTS "${results}")
   set(script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/RegisterGpuCases.cmake.in ${script}.in @ONLY)

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "hazardlab/hazard.hpp"
+#include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
 #include "hazardlab/result_store.hpp"
 
@@ -90,7 +91,10 @@ int report(const fs::path& results, const fs::path& out, const Settings& setting
   }
   const LoadedResults loaded = load_results(results);
   for (const std::string& bad : loaded.unreadable) std::cerr << "hazardlab: unreadable result: " << bad << '\n';
-  const auto reports = build_reports(Registry::instance().hazards(), inv, loaded.results, settings.require_gpu);
+  std::map<int, std::vector<PerfRecord>> perf;
+  perf[-1] = load_perf(results, -1);
+  for (const DeviceFingerprint& d : inv.devices) perf[d.index] = load_perf(results, d.index);
+  const auto reports = build_reports(Registry::instance().hazards(), inv, loaded.results, settings.require_gpu, perf);
   for (const std::string& path : write_reports(reports, out.string())) std::cout << "hazardlab: wrote " << path << '\n';
   int status = loaded.unreadable.empty() ? 0 : 1;
   for (const GpuReport& r : reports) {

@@ -91,6 +91,69 @@ void device_section(std::ostringstream& md, const GpuReport& report) {
      << "| PCIe link (NVML) | " << cell(link) << " |\n\n";
 }
 
+void performance_section(std::ostringstream& md, const GpuReport& report) {
+  if (report.perf.empty()) return;
+  md << "## Performance\n\n";
+  for (const PerfRecord& p : report.perf) {
+    if (p.status != "measured") md << "- " << p.part << ": " << p.status << ": " << p.reason << '\n';
+  }
+  md << "\n| Check | Result | Measured | Why this threshold |\n|---|---|---|---|\n";
+  for (const PerfRecord& p : report.perf) {
+    for (const perf::Check& c : p.checks) {
+      md << "| " << cell(c.description) << " | "
+         << (!c.applicable ? "not applicable"
+             : c.passed    ? "**PASSED**"
+                           : "**FAILED**")
+         << " | " << cell(c.applicable ? c.measured : c.not_applicable_reason) << " | " << cell(c.rationale) << " |\n";
+    }
+  }
+  char text[200];
+  for (const PerfRecord& p : report.perf) {
+    const auto& m = p.measurements;
+    if (m.contains("bandwidth")) {
+      md << "\nBandwidth (" << p.profile << " profile; median GB/s of event-timed copies; link raw rate "
+         << m.value("link_raw_gbps_per_direction", 0.0) << " GB/s per direction):\n\n"
+         << "| Direction | Host memory | Bytes | Median | Min | Max |\n|---|---|---|---|---|---|\n";
+      for (const auto& b : m["bandwidth"]) {
+        std::snprintf(text, sizeof text, "| %s | %s | %zu | %.2f | %.2f | %.2f |\n",
+                      b["direction"].get<std::string>().c_str(), b["host_memory"].get<std::string>().c_str(),
+                      b["bytes"].get<std::size_t>(), b["median_gbps"].get<double>(), b["min_gbps"].get<double>(),
+                      b["max_gbps"].get<double>());
+        md << text;
+      }
+      const auto& c = m["concurrent"];
+      std::snprintf(text, sizeof text,
+                    "\nConcurrent H2D + D2H on two streams, %zu B copies: %.2f + %.2f GB/s (alone: %.2f and %.2f).\n",
+                    c["bytes"].get<std::size_t>(), c["h2d_gbps"].get<double>(), c["d2h_gbps"].get<double>(),
+                    c["h2d_alone_gbps"].get<double>(), c["d2h_alone_gbps"].get<double>());
+      md << text;
+    }
+    if (m.contains("overlap")) {
+      md << "\nCopy/compute overlap (share of the shorter operation hidden):\n\n"
+         << "| Host memory | Streams | Kernel ms | Copy ms | Together ms | Hidden |\n|---|---|---|---|---|---|\n";
+      for (const auto& o : m["overlap"]) {
+        std::snprintf(text, sizeof text, "| %s | %s | %.2f | %.2f | %.2f | %.0f%% |\n",
+                      o["host_memory"].get<std::string>().c_str(), o["streams"].get<std::string>().c_str(),
+                      o["kernel_ms"].get<double>(), o["copy_ms"].get<double>(), o["both_ms"].get<double>(),
+                      o["fraction_hidden"].get<double>() * 100);
+        md << text;
+      }
+    }
+    if (m.contains("findings")) {
+      md << "\nThe tutorial's comparisons, measured here:\n\n| Question | A | ms | B | ms | B/A "
+            "|\n|---|---|---|---|---|---|\n";
+      for (const auto& f : m["findings"]) {
+        std::snprintf(text, sizeof text, " | %.2f | ", f["a_ms"].get<double>());
+        md << "| " << cell(f["question"].get<std::string>()) << " | " << cell(f["a"].get<std::string>()) << text
+           << cell(f["b"].get<std::string>());
+        std::snprintf(text, sizeof text, " | %.2f | %.2f |\n", f["b_ms"].get<double>(), f["b_over_a"].get<double>());
+        md << text;
+      }
+    }
+  }
+  md << '\n';
+}
+
 }  // namespace
 
 std::string report_to_markdown(const GpuReport& report) {
@@ -119,6 +182,7 @@ std::string report_to_markdown(const GpuReport& report) {
   }
   md << '\n';
   device_section(md, report);
+  performance_section(md, report);
 
   md << "## Hazards\n\n";
   const std::string prefix = report.file_stem();

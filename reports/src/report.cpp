@@ -102,31 +102,55 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
   if (!in.has_device && in.require_gpu) {
     return {Verdict::Fail, "no usable GPU, and HAZARDLAB_REQUIRE_GPU=1 requires one"};
   }
-  if (bad)
-    return {Verdict::Fail, std::to_string(bad) + " case(s) failed, gave wrong data or missed their hazard" + partial};
+  if (bad || in.failed_checks || in.failed_measurements) {
+    std::string why;
+    if (bad) why = std::to_string(bad) + " case(s) failed, gave wrong data or missed their hazard";
+    if (in.failed_checks) {
+      why += (why.empty() ? "" : "; ") + std::to_string(in.failed_checks) + " validation threshold(s) missed";
+    }
+    if (in.failed_measurements) {
+      why += (why.empty() ? "" : "; ") + std::to_string(in.failed_measurements) + " performance measurement(s) failed";
+    }
+    return {Verdict::Fail, why + partial};
+  }
   if (undecided) return {Verdict::Inconclusive, std::to_string(undecided) + " case(s) could not decide" + partial};
   if (!good) {
     return {Verdict::Skipped, (in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped") + partial};
   }
   return {Verdict::Pass,
           "every positive control reproduced its hazard and every guard and rule held" +
+              std::string(in.passed_checks ? ", and every applicable validation threshold was met" : "") +
               (skipped ? "; " + std::to_string(skipped) + " case(s) not applicable here" : std::string()) + partial};
 }
 
 std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const DeviceInventory& inventory,
-                                     const std::vector<VariantResult>& results, bool require_gpu) {
+                                     const std::vector<VariantResult>& results, bool require_gpu,
+                                     const std::map<int, std::vector<PerfRecord>>& perf) {
+  const auto finish = [&](GpuReport& r, int index, bool has_device) {
+    if (const auto it = perf.find(index); it != perf.end()) r.perf = it->second;
+    VerdictInput in{r.totals, has_device, require_gpu};
+    for (const PerfRecord& p : r.perf) {
+      if (p.status == "failed") ++in.failed_measurements;
+      if (p.status == "skipped") ++in.totals["skipped"];
+      for (const perf::Check& c : p.checks) {
+        in.failed_checks += c.applicable && !c.passed;
+        in.passed_checks += c.applicable && c.passed;
+      }
+    }
+    std::tie(r.verdict, r.verdict_reason) = decide_verdict(in);
+  };
   std::vector<GpuReport> reports;
   if (inventory.devices.empty()) {
     GpuReport r = make_report(hazards, results, -1);
     r.no_device_reason = inventory.no_device_reason;
-    std::tie(r.verdict, r.verdict_reason) = decide_verdict({r.totals, false, require_gpu});
+    finish(r, -1, false);
     reports.push_back(std::move(r));
     return reports;
   }
   for (const DeviceFingerprint& d : inventory.devices) {
     GpuReport r = make_report(hazards, results, d.index);
     r.device = d;
-    std::tie(r.verdict, r.verdict_reason) = decide_verdict({r.totals, true, require_gpu});
+    finish(r, d.index, true);
     reports.push_back(std::move(r));
   }
   return reports;
@@ -168,6 +192,7 @@ nlohmann::json report_to_json(const GpuReport& report) {
           {"verdict_reason", report.verdict_reason},
           {"totals", report.totals},
           {"hazards", hazards},
+          {"performance", report.perf},
           {"unknown_results", report.unknown_results}};
 }
 
@@ -177,10 +202,13 @@ std::vector<std::string> write_reports(const std::vector<GpuReport>& reports, co
     const std::filesystem::path base = std::filesystem::path(out_dir) / r.file_stem();
     const std::filesystem::path json = base.string() + ".json";
     const std::filesystem::path md = base.string() + ".md";
+    const std::filesystem::path html = base.string() + ".html";
     write_file_atomically(json, report_to_json(r).dump(2) + "\n");
     write_file_atomically(md, report_to_markdown(r));
+    write_file_atomically(html, report_to_html(r));
     written.push_back(json.string());
     written.push_back(md.string());
+    written.push_back(html.string());
   }
   return written;
 }

@@ -109,6 +109,7 @@ LoadedResults load_results(const fs::path& results_dir) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::recursive_directory_iterator(results_dir)) {
     const fs::path& p = entry.path();
+    if (p.parent_path().filename() == "perf") continue;  // performance records: perf_store.hpp
     if (entry.is_regular_file() && p.extension() == ".json" && p.filename() != kInventoryFile &&
         p.filename().string().front() != '.') {
       files.push_back(p);

@@ -9,6 +9,7 @@
 
 #include "hazardlab/device.hpp"
 #include "hazardlab/hazard.hpp"
+#include "hazardlab/perf_store.hpp"
 #include "hazardlab/result.hpp"
 
 namespace hazardlab {
@@ -40,6 +41,7 @@ struct GpuReport {
   std::vector<HazardEntry> hazards;
   std::vector<VariantResult> unknown_results;  // results naming no registered variant
   std::map<std::string, int> totals;           // outcome name (and "not-run") -> count
+  std::vector<PerfRecord> perf;                // performance measurements and their checks
   Verdict verdict = Verdict::Skipped;
   std::string verdict_reason;
 
@@ -52,17 +54,24 @@ struct VerdictInput {
   std::map<std::string, int> totals;
   bool has_device = true;
   bool require_gpu = false;
+  int failed_checks = 0;  // applicable validation thresholds that were missed
+  int passed_checks = 0;
+  int failed_measurements = 0;  // performance measurements that could not be taken
 };
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in);
 
 // One report per device in the inventory, or a single "no GPU" report.
 std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const DeviceInventory& inventory,
-                                     const std::vector<VariantResult>& results, bool require_gpu);
+                                     const std::vector<VariantResult>& results, bool require_gpu,
+                                     const std::map<int, std::vector<PerfRecord>>& perf = {});
 
 nlohmann::json report_to_json(const GpuReport& report);
 std::string report_to_markdown(const GpuReport& report);
+// A page a person opens in a browser: the verdict, the device, the checks, plots of bandwidth
+// against size and the overlap matrix, and every hazard's outcome. Self-contained (inline SVG).
+std::string report_to_html(const GpuReport& report);
 
-// Writes <stem>.json and <stem>.md for each report atomically; returns the paths written.
+// Writes <stem>.json, <stem>.md and <stem>.html for each report atomically; returns the paths.
 std::vector<std::string> write_reports(const std::vector<GpuReport>& reports, const std::string& out_dir);
 
 std::string utc_now_iso8601();
