@@ -124,8 +124,22 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
   EXPECT_NE(reports[0].verdict_reason.find("validation threshold"), std::string::npos);
   const std::string html = report_to_html(reports[0]);
   EXPECT_NE(html.find("<svg"), std::string::npos);
-  EXPECT_NE(html.find("link raw 63.0"), std::string::npos);
+  EXPECT_NE(html.find("PCIe link raw rate 63.0"), std::string::npos);
   EXPECT_NE(html.find("FAILED"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(report_to_markdown(reports[0]).find("| pinned host-to-device"), std::string::npos);
+}
+
+TEST(PerfReport, MeasurementsAloneWithThresholdsMetPass) {
+  PerfRecord record;
+  record.part = "overlap";
+  record.device_index = 0;
+  record.status = "measured";
+  record.checks = check_overlap({{HostMemoryKind::Pinned, true, 1, 5, 5, 5.1, 0.98}}, gen5_x16(), Thresholds{});
+  DeviceInventory inv;
+  inv.devices = {gen5_x16()};
+  const auto reports = build_reports(Registry::instance().hazards(), inv, {}, false, {{0, {record}}});
+  EXPECT_EQ(reports[0].verdict, Verdict::Pass);
+  EXPECT_NE(reports[0].verdict_reason.find("threshold met"), std::string::npos) << reports[0].verdict_reason;
+  EXPECT_NE(reports[0].verdict_reason.find("did not run"), std::string::npos) << reports[0].verdict_reason;
 }

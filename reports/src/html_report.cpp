@@ -92,8 +92,8 @@ std::string bandwidth_plot(const nlohmann::json& points, const std::string& dire
       << "' text-anchor='middle' font-size='12'>copy size</text>";
   if (link > 0) {
     svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(link) << "' y2='" << y(link)
-        << "' stroke='#000' stroke-dasharray='6 4'/><text x='" << W - R + 6 << "' y='" << y(link) + 4
-        << "' font-size='11'>link raw " << fmt("%.1f", link) << "</text>";
+        << "' stroke='#000' stroke-dasharray='6 4'/><text x='" << L + 6 << "' y='" << y(link) - 5
+        << "' font-size='11'>PCIe link raw rate " << fmt("%.1f", link) << " GB/s</text>";
   }
   int row = 0;
   for (const auto& [kind, pts] : series) {
@@ -104,7 +104,7 @@ std::string bandwidth_plot(const nlohmann::json& points, const std::string& dire
       svg << "<circle cx='" << x(bytes) << "' cy='" << y(gbps) << "' r='3' fill='" << colour_of(kind) << "'><title>"
           << escape(kind) << ", " << size_label(bytes) << ": " << fmt("%.2f", gbps) << " GB/s</title></circle>";
     }
-    const double ly = T + 30 + 18 * row++;
+    const double ly = T + 60 + 18 * row++;
     svg << "<line x1='" << W - R + 6 << "' x2='" << W - R + 26 << "' y1='" << ly << "' y2='" << ly << "' stroke='"
         << colour_of(kind) << "' stroke-width='3'/><text x='" << W - R + 30 << "' y='" << ly + 4 << "' font-size='12'>"
         << escape(kind) << "</text>";

@@ -114,12 +114,17 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
     return {Verdict::Fail, why + partial};
   }
   if (undecided) return {Verdict::Inconclusive, std::to_string(undecided) + " case(s) could not decide" + partial};
-  if (!good) {
+  if (!good && !in.measured) {
     return {Verdict::Skipped, (in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped") + partial};
   }
+  std::string what;
+  if (good) what = "every positive control reproduced its hazard and every guard and rule held";
+  if (in.measured) {
+    what += std::string(what.empty() ? "" : "; ") + std::to_string(in.measured) + " performance measurement(s) taken" +
+            (in.passed_checks ? " and every applicable validation threshold met" : "");
+  }
   return {Verdict::Pass,
-          "every positive control reproduced its hazard and every guard and rule held" +
-              std::string(in.passed_checks ? ", and every applicable validation threshold was met" : "") +
+          what +
               (skipped ? "; " + std::to_string(skipped) + " case(s) not applicable here" : std::string()) + partial};
 }
 
@@ -131,6 +136,7 @@ std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const D
     VerdictInput in{r.totals, has_device, require_gpu};
     for (const PerfRecord& p : r.perf) {
       if (p.status == "failed") ++in.failed_measurements;
+      if (p.status == "measured") ++in.measured;
       if (p.status == "skipped") ++in.totals["skipped"];
       for (const perf::Check& c : p.checks) {
         in.failed_checks += c.applicable && !c.passed;

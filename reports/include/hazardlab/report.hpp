@@ -56,6 +56,7 @@ struct VerdictInput {
   bool require_gpu = false;
   int failed_checks = 0;  // applicable validation thresholds that were missed
   int passed_checks = 0;
+  int measured = 0;              // performance measurement groups taken
   int failed_measurements = 0;  // performance measurements that could not be taken
 };
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in);
