@@ -138,30 +138,15 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  std::optional<DeviceFingerprint> device;
-  std::string no_device = "the run was started with --device none";
-  int index = -1;
-  if (device_arg != "none") {
-    try {
-      std::size_t used = 0;
-      index = std::stoi(device_arg, &used);
-      if (used != device_arg.size()) throw std::invalid_argument(device_arg);
-    } catch (const std::exception&) {
-      std::cerr << "hazardlab-cases: --device must be a GPU index or 'none', not '" << device_arg << "'\n";
-      return 2;
-    }
+  DeviceChoice choice;
+  try {
+    choice = choose_device(device_arg);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab-cases: " << e.what() << '\n';
+    return 2;
   }
-  const DeviceInventory inventory = discover_devices();
-  if (inventory.devices.empty()) {
-    no_device = inventory.no_device_reason;
-  } else if (device_arg != "none") {
-    if (index < 0 || index >= static_cast<int>(inventory.devices.size())) {
-      std::cerr << "hazardlab-cases: no GPU " << index << ": this machine has " << inventory.devices.size() << '\n';
-      return 2;
-    } else {
-      device = inventory.devices[static_cast<std::size_t>(index)];
-    }
-  }
+  const std::optional<DeviceFingerprint> device = choice.device;
+  const std::string no_device = choice.no_device_reason;
 
   int registered = 0;
   for (const Hazard& h : Registry::instance().hazards()) {

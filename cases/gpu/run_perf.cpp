@@ -94,23 +94,16 @@ int main(int argc, char** argv) {
   PerfRecord record;
   record.part = part;
   record.profile = profile.name;
-  const DeviceInventory inventory = discover_devices();
-  int index = -1;
-  if (device_arg != "none") {
-    try {
-      std::size_t used = 0;
-      index = std::stoi(device_arg, &used);
-      if (used != device_arg.size()) throw std::invalid_argument(device_arg);
-    } catch (const std::exception&) {
-      std::cerr << "hazardlab-perf: --device must be a GPU index or 'none', not '" << device_arg << "'\n";
-      return 2;
-    }
+  DeviceChoice choice;
+  try {
+    choice = choose_device(device_arg);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab-perf: " << e.what() << '\n';
+    return 2;
   }
-  if (inventory.devices.empty() || device_arg == "none") {
+  if (!choice.device) {
     record.status = "skipped";
-    record.reason =
-        "no usable GPU: " + (inventory.devices.empty() ? inventory.no_device_reason
-                                                       : std::string("the run was started with --device none"));
+    record.reason = "no usable GPU: " + choice.no_device_reason;
     if (!settings.results_dir.empty()) store_perf(settings.results_dir, record);
     std::cout << "hazardlab-perf: " << record.reason << '\n';
     if (settings.require_gpu) {
@@ -119,11 +112,7 @@ int main(int argc, char** argv) {
     }
     return kSkipExitCode;
   }
-  if (index < 0 || index >= static_cast<int>(inventory.devices.size())) {
-    std::cerr << "hazardlab-perf: no GPU " << index << ": this machine has " << inventory.devices.size() << '\n';
-    return 2;
-  }
-  const DeviceFingerprint& device = inventory.devices[static_cast<std::size_t>(index)];
+  const DeviceFingerprint& device = *choice.device;
   record.device_index = device.index;
   record.device_uuid = device.uuid;
   std::cout << "== perf/" << part << " (" << profile.name << " profile) on GPU " << device.index << " (" << device.name

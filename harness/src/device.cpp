@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "hazardlab/cuda_check.hpp"
 #include "nvml.hpp"
@@ -110,6 +111,27 @@ DeviceInventory discover_devices() {
   (void)cudaDriverGetVersion(&inventory.driver_version);
   for (int i = 0; i < count; ++i) inventory.devices.push_back(fingerprint_device(i));
   return inventory;
+}
+
+DeviceChoice choose_device(const std::string& argument) {
+  int index = -1;
+  if (argument != "none") {
+    try {
+      std::size_t used = 0;
+      index = std::stoi(argument, &used);
+      if (used != argument.size()) throw std::invalid_argument(argument);
+    } catch (const std::exception&) {
+      throw std::invalid_argument("--device must be a GPU index or 'none', not '" + argument + "'");
+    }
+  }
+  DeviceInventory inventory = discover_devices();
+  if (inventory.devices.empty()) return {std::nullopt, inventory.no_device_reason};
+  if (argument == "none") return {std::nullopt, "the run was started with --device none"};
+  if (index < 0 || index >= static_cast<int>(inventory.devices.size())) {
+    throw std::invalid_argument("no GPU " + std::to_string(index) + ": this machine has " +
+                                std::to_string(inventory.devices.size()));
+  }
+  return {inventory.devices[static_cast<std::size_t>(index)], {}};
 }
 
 DeviceScope::DeviceScope(int index) {

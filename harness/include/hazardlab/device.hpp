@@ -60,6 +60,17 @@ struct DeviceInventory {
 DeviceInventory discover_devices();
 DeviceFingerprint fingerprint_device(int index);
 
+// What a runner's --device argument selects: one GPU of this machine, or none, with the reason.
+struct DeviceChoice {
+  std::optional<DeviceFingerprint> device;
+  std::string no_device_reason;  // set when there is no device
+};
+
+// Resolves "none" or a GPU index against this machine's devices. A machine without a usable GPU
+// gives no device and the reason. Throws std::invalid_argument, with a message for the user, for
+// any other text or for an index the machine does not have.
+DeviceChoice choose_device(const std::string& argument);
+
 // Makes `index` the current device for the scope's lifetime.
 class DeviceScope {
  public:
