@@ -9,6 +9,7 @@ namespace hazardlab {
 namespace {
 
 constexpr std::uint32_t kMaxSlots = 8;
+constexpr std::uint32_t kMaxBatches = 16;
 
 // Each batch has its own pattern, so every device region tells which batch it holds.
 PatternSpec batch_pattern(const PatternSpec& base, std::uint32_t batch) {
@@ -20,8 +21,8 @@ PatternSpec batch_pattern(const PatternSpec& base, std::uint32_t batch) {
 
 TrialObservation stream_batches(TransferRig& rig, const TransferCase& c, bool per_slot_events, const Settings& s) {
   const std::uint32_t slots = c.knob;
-  const std::uint32_t batches = slots + 1;  // the last batch reuses the first slot
-  const std::size_t bytes = std::min(c.bytes, rig.max_bytes() / (kMaxSlots + 1));
+  const std::uint32_t batches = std::max(c.second_knob, slots + 1);  // at least one batch reuses a slot
+  const std::size_t bytes = std::min(c.bytes, rig.max_bytes() / kMaxBatches);
   Stream stream(c.stream);
   std::byte* ring = rig.host(c.host_kind).data() + c.host_offset;
   std::byte* device = rig.device().data();
@@ -63,8 +64,10 @@ TrialObservation stream_batches(TransferRig& rig, const TransferCase& c, bool pe
 Hazard staging_ring_reuse() {
   CaseSpace control;
   control.knob = {"slots", 2, 2};
+  control.second_knob = {"batches", 3, 3};
   CaseSpace guarded;
   guarded.knob = {"slots", 1, kMaxSlots};
+  guarded.second_knob = {"batches", 2, kMaxBatches};
   return Hazard{
       .id = "staging-ring-reuse",
       .title = "A ring of pinned staging slots refills a slot before its previous copy ran",
@@ -79,7 +82,7 @@ Hazard staging_ring_reuse() {
           "The positive control uses two slots and three batches with the stream held closed: the first batch "
           "always arrives wrong. The guard keeps one event per slot, recorded after the slot's copy and "
           "synchronized before the slot is refilled; the property varies the number of slots (1 to 8), the "
-          "batch size, the stream and the host's timing.",
+          "number of batches (up to 16), the batch size, the stream and the host's timing.",
       .variants = {make_variant(VariantKind::Control, "unsafe-refill-without-events",
                                 "two slots, three batches, slots refilled without waiting", control,
                                 [](TransferRig& rig, const TransferCase& c, const Settings& s) {

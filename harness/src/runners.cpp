@@ -51,16 +51,19 @@ rc::Gen<PatternSpec> gen_pattern() {
 
 rc::Gen<TransferCase> gen_case(const CaseSpace& space, const std::vector<GateKind>& gates, std::size_t max_bytes) {
   return rc::gen::apply(
-      [knob_name = space.knob.name](std::size_t bytes, std::size_t offset, PatternSpec pattern, HostMemoryKind host,
-                                    StreamKind stream, GateKind gate, std::uint32_t gate_delay,
-                                    std::uint32_t device_delay, std::uint32_t knob) {
-        return TransferCase{bytes, offset, pattern, host, stream, gate, gate_delay, device_delay, knob, knob_name};
+      [first = space.knob.name, second = space.second_knob.name](
+          std::size_t bytes, std::size_t offset, PatternSpec pattern, HostMemoryKind host, StreamKind stream,
+          GateKind gate, std::uint32_t gate_delay, std::uint32_t device_delay, std::uint32_t knob,
+          std::uint32_t knob2) {
+        return TransferCase{bytes,      offset,       pattern, host,  stream, gate,
+                            gate_delay, device_delay, knob,    first, knob2,  second};
       },
       gen_bytes(std::min(space.min_bytes, max_bytes), max_bytes), rc::gen::inRange<std::size_t>(0, 4096), gen_pattern(),
       rc::gen::elementOf(space.host_kinds), rc::gen::elementOf(space.streams), rc::gen::elementOf(gates),
       rc::gen::inRange<std::uint32_t>(0, space.max_gate_delay_us + 1),
       rc::gen::inRange<std::uint32_t>(0, space.max_device_delay_us + 1),
-      rc::gen::inRange<std::uint32_t>(space.knob.min, space.knob.max + 1));
+      rc::gen::inRange<std::uint32_t>(space.knob.min, space.knob.max + 1),
+      rc::gen::inRange<std::uint32_t>(space.second_knob.min, space.second_knob.max + 1));
 }
 
 std::uint64_t fresh_seed() {
@@ -97,6 +100,9 @@ TransferCase planned_case(const CaseSpace& space, const std::vector<GateKind>& g
   c.gate = gates[(trial / (kSizes * streams)) % gates.size()];
   c.knob_name = space.knob.name;
   c.knob = space.knob.min + static_cast<std::uint32_t>(trial) % (space.knob.max - space.knob.min + 1);
+  c.second_knob_name = space.second_knob.name;
+  c.second_knob = space.second_knob.min +
+                  static_cast<std::uint32_t>(trial / 3) % (space.second_knob.max - space.second_knob.min + 1);
   return c;
 }
 

@@ -52,6 +52,7 @@ std::string TransferCase::describe() const {
       << to_string(stream) << " stream, " << to_string(gate) << " gate, gate delay " << gate_delay_us
       << " us, device delay " << device_delay_us << " us, pattern " << pattern.describe();
   if (!knob_name.empty()) out << ", " << knob_name << ' ' << knob;
+  if (!second_knob_name.empty()) out << ", " << second_knob_name << ' ' << second_knob;
   return out.str();
 }
 
@@ -65,6 +66,7 @@ void to_json(nlohmann::json& j, const TransferCase& c) {
                      {"device_delay_us", c.device_delay_us},
                      {"pattern", c.pattern.describe()}};
   if (!c.knob_name.empty()) j[c.knob_name] = c.knob;
+  if (!c.second_knob_name.empty()) j[c.second_knob_name] = c.second_knob;
 }
 
 std::string TrialObservation::describe() const {

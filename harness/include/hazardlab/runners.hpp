@@ -38,6 +38,7 @@ struct CaseSpace {
   std::uint32_t max_gate_delay_us = 2000;
   std::uint32_t max_device_delay_us = 200;
   Knob knob;
+  Knob second_knob;
 };
 
 // The gates of `space` that this device can run (a spin-kernel gate needs mapped host memory) and

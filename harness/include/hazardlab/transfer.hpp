@@ -38,9 +38,12 @@ struct TransferCase {
   GateKind gate = GateKind::HostFunction;
   std::uint32_t gate_delay_us = 0;    // how long a guard's gate stays closed after the copy is queued
   std::uint32_t device_delay_us = 0;  // a sleep kernel between the gate and the copy
-  // One parameter of the hazard's own (ring slots, consumer kind...), named by its CaseSpace.
+  // Up to two parameters of the hazard's own (ring slots, batch count, consumer kind...), named by
+  // its CaseSpace.
   std::uint32_t knob = 0;
   std::string knob_name;
+  std::uint32_t second_knob = 0;
+  std::string second_knob_name;
   std::string describe() const;
 };
 void to_json(nlohmann::json& j, const TransferCase& c);
