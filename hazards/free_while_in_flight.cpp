@@ -36,7 +36,7 @@ TrialObservation free_host_source(TransferRig& rig, const TransferCase& c, bool 
 // cudaFree on the device destination of a copy held behind a gate.
 TrialObservation free_device_destination(TransferRig& rig, const TransferCase& c, const Settings& s) {
   Stream stream(c.stream);
-  const std::span<std::byte> source = rig.host(HostMemoryKind::Pinned).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(source, c.pattern, PatternVersion::Original);
   void* raw = nullptr;
   HL_CUDA(cudaMalloc(&raw, c.bytes));

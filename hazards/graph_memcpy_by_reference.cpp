@@ -29,7 +29,7 @@ class CopyGraph {
 TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase& c, FenceKind fence,
                                            const Settings& s) {
   Stream stream(c.stream);  // capture is not allowed on the legacy stream
-  const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
   CopyGraph graph(destination, source.data(), c.bytes, stream.get());
   fill_pattern(source, c.pattern, PatternVersion::Original);
@@ -55,7 +55,7 @@ TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase&
 // The intended use: each synchronized launch copies what the buffer holds at that launch.
 TrialObservation relaunch_copies_current_contents(TransferRig& rig, const TransferCase& c, const Settings&) {
   Stream stream(c.stream);
-  const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
   CopyGraph graph(destination, source.data(), c.bytes, stream.get());
   TrialObservation obs;

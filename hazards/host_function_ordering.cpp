@@ -23,7 +23,7 @@ void CUDART_CB read_destination(void* arg) {
 
 TrialObservation read_in_host_function(TransferRig& rig, const TransferCase& c, const Settings& s) {
   Stream stream(c.stream);
-  const std::span<std::byte> destination = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> destination = rig.host_region(c);
   std::byte* source = rig.device().data();
   enqueue_device_fill(source, c.bytes, c.pattern, PatternVersion::Original, stream.get());
   fill_pattern(destination, c.pattern, PatternVersion::Sentinel);

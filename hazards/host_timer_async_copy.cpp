@@ -18,7 +18,7 @@ double gbps(std::size_t bytes, double seconds) {
 TrialObservation time_copy(TransferRig& rig, const TransferCase& c, Clock clock, const Settings& s) {
   const double link = rig.device_info().pcie.max_raw_gbps_per_direction();
   Stream stream(c.stream);
-  const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(c);
   fill_pattern(source, c.pattern, PatternVersion::Original);
   HL_CUDA(cudaDeviceSynchronize());
 

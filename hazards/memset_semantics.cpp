@@ -54,7 +54,7 @@ TrialObservation read_after_memset(TransferRig& rig, const TransferCase& base, S
 // cudaMemset on pinned host memory, then the host reads it as soon as the call returns.
 TrialObservation memset_pinned_host(TransferRig& rig, const TransferCase& base, const Settings& s) {
   const TransferCase c = constant_case(base);
-  const std::span<std::byte> target = rig.host(HostMemoryKind::Pinned).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> target = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(target, c.pattern, PatternVersion::Sentinel);
   Stream legacy(StreamKind::Legacy);
   TrialObservation obs;

@@ -13,7 +13,7 @@ namespace {
 // `ordered`, the consumer's stream first waits for an event recorded on the legacy stream after
 // the copy (the guard; the mutation check leaves it out).
 TrialObservation consume_after_sync_copy(TransferRig& rig, const TransferCase& c, const Settings& s, bool ordered) {
-  const std::span<std::byte> source = rig.host(HostMemoryKind::Pageable).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pageable, c);
   std::byte* data = rig.device().data();
   std::byte* copy = rig.device_scratch().data();
   Stream consumer(StreamKind::NonBlocking);

@@ -24,13 +24,6 @@ std::string_view to_string(VariantKind kind) noexcept {
   return "?";
 }
 
-std::optional<VariantKind> variant_kind_from_string(std::string_view name) noexcept {
-  for (auto k : {VariantKind::Control, VariantKind::Guard, VariantKind::Rule, VariantKind::Observation}) {
-    if (to_string(k) == name) return k;
-  }
-  return std::nullopt;
-}
-
 const Variant* Hazard::find_variant(std::string_view variant_id) const {
   for (const Variant& v : variants) {
     if (v.id == variant_id) return &v;

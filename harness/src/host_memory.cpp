@@ -48,14 +48,6 @@ std::string_view to_string(HostMemoryKind kind) noexcept {
   return "?";
 }
 
-HostMemoryKind host_memory_kind_from_string(std::string_view name) {
-  for (auto k : {HostMemoryKind::Pageable, HostMemoryKind::Pinned, HostMemoryKind::PinnedPortable,
-                 HostMemoryKind::Registered, HostMemoryKind::Mapped, HostMemoryKind::WriteCombined}) {
-    if (to_string(k) == name) return k;
-  }
-  throw std::invalid_argument("unknown host memory kind '" + std::string(name) + "'");
-}
-
 bool is_page_locked(HostMemoryKind kind) noexcept { return kind != HostMemoryKind::Pageable; }
 
 HostBuffer::HostBuffer(HostMemoryKind kind, std::size_t bytes) : kind_(kind), bytes_(round_to_pages(bytes)) {

@@ -22,13 +22,6 @@ std::string_view to_string(StreamKind kind) noexcept {
   return "?";
 }
 
-StreamKind stream_kind_from_string(std::string_view name) {
-  for (auto k : {StreamKind::Legacy, StreamKind::PerThread, StreamKind::Blocking, StreamKind::NonBlocking}) {
-    if (to_string(k) == name) return k;
-  }
-  throw std::invalid_argument("unknown stream kind '" + std::string(name) + "'");
-}
-
 Stream::Stream(StreamKind kind) : kind_(kind) {
   switch (kind) {
     case StreamKind::Legacy:

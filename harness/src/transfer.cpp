@@ -107,7 +107,7 @@ TrialObservation mutate_source_after_h2d(TransferRig& rig, const TransferCase& c
                                          const Settings& settings) {
   check_fits(rig, c);
   Stream stream(c.stream);
-  const std::span<std::byte> source = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
 
   // The host's data is A; the device buffer starts as the sentinel C.
@@ -139,7 +139,7 @@ TrialObservation read_destination_after_d2h(TransferRig& rig, const TransferCase
                                             const Settings& settings) {
   check_fits(rig, c);
   Stream stream(c.stream);
-  const std::span<std::byte> destination = rig.host(c.host_kind).span().subspan(c.host_offset, c.bytes);
+  const std::span<std::byte> destination = rig.host_region(c);
   std::byte* source = rig.device().data();
 
   // The device's data is A; the host destination starts as the sentinel C.

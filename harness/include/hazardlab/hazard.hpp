@@ -21,7 +21,6 @@ enum class VariantKind {
 };
 
 std::string_view to_string(VariantKind kind) noexcept;
-std::optional<VariantKind> variant_kind_from_string(std::string_view name) noexcept;
 
 // Where the documentation says so. `says` is our paraphrase, not a quotation.
 struct Citation {

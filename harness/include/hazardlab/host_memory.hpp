@@ -19,7 +19,6 @@ enum class HostMemoryKind {
 };
 
 std::string_view to_string(HostMemoryKind kind) noexcept;
-HostMemoryKind host_memory_kind_from_string(std::string_view name);  // throws on unknown names
 bool is_page_locked(HostMemoryKind kind) noexcept;
 
 class HostBuffer {

@@ -15,7 +15,6 @@ enum class StreamKind {
 };
 
 std::string_view to_string(StreamKind kind) noexcept;
-StreamKind stream_kind_from_string(std::string_view name);
 
 class Stream {
  public:

@@ -71,6 +71,11 @@ class TransferRig {
   std::size_t max_bytes() const noexcept { return max_bytes_; }
   const DeviceFingerprint& device_info() const noexcept { return info_; }
   HostBuffer& host(HostMemoryKind kind);
+  // The case's bytes at its host offset, in the host buffer of the case's memory kind (or `kind`).
+  std::span<std::byte> host_region(const TransferCase& c) { return host_region(c.host_kind, c); }
+  std::span<std::byte> host_region(HostMemoryKind kind, const TransferCase& c) {
+    return host(kind).span().subspan(c.host_offset, c.bytes);
+  }
   DeviceBuffer& device() { return device_; }
   HostBuffer& readback() { return readback_; }  // pinned: verifies what the device holds
   HostBuffer& snapshot() { return snapshot_; }  // pageable: what the host read too early
