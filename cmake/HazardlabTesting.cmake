@@ -6,8 +6,8 @@
 #   hazardlab_add_gpu_cases(CASES <target> PERF <target> TOOL <target>)
 #       Registers the GPU cases when ctest starts (the GPUs are those of the machine that runs
 #       ctest, not the one that built): one test per GPU and variant, one per GPU and group of
-#       performance measurements (label perf), and the session fixtures that clear the results
-#       and write the per-GPU reports.
+#       performance measurements (label perf), and the session fixtures that start the run (its
+#       own folder under the results root) and write its per-GPU reports.
 #
 # Any GPU case can be rerun under compute-sanitizer:
 #   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard
@@ -26,18 +26,12 @@ endfunction()
 
 function(hazardlab_add_gpu_cases)
   cmake_parse_arguments(PARSE_ARGV 0 ARG "" "CASES;PERF;TOOL" "")
-  set(results ${PROJECT_BINARY_DIR}/results)
-  set(reports ${PROJECT_BINARY_DIR}/gpu-reports)
-
-  add_test(NAME hazardlab/session-start COMMAND ${ARG_TOOL} session-start --results ${results})
-  add_test(NAME hazardlab/report COMMAND ${ARG_TOOL} report --results ${results} --out ${reports})
-  set_tests_properties(hazardlab/session-start PROPERTIES FIXTURES_SETUP hazardlab_session LABELS "gpu;session")
-  set_tests_properties(hazardlab/report PROPERTIES FIXTURES_CLEANUP hazardlab_session LABELS "gpu;session")
-
+  # Defaults only: HAZARDLAB_RESULTS_ROOT and HAZARDLAB_REPORTS_DIR, read when ctest starts, win.
+  set(HAZARDLAB_DEFAULT_RESULTS ${PROJECT_BINARY_DIR}/results)
+  set(HAZARDLAB_DEFAULT_REPORTS ${PROJECT_BINARY_DIR}/gpu-reports)
   set(HAZARDLAB_TOOL "$<TARGET_FILE:${ARG_TOOL}>")
   set(HAZARDLAB_CASES "$<TARGET_FILE:${ARG_CASES}>")
   set(HAZARDLAB_PERF "$<TARGET_FILE:${ARG_PERF}>")
-  set(HAZARDLAB_RESULTS "${results}")
   set(script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/RegisterGpuCases.cmake.in ${script}.in @ONLY)
   file(GENERATE OUTPUT ${script} INPUT ${script}.in)

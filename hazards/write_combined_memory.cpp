@@ -54,7 +54,7 @@ VariantResult measure_host_reads(const RunContext& ctx) {
                           : "",
                 intact ? "intact" : "WRONG");
   r.reason = text;
-  r.observations["finding"] = text;
+  r.finding = text;
   r.observations["host_read_gbps"] = {{"write_combined", static_cast<double>(bytes) / wc / 1e9},
                                       {"pinned", static_cast<double>(bytes) / pinned / 1e9}};
   return r;

@@ -1,13 +1,16 @@
-// hazardlab: the suite's command line. Lists and explains hazards, fingerprints the GPUs,
-// starts a session's results directory and writes the per-GPU reports.
+// hazardlab: the suite's command line. Lists and explains hazards, fingerprints the GPUs, lists
+// the settings, and drives a run: ctest asks it which cases to register (ctest-manifest), it
+// starts the run's folder (session-start) and writes the reports (report).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 
 #include "hazardlab/hazard.hpp"
-#include "hazardlab/perf_store.hpp"
-#include "hazardlab/report.hpp"
-#include "hazardlab/result_store.hpp"
+#include "hazardlab/publish.hpp"
+#include "run_start.hpp"
+#include "hazardlab/settings.hpp"
 
 namespace fs = std::filesystem;
 using namespace hazardlab;
@@ -45,7 +48,7 @@ int explain(const std::string& id) {
 int devices(bool as_json) {
   const DeviceInventory inv = discover_devices();
   if (as_json) {
-    std::cout << nlohmann::json{{"no_device_reason", inv.no_device_reason}, {"devices", inv.devices}}.dump(2) << '\n';
+    std::cout << nlohmann::json(inv).dump(2) << '\n';
     return 0;
   }
   if (inv.devices.empty()) std::cout << "no usable GPU: " << inv.no_device_reason << '\n';
@@ -56,54 +59,9 @@ int devices(bool as_json) {
   return 0;
 }
 
-// Read by the ctest script that registers one test per GPU and variant.
-int ctest_manifest() {
-  const DeviceInventory inv = discover_devices();
-  if (inv.devices.empty()) std::cout << "nodevice\t" << inv.no_device_reason << '\n';
-  for (const DeviceFingerprint& d : inv.devices) std::cout << "device\t" << d.index << '\t' << d.name << '\n';
-  for (const Hazard& h : Registry::instance().hazards()) {
-    for (const Variant& v : h.variants)
-      std::cout << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\n';
-  }
+int list_settings() {
+  for (const SettingInfo& s : known_settings()) std::cout << s.name << ": " << s.meaning << '\n';
   return 0;
-}
-
-int session_start(const fs::path& results) {
-  std::error_code ec;
-  fs::remove_all(results, ec);
-  if (ec) throw std::runtime_error("cannot clear " + results.string() + ": " + ec.message());
-  const DeviceInventory inv = discover_devices();
-  store_inventory(results, inv);
-  if (inv.devices.empty()) {
-    std::cout << "hazardlab: no usable GPU: " << inv.no_device_reason << "; GPU cases will be skipped\n";
-  }
-  for (const DeviceFingerprint& d : inv.devices) std::cout << "hazardlab: GPU " << d.index << ": " << d.name << '\n';
-  return 0;
-}
-
-int report(const fs::path& results, const fs::path& out, const Settings& settings) {
-  DeviceInventory inv;
-  try {
-    inv = load_inventory(results);
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab: " << e.what() << "; fingerprinting the GPUs again\n";
-    inv = discover_devices();
-  }
-  const LoadedResults loaded = load_results(results);
-  for (const std::string& bad : loaded.unreadable) std::cerr << "hazardlab: unreadable result: " << bad << '\n';
-  std::map<int, std::vector<PerfRecord>> perf;
-  perf[-1] = load_perf(results, -1);
-  for (const DeviceFingerprint& d : inv.devices) perf[d.index] = load_perf(results, d.index);
-  const auto reports = build_reports(Registry::instance().hazards(), inv, loaded.results, settings.require_gpu, perf);
-  for (const std::string& path : write_reports(reports, out.string())) std::cout << "hazardlab: wrote " << path << '\n';
-  int status = loaded.unreadable.empty() ? 0 : 1;
-  for (const GpuReport& r : reports) {
-    std::cout << "hazardlab: "
-              << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : "no GPU") << ": "
-              << to_string(r.verdict) << ": " << r.verdict_reason << '\n';
-    if (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive) status = 1;
-  }
-  return status;
 }
 
 }  // namespace
@@ -113,31 +71,62 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::string hazard_id;
   bool as_json = false;
-  fs::path results, out;
+  ManifestRequest manifest;
+  RunStart start;
+  fs::path run_dir, out;
 
   auto* list_cmd = app.add_subcommand("list", "list the hazards and their variants");
   auto* explain_cmd = app.add_subcommand("explain", "explain one hazard: what is unsafe, the rule, the guards");
   explain_cmd->add_option("hazard", hazard_id, "hazard id")->required();
   auto* devices_cmd = app.add_subcommand("devices", "fingerprint the GPUs this process can see");
   devices_cmd->add_flag("--json", as_json, "print JSON");
-  auto* manifest_cmd = app.add_subcommand("ctest-manifest", "devices and cases, for the ctest registration script");
-  auto* start_cmd = app.add_subcommand("session-start", "clear a results directory and record the GPUs");
-  start_cmd->add_option("--results", results, "results directory")->required();
-  auto* report_cmd = app.add_subcommand("report", "write one JSON and one Markdown report per GPU");
-  report_cmd->add_option("--results", results, "results directory")->required();
-  report_cmd->add_option("--out", out, "report directory")->required();
+  auto* settings_cmd = app.add_subcommand("settings", "list the HAZARDLAB_* environment variables");
+  auto* manifest_cmd = app.add_subcommand("ctest-manifest", "the run, devices and cases, for ctest's registration");
+  manifest_cmd->add_option("--default-results-root", manifest.default_results_root, "results root if not set")
+      ->required();
+  manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
+      ->required();
+  auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
+  start_cmd->add_option("--results-root", start.results_root, "the results root")->required();
+  start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")->required();
+  start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")->required();
+  auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
+  report_cmd->add_option("--run", run_dir, "the run folder")->required();
+  report_cmd->add_option("--out", out, "the report folder")->required();
 
-  CLI11_PARSE(app, argc, argv);
+  if (argc > 1 && argv[1][0] != '-') {
+    try {
+      (void)app.get_subcommand(argv[1]);
+    } catch (const CLI::OptionNotFound&) {
+      std::cerr << "hazardlab: no command '" << argv[1]
+                << "'; the commands are list, explain, devices, settings, ctest-manifest, session-start and report\n";
+      return 2;
+    }
+  }
   try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; any bad argument exits 2, as every bad input does.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
+    for (const std::string& w : settings.warnings) std::cerr << "hazardlab: warning: " << w << '\n';
     if (*list_cmd) return list_hazards();
     if (*explain_cmd) return explain(hazard_id);
     if (*devices_cmd) return devices(as_json);
-    if (*manifest_cmd) return ctest_manifest();
-    if (*start_cmd) return session_start(results);
-    if (*report_cmd) return report(results, out, settings);
+    if (*settings_cmd) return list_settings();
+    if (*manifest_cmd) return print_ctest_manifest(manifest, settings, std::cout);
+    if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
+    if (*report_cmd) {
+      return report_run(run_dir, ReportOptions{out, settings.require_gpu, settings.keep_runs}, std::cout, std::cerr);
+    }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab: " << e.what() << '\n';
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';

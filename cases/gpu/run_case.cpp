@@ -4,7 +4,8 @@
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate --variant unsafe-mutate-after-call
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate          (every variant of a hazard)
 //
-// Exit status: 0 passed, 1 failed, 2 bad arguments, 77 skipped (no GPU, not applicable).
+// Exit status: 0 passed, 1 failed, 2 bad arguments or settings (or a filter that selects no case),
+// 77 skipped (no GPU, not applicable).
 #include <gtest/gtest.h>
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 
 #include "hazardlab/hazard.hpp"
 #include "hazardlab/result_store.hpp"
+#include "hazardlab/results_layout.hpp"
 
 namespace hazardlab {
 namespace {
@@ -50,7 +52,7 @@ class VariantCase : public ::testing::Test {
     VariantResult marker;
     marker.hazard_id = hazard_.id;
     marker.variant_id = variant_.id;
-    marker.kind = std::string(to_string(variant_.kind));
+    marker.kind = variant_.kind;
     marker.device_index = device_->index;
     marker.outcome = Outcome::Failed;
     marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
@@ -73,24 +75,22 @@ class VariantCase : public ::testing::Test {
 
  private:
   void record(const VariantResult& r) const {
-    if (!settings_.results_dir.empty()) store_result(settings_.results_dir, r);
+    if (!settings_.run_dir.empty()) store_result(settings_.run_dir, r);
   }
 
   static void print(const VariantResult& r) {
     std::cout << "   outcome: " << upper(to_string(r.outcome)) << " after " << r.trials << " trial(s)";
-    if (r.kind == "control" || r.kind == "observation") std::cout << ", hazard seen in " << r.reproduced;
+    if (r.kind == VariantKind::Control || r.kind == VariantKind::Observation) std::cout << ", hazard seen in " << r.reproduced;
     if (r.seed) std::cout << ", seed " << *r.seed;
     std::cout << " (" << static_cast<long>(r.duration_ms) << " ms)\n";
     if (!r.reason.empty()) std::cout << "   " << r.reason << '\n';
-    if (r.observations.contains("finding"))
-      std::cout << "   finding: " << r.observations["finding"].get<std::string>() << '\n';
+    if (!r.finding.empty()) std::cout << "   finding: " << r.finding << '\n';
     if (!r.minimal_case.is_null()) std::cout << "   smallest failing case: " << r.minimal_case.dump() << '\n';
-    if (r.observations.contains("mutation_check")) {
-      const auto& m = r.observations["mutation_check"];
+    if (r.mutation_check) {
+      const MutationCheck& m = *r.mutation_check;
       std::cout << "   mutation check (the same property without the guard's synchronization): "
-                << (m["caught"].get<bool>() ? "CAUGHT, " : "NOT CAUGHT, ")
-                << m["outcome_without_synchronization"].get<std::string>() << ": " << m["reason"].get<std::string>()
-                << '\n';
+                << (m.caught ? "CAUGHT, " : "NOT CAUGHT, ") << to_string(m.outcome_without_synchronization) << ": "
+                << m.reason << '\n';
     }
   }
 
@@ -100,7 +100,7 @@ class VariantCase : public ::testing::Test {
       VariantResult r;
       r.hazard_id = hazard_.id;
       r.variant_id = variant_.id;
-      r.kind = std::string(to_string(variant_.kind));
+      r.kind = variant_.kind;
       r.outcome = Outcome::Skipped;
       r.reason = why;
       record(r);
@@ -128,15 +128,25 @@ int main(int argc, char** argv) {
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the cases as skipped");
   app.add_option("--hazard", hazard_id, "only this hazard");
   app.add_option("--variant", variant_id, "only this variant");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; any bad argument exits 2, as every bad input does.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   Settings settings;
   try {
     settings = Settings::from_environment();
+    if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab-cases: bad setting: " << e.what() << '\n';
     return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab-cases: " << e.what() << '\n';
+    return 2;
   }
+  for (const std::string& w : settings.warnings) std::cerr << "hazardlab-cases: warning: " << w << '\n';
 
   DeviceChoice choice;
   try {
@@ -168,6 +178,11 @@ int main(int argc, char** argv) {
 
   const int rc = RUN_ALL_TESTS();
   const auto& unit = *::testing::UnitTest::GetInstance();
+  if (unit.test_to_run_count() == 0) {
+    std::cerr << "hazardlab-cases: the test filter selects none of the " << registered
+              << " case(s); `--gtest_list_tests` lists them\n";
+    return 2;
+  }
   if (rc == 0 && unit.skipped_test_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) {
     return kSkipExitCode;
   }

@@ -16,6 +16,7 @@
 #include "hazardlab/cuda_check.hpp"
 #include "hazardlab/kernels.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/results_layout.hpp"
 #include "hazardlab/settings.hpp"
 
 using namespace hazardlab;
@@ -77,7 +78,12 @@ int main(int argc, char** argv) {
   app.add_option("--part", part, "bandwidth, overlap or findings")
       ->required()
       ->check(CLI::IsMember({"bandwidth", "overlap", "findings"}));
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; any bad argument exits 2, as every bad input does.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
 
   Settings settings;
   Profile profile;
@@ -85,11 +91,16 @@ int main(int argc, char** argv) {
   try {
     settings = Settings::from_environment();
     profile = profile_from_environment();
-    thresholds = Thresholds::from_environment();
+    thresholds = thresholds_from_environment();
+    if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab-perf: bad setting: " << e.what() << '\n';
     return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab-perf: " << e.what() << '\n';
+    return 2;
   }
+  for (const std::string& w : settings.warnings) std::cerr << "hazardlab-perf: warning: " << w << '\n';
 
   PerfRecord record;
   record.part = part;
@@ -102,9 +113,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!choice.device) {
-    record.status = "skipped";
+    record.status = PerfStatus::Skipped;
     record.reason = "no usable GPU: " + choice.no_device_reason;
-    if (!settings.results_dir.empty()) store_perf(settings.results_dir, record);
+    if (!settings.run_dir.empty()) store_perf(settings.run_dir, record);
     std::cout << "hazardlab-perf: " << record.reason << '\n';
     if (settings.require_gpu) {
       std::cout << "hazardlab-perf: FAILED: HAZARDLAB_REQUIRE_GPU=1 requires a GPU\n";
@@ -123,15 +134,15 @@ int main(int argc, char** argv) {
     DeviceScope scope(device.index);
     load_harness_kernels();
     record.measurements = run_part(part, profile, device, thresholds, record.checks);
-    record.status = "measured";
+    record.status = PerfStatus::Measured;
   } catch (const std::exception& e) {
-    record.status = "failed";
+    record.status = PerfStatus::Failed;
     record.reason = e.what();
   }
   record.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!settings.results_dir.empty()) store_perf(settings.results_dir, record);
+  if (!settings.run_dir.empty()) store_perf(settings.run_dir, record);
 
-  int status = record.status == "measured" ? 0 : 1;
+  int status = record.status == PerfStatus::Measured ? 0 : 1;
   if (status) std::cout << "   FAILED: " << record.reason << '\n';
   for (const Check& c : record.checks) {
     const char* verdict = !c.applicable ? "NOT APPLICABLE" : c.passed ? "PASSED" : "FAILED";

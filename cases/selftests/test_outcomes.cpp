@@ -50,10 +50,21 @@ TEST(Verdict, NoGpuFailsWhenAGpuIsRequired) {
   EXPECT_NE(why.find("HAZARDLAB_REQUIRE_GPU"), std::string::npos);
 }
 
-TEST(Verdict, PassSaysWhatDidNotRun) {
+TEST(Verdict, CasesThatDidNotRunMakeItPartialNeverPass) {
   const auto [v, why] = decide_verdict({{{"passed", 3}, {"observed", 1}, {"not-run", 2}}, true, false});
-  EXPECT_EQ(v, Verdict::Pass);
-  EXPECT_NE(why.find("2 registered case(s) did not run"), std::string::npos) << why;
+  EXPECT_EQ(v, Verdict::Partial);
+  EXPECT_NE(why.find("2 did not run"), std::string::npos) << why;
+  EXPECT_EQ(to_string(v), "PARTIAL");
+}
+
+TEST(Verdict, AFailureBesideCasesThatDidNotRunStillFails) {
+  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"incorrect", 1}, {"not-run", 2}}, true, false}).first, Verdict::Fail);
+  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"inconclusive", 1}, {"not-run", 2}}, true, false}).first,
+            Verdict::Inconclusive);
+}
+
+TEST(Verdict, NothingThatRanAndNothingRegisteredMissingIsSkipped) {
+  EXPECT_EQ(decide_verdict({{{"not-run", 5}}, true, false}).first, Verdict::Partial);
 }
 
 TEST(Verdict, AnUnknownOutcomeNameCountsAgainstTheGpu) {

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "hazardlab/checks.hpp"
+#include "hazardlab/hazard.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
 #include "hazardlab/settings.hpp"
@@ -88,9 +89,9 @@ TEST(OverlapCheck, NeedsACopyEngineAndHalfTheCopyHidden) {
 
 TEST(Thresholds, AreConfigurableAndValidated) {
   ::setenv("HAZARDLAB_MIN_LINK_FRACTION", "0.9", 1);
-  EXPECT_DOUBLE_EQ(Thresholds::from_environment().min_link_fraction, 0.9);
+  EXPECT_DOUBLE_EQ(thresholds_from_environment().min_link_fraction, 0.9);
   ::setenv("HAZARDLAB_MIN_LINK_FRACTION", "90", 1);
-  EXPECT_THROW(Thresholds::from_environment(), SettingsError);
+  EXPECT_THROW(thresholds_from_environment(), SettingsError);
   ::unsetenv("HAZARDLAB_MIN_LINK_FRACTION");
   ::setenv("HAZARDLAB_PERF_PROFILE", "medium", 1);
   EXPECT_THROW(profile_from_environment(), SettingsError);
@@ -107,7 +108,7 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
   record.part = "bandwidth";
   record.profile = "quick";
   record.device_index = 0;
-  record.status = "measured";
+  record.status = PerfStatus::Measured;
   record.measurements["bandwidth"] = pinned_at(26.0);
   record.measurements["concurrent"] = ConcurrentResult{1, 20, 20, 26, 26};
   record.measurements["link_raw_gbps_per_direction"] = 63.0;
@@ -119,7 +120,8 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
 
   DeviceInventory inv;
   inv.devices = {gen5_x16()};
-  const auto reports = build_reports(Registry::instance().hazards(), inv, {}, false, {{0, loaded}});
+  RunContents contents{{}, Registry::instance().catalog(), inv, {}, {{0, loaded}}};
+  const auto reports = build_reports(contents, false);
   EXPECT_EQ(reports[0].verdict, Verdict::Fail);
   EXPECT_NE(reports[0].verdict_reason.find("validation threshold"), std::string::npos);
   const std::string html = report_to_html(reports[0]);
@@ -130,16 +132,19 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
   EXPECT_NE(report_to_markdown(reports[0]).find("| pinned host-to-device"), std::string::npos);
 }
 
-TEST(PerfReport, MeasurementsAloneWithThresholdsMetPass) {
+TEST(PerfReport, MeasurementsAloneWithThresholdsMetArePartialNeverPass) {
   PerfRecord record;
   record.part = "overlap";
   record.device_index = 0;
-  record.status = "measured";
+  record.status = PerfStatus::Measured;
   record.checks = check_overlap({{HostMemoryKind::Pinned, true, 1, 5, 5, 5.1, 0.98}}, gen5_x16(), Thresholds{});
   DeviceInventory inv;
   inv.devices = {gen5_x16()};
-  const auto reports = build_reports(Registry::instance().hazards(), inv, {}, false, {{0, {record}}});
-  EXPECT_EQ(reports[0].verdict, Verdict::Pass);
+  RunContents contents{{}, Registry::instance().catalog(), inv, {}, {{0, {record}}}};
+  const auto reports = build_reports(contents, false);
+  // Only one measurement group ran: what ran held, but the verdict must not be PASS.
+  EXPECT_EQ(reports[0].verdict, Verdict::Partial);
+  EXPECT_FALSE(reports[0].complete());
   EXPECT_NE(reports[0].verdict_reason.find("threshold met"), std::string::npos) << reports[0].verdict_reason;
   EXPECT_NE(reports[0].verdict_reason.find("did not run"), std::string::npos) << reports[0].verdict_reason;
 }

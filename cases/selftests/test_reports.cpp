@@ -1,122 +1,80 @@
-// The per-GPU report: built from results, written atomically, readable by a machine and a person.
+// The per-GPU report: built from a run's contents alone, readable by a machine and a person, and
+// never a pass for what did not run.
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
-
+#include "fake_run.hpp"
 #include "hazardlab/atomic_file.hpp"
-#include "hazardlab/report.hpp"
 #include "hazardlab/result_store.hpp"
 
 using namespace hazardlab;
+using namespace hazardlab::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("hazardlab-selftest-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-DeviceFingerprint fake_device(int index) {
-  DeviceFingerprint d;
-  d.index = index;
-  d.name = "Test GPU";
-  d.uuid = "GPU-00000000-0000-0000-0000-00000000000" + std::to_string(index);
-  d.pci_bus_id = "0000:0" + std::to_string(index) + ":00.0";
-  d.compute_capability_major = 9;
-  d.pcie.available = true;
-  d.pcie.max_generation = 5;
-  d.pcie.max_width = 16;
-  return d;
-}
-
-VariantResult result(const std::string& hazard, const std::string& variant, int device, Outcome o) {
-  VariantResult r;
-  r.hazard_id = hazard;
-  r.variant_id = variant;
-  r.kind = "guard";
-  r.device_index = device;
-  r.outcome = o;
-  r.trials = 100;
-  r.seed = 7;
-  return r;
-}
-
-}  // namespace
-
-TEST(ResultStore, ResultsRoundTripThroughTheResultsDirectory) {
-  const fs::path dir = fresh_dir("store");
-  VariantResult r = result("h2d-pinned-mutate", "event-query", 0, Outcome::Incorrect);
-  r.minimal_case = {{"bytes", 1}};
-  r.observations["finding"] = "x";
-  store_result(dir, r);
-  const LoadedResults loaded = load_results(dir);
-  ASSERT_EQ(loaded.results.size(), 1u);
-  EXPECT_EQ(loaded.results[0].outcome, Outcome::Incorrect);
-  EXPECT_EQ(loaded.results[0].minimal_case["bytes"], 1);
-  EXPECT_EQ(*loaded.results[0].seed, 7u);
-}
-
-TEST(ResultStore, AnUnreadableResultBecomesAFailedCaseNotASilentGap) {
-  const fs::path dir = fresh_dir("unreadable");
-  fs::create_directories(dir / "gpu0");
-  std::ofstream(dir / "gpu0" / "h2d-pinned-mutate--event-query.json") << "{ truncated";
-  std::ofstream(dir / "gpu0" / "garbage.json") << "not json";
-  const LoadedResults loaded = load_results(dir);
-  ASSERT_EQ(loaded.results.size(), 1u);
-  EXPECT_EQ(loaded.results[0].outcome, Outcome::Failed);
-  EXPECT_NE(loaded.results[0].reason.find("unreadable"), std::string::npos);
-  EXPECT_EQ(loaded.unreadable.size(), 1u);
-}
-
-TEST(ResultStore, InventoryRoundTrips) {
-  const fs::path dir = fresh_dir("inventory");
-  DeviceInventory inv;
-  inv.devices = {fake_device(0), fake_device(1)};
-  store_inventory(dir, inv);
-  const DeviceInventory back = load_inventory(dir);
-  ASSERT_EQ(back.devices.size(), 2u);
-  EXPECT_EQ(back.devices[1].uuid, inv.devices[1].uuid);
-  EXPECT_EQ(back.devices[0].compute_capability(), "9.0");
-  EXPECT_THROW(load_inventory(fresh_dir("noinventory")), std::runtime_error);
+TEST(Reports, ACompleteRunWhereEverythingHeldPasses) {
+  const auto reports = build_reports(complete_run(1), false);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].verdict, Verdict::Pass) << reports[0].verdict_reason;
+  EXPECT_TRUE(reports[0].complete());
+  EXPECT_EQ(reports[0].totals.count("not-run"), 0u);
 }
 
 TEST(Reports, OneReportPerGpuEachWithItsOwnResults) {
-  DeviceInventory inv;
-  inv.devices = {fake_device(0), fake_device(1)};
-  const std::vector<VariantResult> results = {result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed),
-                                              result("h2d-pinned-mutate", "stream-synchronize", 1, Outcome::Incorrect)};
-  const auto reports = build_reports(Registry::instance().hazards(), inv, results, false);
+  RunContents run = complete_run(2);
+  for (VariantResult& r : run.results) {
+    if (r.device_index == 1 && r.variant_id == "stream-synchronize") r.outcome = Outcome::Incorrect;
+  }
+  const auto reports = build_reports(run, false);
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].verdict, Verdict::Pass);
   EXPECT_EQ(reports[1].verdict, Verdict::Fail);
   EXPECT_EQ(reports[0].file_stem(), "gpu0");
-  EXPECT_GT(reports[0].totals.at("not-run"), 0);
+  EXPECT_EQ(reports[1].file_stem(), "gpu1");
 }
 
-TEST(Reports, JsonFollowsTheDocumentedSchema) {
-  DeviceInventory inv;
-  inv.devices = {fake_device(0)};
-  const auto reports = build_reports(Registry::instance().hazards(), inv,
-                                     {result("h2d-pinned-mutate", "stream-synchronize", 0, Outcome::Passed)}, false);
+TEST(Reports, AOneCaseRunIsPartialNamesWhatDidNotRunAndNeverPasses) {
+  RunContents run = complete_run(1);
+  run.results = {result("h2d-pinned-mutate", "unsafe-mutate-after-call", 0, Outcome::Reproduced,
+                        VariantKind::Control)};
+  run.perf.clear();
+  run.run.selection = selection_from_ctest_command({"ctest", "-R", "h2d-pinned-mutate/unsafe"});
+  const auto reports = build_reports(run, false);
+  EXPECT_EQ(reports[0].verdict, Verdict::Partial) << reports[0].verdict_reason;
+  EXPECT_FALSE(reports[0].complete());
+  EXPECT_EQ(reports[0].not_run.size(), 6u);  // 3 variants + 3 measurement groups
+  EXPECT_EQ(reports[0].totals.at("not-run"), 6);
+  const std::string md = report_to_markdown(reports[0]);
+  EXPECT_NE(md.find("**Verdict: PARTIAL**"), std::string::npos);
+  EXPECT_NE(md.find("**Partial**"), std::string::npos);
+  EXPECT_NE(md.find("`gpu0/perf/bandwidth`"), std::string::npos);
+  EXPECT_NE(md.find("`-R h2d-pinned-mutate/unsafe`"), std::string::npos);
+  EXPECT_EQ(md.find("PASS**"), std::string::npos);
+  const nlohmann::json j = report_to_json(reports[0]);
+  EXPECT_FALSE(j["run"]["complete"].get<bool>());
+  EXPECT_FALSE(j["run"]["selection"]["all"].get<bool>());
+  EXPECT_EQ(j["run"]["not_run"].size(), 6u);
+}
+
+TEST(Reports, ARunUnderASanitizerMissesThePerformanceGroupsAndSaysSo) {
+  RunContents run = complete_run(1);
+  run.perf.clear();
+  run.run.sanitizer = "memcheck";
+  const auto reports = build_reports(run, false);
+  EXPECT_EQ(reports[0].verdict, Verdict::Partial);
+  EXPECT_NE(report_to_markdown(reports[0]).find("compute-sanitizer `memcheck`"), std::string::npos);
+}
+
+TEST(Reports, JsonCarriesTheRunAndFollowsTheDocumentedSchema) {
+  const auto reports = build_reports(complete_run(1), false);
   const nlohmann::json j = report_to_json(reports[0]);
   EXPECT_EQ(j["schema"], kReportSchema);
   EXPECT_EQ(j["schema_version"], kReportSchemaVersion);
-  for (const char* key : {"hazardlab_version", "generated_at", "host", "device", "verdict", "verdict_reason", "totals",
-                          "hazards", "no_device_reason", "unknown_results"}) {
+  for (const char* key : {"hazardlab_version", "generated_at", "host", "device", "run", "verdict", "verdict_reason",
+                          "totals", "hazards", "no_device_reason", "unknown_results", "performance"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
-  EXPECT_EQ(j["device"]["pcie"]["max_raw_gbps_per_direction"].get<double>() > 62.9, true);
+  EXPECT_EQ(j["run"]["id"], "20261122T000000Z-testhost-1");
+  EXPECT_EQ(j["run"]["settings"]["HAZARDLAB_TRIALS"]["value"], "100");
+  EXPECT_GT(j["device"]["pcie"]["max_raw_gbps_per_direction"].get<double>(), 62.9);
   const auto& hazard = j["hazards"][0];
   for (const char* key : {"id", "title", "rules", "requirements", "explanation", "variants"}) {
     EXPECT_TRUE(hazard.contains(key)) << key;
@@ -127,32 +85,62 @@ TEST(Reports, JsonFollowsTheDocumentedSchema) {
 }
 
 TEST(Reports, NoGpuGivesOneSkippedReportThatSaysWhy) {
-  DeviceInventory inv;
-  inv.no_device_reason = "no NVIDIA driver";
-  VariantResult skipped = result("h2d-pinned-mutate", "stream-synchronize", -1, Outcome::Skipped);
-  const auto reports = build_reports(Registry::instance().hazards(), inv, {skipped}, false);
+  const RunContents run = complete_run(0);
+  const auto reports = build_reports(run, false);
   ASSERT_EQ(reports.size(), 1u);
-  EXPECT_EQ(reports[0].verdict, Verdict::Skipped);
+  EXPECT_EQ(reports[0].verdict, Verdict::Skipped) << reports[0].verdict_reason;
   EXPECT_EQ(reports[0].file_stem(), "nogpu");
   const std::string md = report_to_markdown(reports[0]);
   EXPECT_NE(md.find("no NVIDIA driver"), std::string::npos);
   EXPECT_NE(md.find("SKIPPED"), std::string::npos);
   EXPECT_EQ(md.find("**Verdict: PASS"), std::string::npos);
-  EXPECT_EQ(build_reports(Registry::instance().hazards(), inv, {skipped}, true)[0].verdict, Verdict::Fail);
+  EXPECT_EQ(build_reports(run, true)[0].verdict, Verdict::Fail);
 }
 
 TEST(Reports, MarkdownShowsTheMinimalCaseAndHowToReplayIt) {
-  DeviceInventory inv;
-  inv.devices = {fake_device(0)};
-  VariantResult r = result("h2d-pinned-mutate", "event-query", 0, Outcome::Incorrect);
-  r.minimal_case = {{"bytes", 4097}};
-  r.reason = "wrong data";
-  const auto reports = build_reports(Registry::instance().hazards(), inv, {r}, false);
+  RunContents run = complete_run(1);
+  for (VariantResult& r : run.results) {
+    if (r.variant_id != "event-query") continue;
+    r.outcome = Outcome::Incorrect;
+    r.minimal_case = {{"bytes", 4097}};
+    r.reason = "wrong data";
+  }
+  const auto reports = build_reports(run, false);
   const std::string md = report_to_markdown(reports[0]);
   EXPECT_NE(md.find("**Verdict: FAIL**"), std::string::npos);
   EXPECT_NE(md.find("\"bytes\":4097"), std::string::npos);
   EXPECT_NE(md.find("HAZARDLAB_SEED=7"), std::string::npos);
   EXPECT_NE(md.find("gpu0/h2d-pinned-mutate/event-query"), std::string::npos);
+}
+
+TEST(Reports, JUnitHasATestcasePerVariantAndGroupWithSkippedAndFailuresMarked) {
+  RunContents run = complete_run(1);
+  run.results.erase(run.results.begin() + 1);  // stream-synchronize did not run
+  for (VariantResult& r : run.results) {
+    if (r.variant_id == "event-query") {
+      r.outcome = Outcome::Incorrect;
+      r.reason = "wrong <data> & \"more\"";
+    }
+  }
+  const auto reports = build_reports(run, false);
+  const std::string xml = report_to_junit(reports[0]);
+  EXPECT_NE(xml.find("<testsuite name=\"hazardlab.gpu0\""), std::string::npos);
+  EXPECT_NE(xml.find("tests=\"7\""), std::string::npos) << xml;  // 4 variants + 3 groups
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("skipped=\"1\""), std::string::npos);
+  EXPECT_NE(xml.find("wrong &lt;data&gt; &amp; &quot;more&quot;"), std::string::npos);
+  EXPECT_NE(xml.find("name=\"stream-synchronize\""), std::string::npos);
+  EXPECT_NE(xml.find("did not run in run"), std::string::npos);
+  EXPECT_NE(xml.find("<property name=\"verdict\" value=\"FAIL\"/>"), std::string::npos);
+}
+
+TEST(Reports, HtmlColoursRowsByStanding) {
+  RunContents run = complete_run(1);
+  run.results[1].outcome = Outcome::Inconclusive;
+  run.results[1].reason = "a gate timed out";
+  const std::string html = report_to_html(build_reports(run, false)[0]);
+  EXPECT_NE(html.find("<tr class='warn'>"), std::string::npos);
+  EXPECT_NE(html.find("<tr class='good'>"), std::string::npos);
 }
 
 TEST(AtomicFile, AFailedWriteLeavesThePreviousFileWhole) {

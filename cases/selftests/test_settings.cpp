@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <set>
 
 #include "hazardlab/settings.hpp"
 
@@ -66,14 +67,61 @@ TEST(Settings, SeedAndGatesAreRead) {
   EXPECT_EQ(s.gates[0], GateKind::SpinKernel);
 }
 
-TEST(Settings, EveryVariableReadIsDocumented) {
-  const auto docs = Settings::documentation();
+TEST(Settings, EveryVariableReadIsKnownAndExplained) {
+  std::set<std::string_view> names;
+  for (const SettingInfo& s : known_settings()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_FALSE(s.meaning.empty()) << s.name;
+  }
   for (const char* name :
        {"HAZARDLAB_REQUIRE_GPU", "HAZARDLAB_TRIALS", "HAZARDLAB_PROPERTY_CASES", "HAZARDLAB_SEED",
         "HAZARDLAB_MAX_BYTES", "HAZARDLAB_GATE_TIMEOUT_MS", "HAZARDLAB_CALL_LIMIT_MS", "HAZARDLAB_SABOTAGE_GUARDS",
-        "HAZARDLAB_MUTATION_CHECK", "HAZARDLAB_GATES", "HAZARDLAB_RESULTS_DIR"}) {
-    bool found = false;
-    for (const auto& [var, text] : docs) found = found || var == name;
-    EXPECT_TRUE(found) << name;
+        "HAZARDLAB_MUTATION_CHECK", "HAZARDLAB_GATES", "HAZARDLAB_PERF_PROFILE", "HAZARDLAB_PINNED_BUDGET_MB",
+        "HAZARDLAB_MIN_LINK_FRACTION", "HAZARDLAB_MIN_OVERLAP", "HAZARDLAB_SANITIZE", "HAZARDLAB_RESULTS_ROOT",
+        "HAZARDLAB_REPORTS_DIR", "HAZARDLAB_KEEP_RUNS", "HAZARDLAB_STRICT", "HAZARDLAB_RUN_DIR"}) {
+    EXPECT_TRUE(names.count(name)) << name;
   }
+}
+
+TEST(Settings, AnUnknownNameWarnsWithTheNearestKnownOne) {
+  const Settings s = Settings::from_entries({"HAZARDLAB_TRAILS=5", "PATH=/bin", "HAZARDLABX=1"});
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_NE(s.warnings[0].find("HAZARDLAB_TRAILS"), std::string::npos) << s.warnings[0];
+  EXPECT_NE(s.warnings[0].find("did you mean HAZARDLAB_TRIALS"), std::string::npos) << s.warnings[0];
+  EXPECT_EQ(s.control_trials, 100);  // the misspelt value is not taken
+  EXPECT_NE(Settings::from_entries({"HAZARDLAB_RESULTS_DIR=x"}).warnings.at(0).find("HAZARDLAB_RESULTS_ROOT"),
+            std::string::npos);
+}
+
+TEST(Settings, StrictModeMakesAnUnknownNameAnError) {
+  EXPECT_THROW(Settings::from_entries({"HAZARDLAB_TRAILS=5", "HAZARDLAB_STRICT=1"}), SettingsError);
+  EXPECT_NO_THROW(Settings::from_entries({"HAZARDLAB_TRIALS=5", "HAZARDLAB_STRICT=1"}));
+}
+
+TEST(Settings, AnEmptyValueIsAnErrorNamingTheVariable) {
+  for (const char* entry : {"HAZARDLAB_TRIALS=", "HAZARDLAB_GATES=", "HAZARDLAB_SANITIZE=", "HAZARDLAB_REQUIRE_GPU="}) {
+    try {
+      (void)Settings::from_entries({entry});
+      ADD_FAILURE() << entry << " was accepted";
+    } catch (const SettingsError& e) {
+      const std::string name = std::string(entry).substr(0, std::string(entry).size() - 1);
+      EXPECT_NE(std::string(e.what()).find(name + " is set but empty"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Settings, TheSanitizerMustBeAComputeSanitizerTool) {
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SANITIZE=synccheck"}).sanitizer, "synccheck");
+  try {
+    (void)Settings::from_entries({"HAZARDLAB_SANITIZE=garbage"});
+    ADD_FAILURE() << "garbage accepted";
+  } catch (const SettingsError& e) {
+    EXPECT_NE(std::string(e.what()).find("memcheck, racecheck, initcheck or synccheck"), std::string::npos);
+  }
+}
+
+TEST(Settings, RunsAreKeptUpToALimit) {
+  EXPECT_EQ(Settings::from_entries({}).keep_runs, 20u);
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_KEEP_RUNS=3"}).keep_runs, 3u);
+  EXPECT_THROW(Settings::from_entries({"HAZARDLAB_KEEP_RUNS=0"}), SettingsError);
 }

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <charconv>
 #include <cstdio>
 #include <sstream>
 #include <stdexcept>
@@ -54,17 +55,6 @@ std::string explain_no_device(cudaError_t rc, int runtime_version) {
 
 }  // namespace
 
-double PcieLink::max_raw_gbps_per_direction() const noexcept {
-  // GB/s per lane after line coding: Gen1/2 8b/10b; Gen3-5 128b/130b; Gen6 PAM4 with FLIT (242/256).
-  static constexpr double kPerLane[] = {0, 0.25, 0.5, 0.9846, 1.9692, 3.9385, 7.5625};
-  if (!available || max_generation < 1 || max_generation > 6) return 0;
-  return kPerLane[max_generation] * max_width;
-}
-
-std::string DeviceFingerprint::compute_capability() const {
-  return std::to_string(compute_capability_major) + "." + std::to_string(compute_capability_minor);
-}
-
 DeviceFingerprint fingerprint_device(int index) {
   DeviceFingerprint f;
   f.index = index;
@@ -114,22 +104,30 @@ DeviceInventory discover_devices() {
 }
 
 DeviceChoice choose_device(const std::string& argument) {
+  // The argument is checked before any GPU is looked for, so a typo fails the same way on a
+  // machine with GPUs and on one without.
+  constexpr int kMaxIndex = 1023;
   int index = -1;
   if (argument != "none") {
-    try {
-      std::size_t used = 0;
-      index = std::stoi(argument, &used);
-      if (used != argument.size()) throw std::invalid_argument(argument);
-    } catch (const std::exception&) {
-      throw std::invalid_argument("--device must be a GPU index or 'none', not '" + argument + "'");
+    const char* end = argument.data() + argument.size();
+    const auto [ptr, ec] = std::from_chars(argument.data(), end, index);
+    if (argument.empty() || ec != std::errc() || ptr != end || index < 0 || index > kMaxIndex) {
+      throw std::invalid_argument("--device '" + argument + "': expected a GPU index from 0 to " +
+                                  std::to_string(kMaxIndex) + ", or 'none'");
     }
   }
   DeviceInventory inventory = discover_devices();
-  if (inventory.devices.empty()) return {std::nullopt, inventory.no_device_reason};
-  if (argument == "none") return {std::nullopt, "the run was started with --device none"};
-  if (index < 0 || index >= static_cast<int>(inventory.devices.size())) {
-    throw std::invalid_argument("no GPU " + std::to_string(index) + ": this machine has " +
-                                std::to_string(inventory.devices.size()));
+  if (argument == "none") {
+    return {std::nullopt,
+            inventory.devices.empty() ? inventory.no_device_reason : "the run was started with --device none"};
+  }
+  if (index >= static_cast<int>(inventory.devices.size())) {
+    throw std::invalid_argument(
+        "--device " + std::to_string(index) + ": this machine has " +
+        (inventory.devices.empty() ? "no usable GPU (" + inventory.no_device_reason + "); --device none records "
+                                                                                       "the cases as skipped"
+                                   : std::to_string(inventory.devices.size()) + " GPU(s), 0 to " +
+                                         std::to_string(inventory.devices.size() - 1)));
   }
   return {inventory.devices[static_cast<std::size_t>(index)], {}};
 }

@@ -10,20 +10,6 @@
 
 namespace hazardlab {
 
-std::string_view to_string(VariantKind kind) noexcept {
-  switch (kind) {
-    case VariantKind::Control:
-      return "control";
-    case VariantKind::Guard:
-      return "guard";
-    case VariantKind::Rule:
-      return "rule";
-    case VariantKind::Observation:
-      return "observation";
-  }
-  return "?";
-}
-
 const Variant* Hazard::find_variant(std::string_view variant_id) const {
   for (const Variant& v : variants) {
     if (v.id == variant_id) return &v;
@@ -92,6 +78,17 @@ std::vector<std::string> Registry::consistency_problems() const {
   return problems;
 }
 
+Catalog Registry::catalog() const {
+  Catalog catalog;
+  for (const Hazard& h : hazards_) {
+    CatalogHazard entry{h.id, h.title, h.rules, {}, h.explanation, {}};
+    for (const Requirement& r : h.requirements) entry.requirements.push_back(r.what);
+    for (const Variant& v : h.variants) entry.variants.push_back({v.id, v.kind, v.title});
+    catalog.hazards.push_back(std::move(entry));
+  }
+  return catalog;
+}
+
 Requirement requires_can_map_host_memory() {
   return {"canMapHostMemory = 1", [](const DeviceFingerprint& d) {
             return d.can_map_host_memory ? std::string() : std::string("the device cannot map host memory");
@@ -114,10 +111,7 @@ void check_mutation(const Variant& variant, const RunContext& ctx, VariantResult
   sabotaged.sabotage_guards = true;
   const VariantResult without = variant.run(RunContext{ctx.device, sabotaged});
   const bool caught = without.outcome == Outcome::Incorrect;
-  result.observations["mutation_check"] = {{"caught", caught},
-                                           {"outcome_without_synchronization", std::string(to_string(without.outcome))},
-                                           {"reason", without.reason},
-                                           {"minimal_case", without.minimal_case}};
+  result.mutation_check = MutationCheck{caught, without.outcome, without.reason, without.minimal_case};
   if (!caught) {
     result.outcome = Outcome::Inconclusive;
     result.reason = "the guard held, but so did the same property with its synchronization removed (" +
@@ -156,7 +150,7 @@ VariantResult run_variant(const Hazard& hazard, const Variant& variant, const De
   }
   result.hazard_id = hazard.id;
   result.variant_id = variant.id;
-  result.kind = std::string(to_string(variant.kind));
+  result.kind = variant.kind;
   result.device_index = device.index;
   result.device_uuid = device.uuid;
   result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

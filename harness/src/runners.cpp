@@ -237,7 +237,7 @@ VariantResult check_property(const RunContext& ctx, const CaseSpace& space, cons
   VariantResult r;
   r.seed = params.seed;
   r.observations["blocking"] = blocking.to_json();
-  r.observations["finding"] = blocking.summary();
+  r.finding = blocking.summary();
   r.observations["property_runs_including_shrinking"] = runs;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
@@ -332,7 +332,7 @@ Variant make_variant(VariantKind kind, std::string id, std::string title, CaseSp
         break;
     }
     VariantResult r = check_property(ctx, space, trial);
-    if (kind == VariantKind::Guard) r.observations.erase("finding");  // how calls behaved matters for rules
+    if (kind == VariantKind::Guard) r.finding.clear();  // how calls behaved matters for rules
     return r;
   };
   return v;

@@ -134,10 +134,19 @@ std::string overlap_matrix(const nlohmann::json& overlap) {
   return html.str();
 }
 
-std::string outcome_class(const std::string& outcome) {
-  if (outcome == "passed" || outcome == "reproduced" || outcome == "observed") return "good";
-  if (outcome == "skipped" || outcome == "not-run") return "idle";
-  if (outcome == "inconclusive") return "warn";
+// The row colour says how the outcome counts (standing_of); a case that did not run is idle.
+std::string_view outcome_class(const std::optional<VariantResult>& result) {
+  if (!result) return "idle";
+  switch (standing_of(result->outcome)) {
+    case Standing::Good:
+      return "good";
+    case Standing::NotRun:
+      return "idle";
+    case Standing::Undecided:
+      return "warn";
+    case Standing::Bad:
+      return "bad";
+  }
   return "bad";
 }
 
@@ -154,13 +163,23 @@ std::string report_to_html(const GpuReport& report) {
           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
           "vertical-align:top}th{background:#f4f4f4}.verdict{font-size:1.4em;padding:.4em .8em;display:inline-block}"
           ".PASS,.good{background:#d9f2d9}.FAIL,.bad{background:#f8d0d0}.INCONCLUSIVE,.warn{background:#fcefc7}"
-          ".SKIPPED,.idle{background:#eee}.bar{background:#eee;width:160px;height:10px}.bar div{background:#1f77b4;"
+          ".SKIPPED,.PARTIAL,.idle{background:#eee}.bar{background:#eee;width:160px;height:10px}.bar div{background:#1f77b4;"
           "height:10px}svg{margin:.5em 1em .5em 0;border:1px solid #eee}small{color:#555}"
           "</style></head><body>";
   html << "<h1>hazardlab report: " << escape(title) << "</h1><div class='verdict " << verdict
        << "'>Verdict: " << verdict << "</div><p>" << escape(report.verdict_reason) << ".</p><p><small>Generated "
        << escape(report.generated_at) << " on host " << escape(report.host) << " by hazardlab "
        << escape(report.hazardlab_version) << ".</small></p>";
+  html << "<p>Run <code>" << escape(report.run.id) << "</code>: ";
+  if (report.complete()) {
+    html << "<b>complete</b>, every registered case ran on this GPU.</p>";
+  } else {
+    html << "<b>partial</b>, " << report.not_run.size()
+         << " registered case(s) did not run on this GPU; this report does not replace the last complete one."
+            "</p><details><summary>Did not run</summary><ul>";
+    for (const std::string& name : report.not_run) html << "<li><code>" << escape(name) << "</code></li>";
+    html << "</ul></details>";
+  }
 
   if (report.device) {
     const DeviceFingerprint& d = *report.device;
@@ -184,9 +203,9 @@ std::string report_to_html(const GpuReport& report) {
     html << "<h2>Performance</h2><table><tr><th>Check</th><th>Result</th><th>Measured</th><th>Why this "
             "threshold</th></tr>";
     for (const PerfRecord& p : report.perf) {
-      if (p.status != "measured") {
-        html << "<tr class='" << (p.status == "skipped" ? "idle" : "bad") << "'><td>" << escape(p.part)
-             << " measurements</td><td>" << escape(p.status) << "</td><td colspan='2'>" << escape(p.reason)
+      if (p.status != PerfStatus::Measured) {
+        html << "<tr class='" << (p.status == PerfStatus::Skipped ? "idle" : "bad") << "'><td>" << escape(p.part)
+             << " measurements</td><td>" << to_string(p.status) << "</td><td colspan='2'>" << escape(p.reason)
              << "</td></tr>";
       }
       for (const perf::Check& c : p.checks) {
@@ -237,8 +256,8 @@ std::string report_to_html(const GpuReport& report) {
   for (const HazardEntry& he : report.hazards) {
     for (const VariantEntry& v : he.variants) {
       const std::string outcome = v.result ? std::string(to_string(v.result->outcome)) : "not-run";
-      html << "<tr class='" << outcome_class(outcome) << "'><td title='" << escape(he.hazard->title) << "'>"
-           << escape(he.hazard->id) << "</td><td title='" << escape(v.title) << "'>" << escape(v.id) << "</td><td>"
+      html << "<tr class='" << outcome_class(v.result) << "'><td title='" << escape(he.hazard.title) << "'>"
+           << escape(he.hazard.id) << "</td><td title='" << escape(v.title) << "'>" << escape(v.id) << "</td><td>"
            << to_string(v.kind) << "</td><td>" << outcome << "</td><td>" << (v.result ? v.result->trials : 0)
            << "</td><td><small>" << escape(v.result ? v.result->reason : std::string()) << "</small></td></tr>";
     }

@@ -34,7 +34,7 @@ std::string outcome_text(const VariantEntry& v) {
 }
 
 std::string headline(const VariantEntry& v) {
-  if (!v.result) return "did not run in this session.";
+  if (!v.result) return "did not run in this run (not selected, or the run ended before it).";
   const VariantResult& r = *v.result;
   std::ostringstream out;
   switch (r.outcome) {
@@ -49,6 +49,32 @@ std::string headline(const VariantEntry& v) {
       out << r.reason;
   }
   return out.str();
+}
+
+// What the run was: its id, complete or partial (and what did not run), the selection, the
+// settings in force.
+void run_section(std::ostringstream& md, const GpuReport& report) {
+  const RunRecord& run = report.run;
+  md << "Run `" << run.id << "`, started " << run.started_at << (run.ended_at.empty() ? "" : ", ended " + run.ended_at)
+     << ". ";
+  if (report.complete()) {
+    md << "**Complete**: every registered case ran on this GPU.\n\n";
+  } else {
+    md << "**Partial**: " << report.not_run.size()
+       << " registered case(s) did not run on this GPU, so this report does not replace the last complete one.\n\n"
+       << "<details><summary>Did not run</summary>\n\n";
+    for (const std::string& name : report.not_run) md << "- `" << name << "`\n";
+    md << "\n</details>\n\n";
+  }
+  md << "Selection: " << (run.selection.all() ? std::string("all cases") : std::string("filtered by"));
+  for (const std::string& f : run.selection.filters) md << " `" << cell(f) << '`';
+  if (!run.sanitizer.empty()) md << "; under compute-sanitizer `" << run.sanitizer << '`';
+  md << ".\n\nSettings in force:";
+  for (const RecordedSetting& s : run.settings) {
+    md << " `" << s.name << '=' << s.value << '`' << (s.from_environment ? " (set)" : "") << ';';
+  }
+  md << "\n\n";
+  for (const std::string& w : run.warnings) md << "> Warning: " << w << "\n\n";
 }
 
 void device_section(std::ostringstream& md, const GpuReport& report) {
@@ -95,7 +121,7 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
   if (report.perf.empty()) return;
   md << "## Performance\n\n";
   for (const PerfRecord& p : report.perf) {
-    if (p.status != "measured") md << "- " << p.part << ": " << p.status << ": " << p.reason << '\n';
+    if (p.status != PerfStatus::Measured) md << "- " << p.part << ": " << to_string(p.status) << ": " << p.reason << '\n';
   }
   md << "\n| Check | Result | Measured | Why this threshold |\n|---|---|---|---|\n";
   for (const PerfRecord& p : report.perf) {
@@ -166,13 +192,14 @@ std::string report_to_markdown(const GpuReport& report) {
      << report.hazardlab_version << " (report schema " << kReportSchema << " version " << kReportSchemaVersion
      << ").\n\n";
 
+  run_section(md, report);
   md << "Totals:";
   for (const auto& [name, count] : report.totals) md << ' ' << name << ' ' << count << ';';
   md << "\n\n## Results\n\n| Hazard | Variant | Kind | Outcome | Trials | Hazard seen | Seed "
         "|\n|---|---|---|---|---|---|---|\n";
   for (const HazardEntry& he : report.hazards) {
     for (const VariantEntry& v : he.variants) {
-      md << "| " << he.hazard->id << " | " << v.id << " | " << to_string(v.kind) << " | " << outcome_text(v) << " | "
+      md << "| " << he.hazard.id << " | " << v.id << " | " << to_string(v.kind) << " | " << outcome_text(v) << " | "
          << (v.result && v.result->trials > 0 ? std::to_string(v.result->trials) : "-") << " | "
          << (v.result && v.result->trials > 0 && (v.kind == VariantKind::Control || v.kind == VariantKind::Observation)
                  ? std::to_string(v.result->reproduced) + " of " + std::to_string(v.result->trials)
@@ -187,7 +214,7 @@ std::string report_to_markdown(const GpuReport& report) {
   md << "## Hazards\n\n";
   const std::string prefix = report.file_stem();
   for (const HazardEntry& he : report.hazards) {
-    const Hazard& h = *he.hazard;
+    const CatalogHazard& h = he.hazard;
     md << "### " << h.id << ": " << h.title << "\n\n" << h.explanation << "\n\nDocumented rules:\n";
     for (const Citation& c : h.rules) md << "- *" << c.document << "*, " << c.section << ": " << c.says << '\n';
     md << "\nVariants:\n";
@@ -196,8 +223,12 @@ std::string report_to_markdown(const GpuReport& report) {
          << headline(v) << '\n';
       if (!v.result) continue;
       const VariantResult& r = *v.result;
-      if (r.observations.contains("finding"))
-        md << "  - Finding: " << r.observations["finding"].get<std::string>() << ".\n";
+      if (!r.finding.empty()) md << "  - Finding: " << r.finding << ".\n";
+      if (r.mutation_check) {
+        md << "  - Mutation check (the same property without the guard's synchronization): "
+           << (r.mutation_check->caught ? "caught, " : "NOT caught, ")
+           << to_string(r.mutation_check->outcome_without_synchronization) << ".\n";
+      }
       if (!r.minimal_case.is_null()) md << "  - Smallest failing case: `" << r.minimal_case.dump() << "`\n";
       if (r.seed && r.outcome != Outcome::Passed) {
         md << "  - Replay: `HAZARDLAB_SEED=" << *r.seed << " ctest --test-dir <build> -R '^" << prefix << '/' << h.id
@@ -225,7 +256,8 @@ std::string report_to_markdown(const GpuReport& report) {
      << "- FAILED means a CUDA call failed (the call, file and line are given); SKIPPED means the case could not "
         "run here and says why. Neither counts as passed.\n"
      << "- The verdict is FAIL if any case failed, was incorrect or missed its hazard; INCONCLUSIVE if any "
-        "could not decide; SKIPPED if nothing ran; PASS otherwise.\n";
+        "could not decide; PARTIAL if some registered case did not run in this run (never a pass for what did "
+        "not run); SKIPPED if nothing ran; PASS otherwise.\n";
   return md.str();
 }
 

@@ -1,58 +1,63 @@
 #include "hazardlab/report.hpp"
 
-#include <unistd.h>
+#include <algorithm>
 
-#include <ctime>
-#include <filesystem>
-
-#include "hazardlab/atomic_file.hpp"
-#include "hazardlab/result_store.hpp"
-
-#ifndef HAZARDLAB_VERSION
-#define HAZARDLAB_VERSION "unknown"
-#endif
+#include "hazardlab/results_layout.hpp"
 
 namespace hazardlab {
 namespace {
 
 constexpr const char* kNotRun = "not-run";
 
-std::string host_name() {
-  char name[256] = {};
-  return ::gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string("unknown");
-}
-
 int count_of(const std::map<std::string, int>& totals, std::string_view key) {
   const auto it = totals.find(std::string(key));
   return it == totals.end() ? 0 : it->second;
 }
 
-GpuReport make_report(const std::vector<Hazard>& hazards, const std::vector<VariantResult>& results, int device_index) {
+bool registered(const RunRecord& run, const std::string& name) {
+  return std::find(run.registered.begin(), run.registered.end(), name) != run.registered.end();
+}
+
+GpuReport make_report(const RunContents& in, int device_index) {
   GpuReport report;
   report.generated_at = utc_now_iso8601();
-  report.host = host_name();
-  report.hazardlab_version = HAZARDLAB_VERSION;
-  std::vector<bool> used(results.size(), false);
-  for (const Hazard& h : hazards) {
-    HazardEntry entry{&h, {}};
-    for (const Variant& v : h.variants) {
+  report.host = in.run.host.empty() ? host_name() : in.run.host;
+  report.hazardlab_version = in.run.hazardlab_version.empty() ? std::string(hazardlab_version()) : in.run.hazardlab_version;
+  report.run = in.run;
+  const std::string label = device_label(device_index);
+  std::vector<bool> used(in.results.size(), false);
+  for (const CatalogHazard& h : in.catalog.hazards) {
+    HazardEntry entry{h, {}};
+    for (const CatalogVariant& v : h.variants) {
       VariantEntry ve{v.id, v.kind, v.title, std::nullopt};
-      for (std::size_t i = 0; i < results.size(); ++i) {
-        const VariantResult& r = results[i];
+      for (std::size_t i = 0; i < in.results.size(); ++i) {
+        const VariantResult& r = in.results[i];
         if (r.device_index == device_index && r.hazard_id == h.id && r.variant_id == v.id) {
           ve.result = r;
           used[i] = true;
         }
       }
+      const std::string name = label + "/" + h.id + "/" + v.id;
+      if (!ve.result) report.not_run.push_back(name);
       ++report.totals[ve.result ? std::string(to_string(ve.result->outcome)) : kNotRun];
       entry.variants.push_back(std::move(ve));
     }
     report.hazards.push_back(std::move(entry));
   }
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!used[i] && results[i].device_index == device_index) {
-      report.unknown_results.push_back(results[i]);
-      ++report.totals[std::string(to_string(results[i].outcome))];
+  for (std::size_t i = 0; i < in.results.size(); ++i) {
+    if (!used[i] && in.results[i].device_index == device_index) {
+      report.unknown_results.push_back(in.results[i]);
+      ++report.totals[std::string(to_string(in.results[i].outcome))];
+    }
+  }
+  if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
+  for (std::string_view part : kPerfParts) {
+    const std::string name = label + "/perf/" + std::string(part);
+    const bool ran = std::any_of(report.perf.begin(), report.perf.end(),
+                                 [&](const PerfRecord& p) { return p.part == part; });
+    if (!ran && (in.run.registered.empty() || registered(in.run, name))) {
+      report.not_run.push_back(name);
+      ++report.totals[kNotRun];
     }
   }
   return report;
@@ -68,13 +73,15 @@ std::string_view to_string(Verdict v) noexcept {
       return "FAIL";
     case Verdict::Inconclusive:
       return "INCONCLUSIVE";
+    case Verdict::Partial:
+      return "PARTIAL";
     case Verdict::Skipped:
       return "SKIPPED";
   }
   return "?";
 }
 
-std::string GpuReport::file_stem() const { return device ? "gpu" + std::to_string(device->index) : "nogpu"; }
+std::string GpuReport::file_stem() const { return device_label(device ? device->index : -1); }
 
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
   int bad = 0, undecided = 0, good = 0, skipped = 0;
@@ -98,7 +105,7 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
   }
   const int not_run = count_of(in.totals, kNotRun);
   const std::string partial =
-      not_run ? "; " + std::to_string(not_run) + " registered case(s) did not run in this session" : "";
+      not_run ? "; " + std::to_string(not_run) + " registered case(s) did not run in this run" : "";
   if (!in.has_device && in.require_gpu) {
     return {Verdict::Fail, "no usable GPU, and HAZARDLAB_REQUIRE_GPU=1 requires one"};
   }
@@ -114,30 +121,40 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
     return {Verdict::Fail, why + partial};
   }
   if (undecided) return {Verdict::Inconclusive, std::to_string(undecided) + " case(s) could not decide" + partial};
+  // What held, said of everything registered or only of what ran.
+  const auto held = [&](bool all) {
+    std::string what;
+    if (good) {
+      what = all ? "every positive control reproduced its hazard and every guard and rule held"
+                 : "every positive control that ran reproduced its hazard and every guard and rule that ran held";
+    }
+    if (in.measured) {
+      what += std::string(what.empty() ? "" : "; ") + std::to_string(in.measured) +
+              " performance measurement(s) taken" +
+              (in.passed_checks ? " and every applicable validation threshold met" : "");
+    }
+    if (skipped) what += (what.empty() ? "" : "; ") + std::to_string(skipped) + " case(s) not applicable here";
+    return what;
+  };
+  if (not_run) {
+    const std::string what = held(false);
+    return {Verdict::Partial, "not every registered case ran: " + std::to_string(not_run) +
+                                  " did not run, so this is no verdict on them" +
+                                  (what.empty() ? std::string() : "; " + what)};
+  }
   if (!good && !in.measured) {
-    return {Verdict::Skipped, (in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped") + partial};
+    return {Verdict::Skipped, in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped"};
   }
-  std::string what;
-  if (good) what = "every positive control reproduced its hazard and every guard and rule held";
-  if (in.measured) {
-    what += std::string(what.empty() ? "" : "; ") + std::to_string(in.measured) + " performance measurement(s) taken" +
-            (in.passed_checks ? " and every applicable validation threshold met" : "");
-  }
-  return {Verdict::Pass,
-          what +
-              (skipped ? "; " + std::to_string(skipped) + " case(s) not applicable here" : std::string()) + partial};
+  return {Verdict::Pass, held(true)};
 }
 
-std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const DeviceInventory& inventory,
-                                     const std::vector<VariantResult>& results, bool require_gpu,
-                                     const std::map<int, std::vector<PerfRecord>>& perf) {
-  const auto finish = [&](GpuReport& r, int index, bool has_device) {
-    if (const auto it = perf.find(index); it != perf.end()) r.perf = it->second;
+std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu) {
+  const auto finish = [&](GpuReport& r, bool has_device) {
     VerdictInput in{r.totals, has_device, require_gpu};
     for (const PerfRecord& p : r.perf) {
-      if (p.status == "failed") ++in.failed_measurements;
-      if (p.status == "measured") ++in.measured;
-      if (p.status == "skipped") ++in.totals["skipped"];
+      if (p.status == PerfStatus::Failed) ++in.failed_measurements;
+      if (p.status == PerfStatus::Measured) ++in.measured;
+      if (p.status == PerfStatus::Skipped) ++in.totals["skipped"];
       for (const perf::Check& c : p.checks) {
         in.failed_checks += c.applicable && !c.passed;
         in.passed_checks += c.applicable && c.passed;
@@ -146,31 +163,50 @@ std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const D
     std::tie(r.verdict, r.verdict_reason) = decide_verdict(in);
   };
   std::vector<GpuReport> reports;
-  if (inventory.devices.empty()) {
-    GpuReport r = make_report(hazards, results, -1);
-    r.no_device_reason = inventory.no_device_reason;
-    finish(r, -1, false);
+  if (contents.inventory.devices.empty()) {
+    GpuReport r = make_report(contents, -1);
+    r.no_device_reason = contents.inventory.no_device_reason;
+    finish(r, false);
     reports.push_back(std::move(r));
     return reports;
   }
-  for (const DeviceFingerprint& d : inventory.devices) {
-    GpuReport r = make_report(hazards, results, d.index);
+  for (const DeviceFingerprint& d : contents.inventory.devices) {
+    GpuReport r = make_report(contents, d.index);
     r.device = d;
-    finish(r, d.index, true);
+    finish(r, true);
     reports.push_back(std::move(r));
   }
   return reports;
 }
 
+namespace {
+
+// What the run was, as far as this GPU's report needs it: enough to tell a complete validation
+// run from a one-case lab run, and to repeat it.
+nlohmann::json run_summary(const GpuReport& report) {
+  const RunRecord& run = report.run;
+  nlohmann::json settings = nlohmann::json::object();
+  for (const RecordedSetting& s : run.settings) {
+    settings[s.name] = {{"value", s.value}, {"from_environment", s.from_environment}};
+  }
+  return {{"id", run.id},
+          {"started_at", run.started_at},
+          {"ended_at", run.ended_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.ended_at)},
+          {"complete", report.complete()},
+          {"run_complete", run.complete},
+          {"not_run", report.not_run},
+          {"selection", {{"all", run.selection.all()}, {"filters", run.selection.filters}}},
+          {"sanitizer", run.sanitizer.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.sanitizer)},
+          {"settings", settings},
+          {"warnings", run.warnings}};
+}
+
+}  // namespace
+
 nlohmann::json report_to_json(const GpuReport& report) {
   nlohmann::json hazards = nlohmann::json::array();
   for (const HazardEntry& he : report.hazards) {
-    const Hazard& h = *he.hazard;
-    nlohmann::json rules = nlohmann::json::array();
-    for (const Citation& c : h.rules)
-      rules.push_back({{"document", c.document}, {"section", c.section}, {"says", c.says}});
-    nlohmann::json requirements = nlohmann::json::array();
-    for (const Requirement& q : h.requirements) requirements.push_back(q.what);
+    const CatalogHazard& h = he.hazard;
     nlohmann::json variants = nlohmann::json::array();
     for (const VariantEntry& v : he.variants) {
       nlohmann::json jv = v.result ? nlohmann::json(*v.result) : nlohmann::json{{"outcome", kNotRun}};
@@ -182,8 +218,8 @@ nlohmann::json report_to_json(const GpuReport& report) {
     }
     hazards.push_back({{"id", h.id},
                        {"title", h.title},
-                       {"rules", rules},
-                       {"requirements", requirements},
+                       {"rules", h.rules},
+                       {"requirements", h.requirements},
                        {"explanation", h.explanation},
                        {"variants", variants}});
   }
@@ -194,38 +230,13 @@ nlohmann::json report_to_json(const GpuReport& report) {
           {"host", report.host},
           {"device", report.device ? nlohmann::json(*report.device) : nlohmann::json(nullptr)},
           {"no_device_reason", report.no_device_reason},
+          {"run", run_summary(report)},
           {"verdict", std::string(to_string(report.verdict))},
           {"verdict_reason", report.verdict_reason},
           {"totals", report.totals},
           {"hazards", hazards},
           {"performance", report.perf},
           {"unknown_results", report.unknown_results}};
-}
-
-std::vector<std::string> write_reports(const std::vector<GpuReport>& reports, const std::string& out_dir) {
-  std::vector<std::string> written;
-  for (const GpuReport& r : reports) {
-    const std::filesystem::path base = std::filesystem::path(out_dir) / r.file_stem();
-    const std::filesystem::path json = base.string() + ".json";
-    const std::filesystem::path md = base.string() + ".md";
-    const std::filesystem::path html = base.string() + ".html";
-    write_file_atomically(json, report_to_json(r).dump(2) + "\n");
-    write_file_atomically(md, report_to_markdown(r));
-    write_file_atomically(html, report_to_html(r));
-    written.push_back(json.string());
-    written.push_back(md.string());
-    written.push_back(html.string());
-  }
-  return written;
-}
-
-std::string utc_now_iso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
 }
 
 }  // namespace hazardlab

@@ -1,46 +1,20 @@
 #pragma once
 // Validation thresholds: the few performance figures a fleet operator can fail a GPU on. Each has
 // a configurable, explained default; a check that cannot apply to a device says why instead.
-#include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "hazardlab/device.hpp"
+#include "hazardlab/perf_check.hpp"
 #include "hazardlab/perf.hpp"
 
 namespace hazardlab::perf {
 
-struct Thresholds {
-  // HAZARDLAB_MIN_LINK_FRACTION: pinned copies of 256 MiB and more must reach this share of the
-  // PCIe link's raw rate per direction. PCIe packet headers and flow control take 10-15% of the raw
-  // rate, so a healthy link delivers 85-90%; 0.80 leaves margin and still catches a link trained
-  // down a generation or to fewer lanes, which halves the rate.
-  double min_link_fraction = 0.80;
-  // HAZARDLAB_MIN_OVERLAP: on a device with a copy engine, a pinned copy on its own stream must hide
-  // at least this share of itself behind a kernel. Working overlap hides nearly all of it; 0.50
-  // fails only a device or driver that serializes copies with kernels.
-  double min_overlap = 0.50;
-
-  static Thresholds from_environment();  // throws SettingsError
-};
-
-struct Check {
-  std::string id;
-  std::string description;  // what is required, with the threshold
-  std::string rationale;    // why the default is what it is
-  bool applicable = true;
-  std::string not_applicable_reason;
-  bool passed = false;
-  std::string measured;  // the figure, in words
-};
+// HAZARDLAB_MIN_LINK_FRACTION and HAZARDLAB_MIN_OVERLAP; throws SettingsError.
+Thresholds thresholds_from_environment();
 
 std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& points, const DeviceFingerprint& device,
                                         const Thresholds& t);
 std::vector<Check> check_overlap(const std::vector<OverlapResult>& overlap, const DeviceFingerprint& device,
                                  const Thresholds& t);
-
-void to_json(nlohmann::json& j, const Check& c);
-void from_json(const nlohmann::json& j, Check& c);
 
 }  // namespace hazardlab::perf

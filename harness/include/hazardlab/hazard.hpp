@@ -7,27 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/catalog.hpp"
 #include "hazardlab/device.hpp"
 #include "hazardlab/result.hpp"
 #include "hazardlab/settings.hpp"
 
 namespace hazardlab {
-
-enum class VariantKind {
-  Control,      // the unsafe pattern: a positive control that must show the hazard in every trial
-  Guard,        // the unsafe pattern plus a synchronization: must be correct in every generated case
-  Rule,         // a pattern the documentation promises is safe without a guard: checked like a guard
-  Observation,  // a behaviour the documentation leaves open: measured and reported, never judged
-};
-
-std::string_view to_string(VariantKind kind) noexcept;
-
-// Where the documentation says so. `says` is our paraphrase, not a quotation.
-struct Citation {
-  std::string document;
-  std::string section;
-  std::string says;
-};
 
 // A property of the device the hazard needs; `unmet` returns why a device falls short, or "".
 struct Requirement {
@@ -68,6 +53,8 @@ class Registry {
   const Hazard* find(std::string_view hazard_id) const;
   // Problems with the registered hazards (duplicate ids, missing texts, no variants...).
   std::vector<std::string> consistency_problems() const;
+  // The registered hazards as plain data, for the run folder and the reports.
+  Catalog catalog() const;
 
  private:
   std::vector<Hazard> hazards_;

@@ -30,7 +30,7 @@ std::string gbps_text(double v) {
 
 }  // namespace
 
-Thresholds Thresholds::from_environment() {
+Thresholds thresholds_from_environment() {
   Thresholds t;
   t.min_link_fraction = read_fraction("HAZARDLAB_MIN_LINK_FRACTION", t.min_link_fraction);
   t.min_overlap = read_fraction("HAZARDLAB_MIN_OVERLAP", t.min_overlap);
@@ -110,26 +110,6 @@ std::vector<Check> check_overlap(const std::vector<OverlapResult>& overlap, cons
   c.applicable = false;
   c.not_applicable_reason = "the pinned, separate-stream overlap was not measured";
   return {c};
-}
-
-void to_json(nlohmann::json& j, const Check& c) {
-  j = {{"id", c.id},
-       {"description", c.description},
-       {"rationale", c.rationale},
-       {"applicable", c.applicable},
-       {"not_applicable_reason", c.not_applicable_reason},
-       {"passed", c.passed},
-       {"measured", c.measured}};
-}
-
-void from_json(const nlohmann::json& j, Check& c) {
-  j.at("id").get_to(c.id);
-  j.at("description").get_to(c.description);
-  c.rationale = j.value("rationale", "");
-  j.at("applicable").get_to(c.applicable);
-  c.not_applicable_reason = j.value("not_applicable_reason", "");
-  j.at("passed").get_to(c.passed);
-  c.measured = j.value("measured", "");
 }
 
 }  // namespace hazardlab::perf

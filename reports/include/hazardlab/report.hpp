@@ -1,23 +1,28 @@
 #pragma once
-// One report per GPU: the device's fingerprint, every hazard and variant with its outcome, the
-// totals and a verdict. Written as JSON (schema in reports/SCHEMA.md) and Markdown.
+// One report per GPU and run: the device's fingerprint, every hazard and variant with its outcome,
+// the performance checks, what the run was (settings, selection, complete or partial) and a
+// verdict. Built from a run folder alone (run_record.hpp, results_layout.hpp): no CUDA, no
+// registry. Written as JSON (schema in reports/SCHEMA.md), Markdown, HTML and JUnit XML.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "hazardlab/device.hpp"
-#include "hazardlab/hazard.hpp"
+#include "hazardlab/catalog.hpp"
+#include "hazardlab/device_fingerprint.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result.hpp"
+#include "hazardlab/run_record.hpp"
 
 namespace hazardlab {
 
 inline constexpr const char* kReportSchema = "hazardlab.gpu-report";
-inline constexpr int kReportSchemaVersion = 1;
+inline constexpr int kReportSchemaVersion = 2;
 
-enum class Verdict { Pass, Fail, Inconclusive, Skipped };
+// PASS: every registered case ran and held. PARTIAL: what ran held, but some registered cases did
+// not run (a filtered selection): never a pass for what did not run.
+enum class Verdict { Pass, Fail, Inconclusive, Partial, Skipped };
 std::string_view to_string(Verdict v) noexcept;
 
 struct VariantEntry {
@@ -28,7 +33,7 @@ struct VariantEntry {
 };
 
 struct HazardEntry {
-  const Hazard* hazard;
+  CatalogHazard hazard;
   std::vector<VariantEntry> variants;
 };
 
@@ -38,6 +43,8 @@ struct GpuReport {
   std::string generated_at;  // UTC, ISO 8601
   std::string host;
   std::string hazardlab_version;
+  RunRecord run;                      // the run this report is of
+  std::vector<std::string> not_run;   // this GPU's registered cases without a result
   std::vector<HazardEntry> hazards;
   std::vector<VariantResult> unknown_results;  // results naming no registered variant
   std::map<std::string, int> totals;           // outcome name (and "not-run") -> count
@@ -45,36 +52,43 @@ struct GpuReport {
   Verdict verdict = Verdict::Skipped;
   std::string verdict_reason;
 
-  std::string file_stem() const;  // "gpu0" or "nogpu"
+  bool complete() const noexcept { return not_run.empty(); }
+  std::string file_stem() const;  // device_label(): "gpu0" or "nogpu"
 };
 
-// How outcomes add up to a verdict: any failure fails the GPU; otherwise anything undecided
-// makes it inconclusive; a GPU with nothing that ran is skipped (a failure when a GPU is required).
+// How outcomes add up to a verdict: any failure fails the GPU; otherwise anything undecided makes
+// it inconclusive; otherwise a case that did not run makes it partial; a GPU with nothing that
+// ran is skipped (a failure when a GPU is required).
 struct VerdictInput {
   std::map<std::string, int> totals;
   bool has_device = true;
   bool require_gpu = false;
   int failed_checks = 0;  // applicable validation thresholds that were missed
   int passed_checks = 0;
-  int measured = 0;              // performance measurement groups taken
+  int measured = 0;             // performance measurement groups taken
   int failed_measurements = 0;  // performance measurements that could not be taken
 };
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in);
 
+// Everything a report is built from: the contents of one run folder.
+struct RunContents {
+  RunRecord run;
+  Catalog catalog;
+  DeviceInventory inventory;
+  std::vector<VariantResult> results;
+  std::map<int, std::vector<PerfRecord>> perf;  // by device index (-1: no device)
+};
+
 // One report per device in the inventory, or a single "no GPU" report.
-std::vector<GpuReport> build_reports(const std::vector<Hazard>& hazards, const DeviceInventory& inventory,
-                                     const std::vector<VariantResult>& results, bool require_gpu,
-                                     const std::map<int, std::vector<PerfRecord>>& perf = {});
+std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu);
 
 nlohmann::json report_to_json(const GpuReport& report);
 std::string report_to_markdown(const GpuReport& report);
 // A page a person opens in a browser: the verdict, the device, the checks, plots of bandwidth
 // against size and the overlap matrix, and every hazard's outcome. Self-contained (inline SVG).
 std::string report_to_html(const GpuReport& report);
-
-// Writes <stem>.json, <stem>.md and <stem>.html for each report atomically; returns the paths.
-std::vector<std::string> write_reports(const std::vector<GpuReport>& reports, const std::string& out_dir);
-
-std::string utc_now_iso8601();
+// JUnit XML for CI systems: one testsuite per GPU, one testcase per variant and measurement group;
+// skipped and not-run cases are <skipped> with the reason, inconclusive ones <error>.
+std::string report_to_junit(const GpuReport& report);
 
 }  // namespace hazardlab

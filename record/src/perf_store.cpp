@@ -1,26 +1,42 @@
 #include "hazardlab/perf_store.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/results_layout.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
 
 namespace {
-fs::path perf_dir(const fs::path& results_dir, int device_index) {
-  return results_dir / (device_index < 0 ? std::string("nogpu") : "gpu" + std::to_string(device_index)) / "perf";
-}
+fs::path perf_dir(const fs::path& run_dir, int device_index) { return device_folder(run_dir, device_index) / "perf"; }
 }  // namespace
+
+std::string_view to_string(PerfStatus s) noexcept {
+  switch (s) {
+    case PerfStatus::Measured:
+      return "measured";
+    case PerfStatus::Failed:
+      return "failed";
+    case PerfStatus::Skipped:
+      return "skipped";
+  }
+  return "?";
+}
+
+std::optional<PerfStatus> perf_status_from_string(std::string_view name) noexcept {
+  for (PerfStatus s : {PerfStatus::Measured, PerfStatus::Failed, PerfStatus::Skipped}) {
+    if (to_string(s) == name) return s;
+  }
+  return std::nullopt;
+}
 
 void to_json(nlohmann::json& j, const PerfRecord& r) {
   j = {{"part", r.part},
        {"profile", r.profile},
        {"device_index", r.device_index},
        {"device_uuid", r.device_uuid},
-       {"status", r.status},
+       {"status", std::string(to_string(r.status))},
        {"reason", r.reason},
        {"measurements", r.measurements},
        {"checks", r.checks},
@@ -32,20 +48,23 @@ void from_json(const nlohmann::json& j, PerfRecord& r) {
   r.profile = j.value("profile", "");
   j.at("device_index").get_to(r.device_index);
   r.device_uuid = j.value("device_uuid", "");
-  j.at("status").get_to(r.status);
+  const std::string status = j.at("status").get<std::string>();
+  const auto parsed = perf_status_from_string(status);
+  if (!parsed) throw nlohmann::json::other_error::create(501, "unknown perf status '" + status + "'", &j);
+  r.status = *parsed;
   r.reason = j.value("reason", "");
   r.measurements = j.value("measurements", nlohmann::json::object());
   r.checks = j.value("checks", std::vector<perf::Check>{});
   r.duration_ms = j.value("duration_ms", 0.0);
 }
 
-void store_perf(const fs::path& results_dir, const PerfRecord& r) {
-  write_file_atomically(perf_dir(results_dir, r.device_index) / (r.part + ".json"), nlohmann::json(r).dump(2) + "\n");
+void store_perf(const fs::path& run_dir, const PerfRecord& r) {
+  write_file_atomically(perf_dir(run_dir, r.device_index) / (r.part + ".json"), nlohmann::json(r).dump(2) + "\n");
 }
 
-std::vector<PerfRecord> load_perf(const fs::path& results_dir, int device_index) {
+std::vector<PerfRecord> load_perf(const fs::path& run_dir, int device_index) {
   std::vector<PerfRecord> records;
-  const fs::path dir = perf_dir(results_dir, device_index);
+  const fs::path dir = perf_dir(run_dir, device_index);
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return records;
   std::vector<fs::path> files;
@@ -57,15 +76,12 @@ std::vector<PerfRecord> load_perf(const fs::path& results_dir, int device_index)
   std::sort(files.begin(), files.end());
   for (const fs::path& file : files) {
     try {
-      std::ifstream in(file);
-      std::ostringstream text;
-      text << in.rdbuf();
-      records.push_back(nlohmann::json::parse(text.str()).get<PerfRecord>());
+      records.push_back(nlohmann::json::parse(read_text_file(file)).get<PerfRecord>());
     } catch (const std::exception& e) {
       PerfRecord r;
       r.part = file.stem().string();
       r.device_index = device_index;
-      r.status = "failed";
+      r.status = PerfStatus::Failed;
       r.reason = "the result file " + file.filename().string() + " is unreadable: " + e.what();
       records.push_back(r);
     }

@@ -1,31 +1,19 @@
-#include "hazardlab/result_store.hpp"
+#include "hazardlab/device_fingerprint.hpp"
 
-#include <algorithm>
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
 
-#include "hazardlab/atomic_file.hpp"
-
 namespace hazardlab {
-namespace fs = std::filesystem;
 
-namespace {
-constexpr const char* kInventoryFile = "inventory.json";
-constexpr const char* kSeparator = "--";
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+double PcieLink::max_raw_gbps_per_direction() const noexcept {
+  // GB/s per lane after line coding: Gen1/2 8b/10b; Gen3-5 128b/130b; Gen6 PAM4 with FLIT (242/256).
+  static constexpr double kPerLane[] = {0, 0.25, 0.5, 0.9846, 1.9692, 3.9385, 7.5625};
+  if (!available || max_generation < 1 || max_generation > 6) return 0;
+  return kPerLane[max_generation] * max_width;
 }
 
-std::string device_folder(int device_index) {
-  return device_index < 0 ? std::string("nogpu") : "gpu" + std::to_string(device_index);
+std::string DeviceFingerprint::compute_capability() const {
+  return std::to_string(compute_capability_major) + "." + std::to_string(compute_capability_minor);
 }
-}  // namespace
 
 void to_json(nlohmann::json& j, const DeviceFingerprint& d) {
   j = nlohmann::json{{"index", d.index},
@@ -94,73 +82,18 @@ void from_json(const nlohmann::json& j, DeviceFingerprint& d) {
   d.pcie.max_width = p.value("max_width", 0);
 }
 
-fs::path result_path(const fs::path& results_dir, const VariantResult& r) {
-  return results_dir / device_folder(r.device_index) / (r.hazard_id + kSeparator + r.variant_id + ".json");
+void to_json(nlohmann::json& j, const DeviceInventory& inventory) {
+  j = {{"runtime_version", inventory.runtime_version},
+       {"driver_version", inventory.driver_version},
+       {"no_device_reason", inventory.no_device_reason},
+       {"devices", inventory.devices}};
 }
 
-void store_result(const fs::path& results_dir, const VariantResult& r) {
-  write_file_atomically(result_path(results_dir, r), nlohmann::json(r).dump(2) + "\n");
-}
-
-LoadedResults load_results(const fs::path& results_dir) {
-  LoadedResults loaded;
-  std::error_code ec;
-  if (!fs::is_directory(results_dir, ec)) return loaded;
-  std::vector<fs::path> files;
-  for (const auto& entry : fs::recursive_directory_iterator(results_dir)) {
-    const fs::path& p = entry.path();
-    if (p.parent_path().filename() == "perf") continue;  // performance records: perf_store.hpp
-    if (entry.is_regular_file() && p.extension() == ".json" && p.filename() != kInventoryFile &&
-        p.filename().string().front() != '.') {
-      files.push_back(p);
-    }
-  }
-  std::sort(files.begin(), files.end());
-  for (const fs::path& file : files) {
-    try {
-      loaded.results.push_back(nlohmann::json::parse(read_text(file)).get<VariantResult>());
-    } catch (const std::exception& e) {
-      // Keep the case in the report as failed, if its name says which case it was.
-      const std::string stem = file.stem().string();
-      const std::string folder = file.parent_path().filename().string();
-      const auto sep = stem.find(kSeparator);
-      if (sep == std::string::npos || (folder != "nogpu" && folder.rfind("gpu", 0) != 0)) {
-        loaded.unreadable.push_back(file.string() + ": " + e.what());
-        continue;
-      }
-      VariantResult r;
-      r.hazard_id = stem.substr(0, sep);
-      r.variant_id = stem.substr(sep + 2);
-      r.device_index = folder == "nogpu" ? -1 : std::atoi(folder.c_str() + 3);
-      r.outcome = Outcome::Failed;
-      r.reason = "the result file " + file.filename().string() + " is unreadable: " + e.what();
-      loaded.results.push_back(r);
-    }
-  }
-  return loaded;
-}
-
-void store_inventory(const fs::path& results_dir, const DeviceInventory& inventory) {
-  const nlohmann::json j{{"runtime_version", inventory.runtime_version},
-                         {"driver_version", inventory.driver_version},
-                         {"no_device_reason", inventory.no_device_reason},
-                         {"devices", inventory.devices}};
-  write_file_atomically(results_dir / kInventoryFile, j.dump(2) + "\n");
-}
-
-DeviceInventory load_inventory(const fs::path& results_dir) {
-  const fs::path path = results_dir / kInventoryFile;
-  try {
-    const auto j = nlohmann::json::parse(read_text(path));
-    DeviceInventory inventory;
-    j.at("runtime_version").get_to(inventory.runtime_version);
-    j.at("driver_version").get_to(inventory.driver_version);
-    j.at("no_device_reason").get_to(inventory.no_device_reason);
-    j.at("devices").get_to(inventory.devices);
-    return inventory;
-  } catch (const std::exception& e) {
-    throw std::runtime_error("cannot read the device inventory " + path.string() + ": " + e.what());
-  }
+void from_json(const nlohmann::json& j, DeviceInventory& inventory) {
+  j.at("runtime_version").get_to(inventory.runtime_version);
+  j.at("driver_version").get_to(inventory.driver_version);
+  j.at("no_device_reason").get_to(inventory.no_device_reason);
+  j.at("devices").get_to(inventory.devices);
 }
 
 }  // namespace hazardlab

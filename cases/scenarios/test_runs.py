@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Runs as a user has them: the real hazardlab tools and the real ctest registration, driven from
+outside, with every report and run record checked against the shipped JSON Schemas.
+
+GPUs are hidden (CUDA_VISIBLE_DEVICES=-1), so the GPU cases skip honestly and the scenarios run
+the same on a GPU machine and without one.
+
+    test_runs.py --list
+    test_runs.py <scenario> --source-dir S --build-dir B --register-script R --tool T ...
+"""
+import argparse
+import hashlib
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import jsonschema
+
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class World:
+    """A scratch folder with its own ctest directory that includes the build's registration."""
+
+    def __init__(self, args):
+        self.args = args
+        self.root = pathlib.Path(tempfile.mkdtemp(prefix="hazardlab-scenario-"))
+        self.ctest_dir = self.root / "ctest"
+        self.ctest_dir.mkdir()
+        (self.ctest_dir / "CTestTestfile.cmake").write_text(f'include("{args.register_script}")\n')
+        self.results = self.root / "results"
+        self.reports = self.root / "reports"
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("HAZARDLAB_")}
+        self.env.update(CUDA_VISIBLE_DEVICES="-1", HAZARDLAB_RESULTS_ROOT=str(self.results),
+                        HAZARDLAB_REPORTS_DIR=str(self.reports))
+        source = pathlib.Path(args.source_dir)
+        self.report_schema = json.loads((source / "reports/schema/gpu-report.schema.json").read_text())
+        self.run_schema = json.loads((source / "record/schema/run-record.schema.json").read_text())
+
+    def run(self, command, extra_env=None, cwd=None, timeout=600):
+        env = dict(self.env)
+        env.update(extra_env or {})
+        p = subprocess.run([str(c) for c in command], env=env, cwd=cwd or self.root, timeout=timeout,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return p.returncode, p.stdout
+
+    def ctest(self, *filters, extra_env=None):
+        return self.run([self.args.ctest, "--test-dir", self.ctest_dir, "-j4", "--output-on-failure", *filters],
+                        extra_env)
+
+    def start_ctest(self, *filters):
+        return subprocess.Popen([self.args.ctest, "--test-dir", str(self.ctest_dir), "-j4", "--output-on-failure",
+                                 *filters], env=self.env,
+                                cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    def run_ids(self):
+        runs = self.results / "runs"
+        return sorted(p.name for p in runs.iterdir() if p.is_dir()) if runs.exists() else []
+
+    def run_record(self, run_id):
+        return json.loads((self.results / "runs" / run_id / "run.json").read_text())
+
+    def link(self, name):
+        return os.readlink(self.reports / name).split("/")[-1]
+
+    def validate_everything(self):
+        """Every run record and report written so far follows its schema."""
+        count = 0
+        for path in list(self.results.glob("runs/*/run.json")) + list(self.reports.glob("runs/*/run.json")):
+            jsonschema.validate(json.loads(path.read_text()), self.run_schema)
+            count += 1
+        for path in self.reports.glob("runs/*/*.json"):
+            if path.name != "run.json":
+                jsonschema.validate(json.loads(path.read_text()), self.report_schema)
+                count += 1
+        check(count > 0, "nothing to validate")
+        return count
+
+
+def tree_digest(folder):
+    digest = {}
+    for path in sorted(pathlib.Path(folder).rglob("*")):
+        digest[str(path)] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "<dir>"
+    return digest
+
+
+def registered_case_count(world):
+    rc, out = world.run([world.args.tool, "list"])
+    check(rc == 0, out)
+    return sum(1 for line in out.splitlines() if line.startswith("  "))
+
+
+@scenario
+def complete_then_partial_then_complete(world):
+    """A full run, a one-case lab run, a full run: the lab run never replaces the current reports."""
+    rc, out = world.ctest()
+    check(rc == 0, "the first full run failed:\n" + out)
+    first = world.run_ids()[-1]
+    record = world.run_record(first)
+    check(record["complete"] and record["state"] == "finished", f"first run not complete: {record}")
+    check(record["selection"]["all"], f"first run's selection: {record['selection']}")
+    check(world.link("current") == first, "the complete run is not current")
+    current_digest = tree_digest(world.reports / "runs" / first)
+
+    time.sleep(1.1)  # run ids have a resolution of one second per process
+    rc, out = world.ctest("-R", "h2d-pinned-mutate/unsafe", "-V")  # the README's lab run
+    check(rc == 0, "the one-case run failed:\n" + out)
+    second = world.run_ids()[-1]
+    check(second != first, "the lab run had no run folder of its own")
+    record = world.run_record(second)
+    check(not record["complete"], "a one-case run says it is complete")
+    check("-R h2d-pinned-mutate/unsafe" in record["selection"]["filters"], f"selection: {record['selection']}")
+    check(len(record["not_run"]) == registered_case_count(world) - 1 + 3, f"not run: {len(record['not_run'])}")
+    check(world.link("current") == first, "the lab run replaced the current reports")
+    check(world.link("latest") == second, "the lab run is not the latest")
+    check(tree_digest(world.reports / "runs" / first) == current_digest, "the current report set changed")
+    partial = json.loads((world.reports / "runs" / second / "nogpu.json").read_text())
+    check(partial["verdict"] == "PARTIAL" and not partial["run"]["complete"], f"lab report: {partial['verdict']}")
+    check("PARTIAL" in out and "unchanged" in out, "ctest's output does not say the run was partial:\n" + out)
+
+    time.sleep(1.1)
+    rc, out = world.ctest()
+    check(rc == 0, "the second full run failed:\n" + out)
+    third = world.run_ids()[-1]
+    check(world.link("current") == third, "the second complete run did not become current")
+    junit = (world.reports / "current" / "nogpu.junit.xml").read_text()
+    cases = junit.count("<testcase ")
+    check(cases == registered_case_count(world) + 3, f"JUnit lists {cases} test cases")
+    print(f"validated {world.validate_everything()} run records and reports against the schemas")
+
+
+@scenario
+def concurrent_runs_keep_both(world):
+    """Two ctest runs on one build tree at once: both finish intact, or the second is refused and says by whom."""
+    runs = [world.start_ctest(), world.start_ctest()]
+    outputs = [p.communicate(timeout=600)[0] for p in runs]
+    finished = 0
+    for p, out in zip(runs, outputs):
+        if p.returncode == 0:
+            finished += 1
+        else:
+            check("is in use by run" in out and "pid" in out, "a run failed without naming the holder:\n" + out)
+    check(finished >= 1, "neither run finished:\n" + "\n".join(outputs))
+    cases = registered_case_count(world) + 3
+    for run_id in world.run_ids():
+        record = world.run_record(run_id)
+        check(record["state"] == "finished" and record["complete"], f"run {run_id} was damaged: {record}")
+        results = list((world.results / "runs" / run_id / "nogpu").glob("*.json"))
+        perf = list((world.results / "runs" / run_id / "nogpu" / "perf").glob("*.json"))
+        check(len(results) + len(perf) == cases, f"run {run_id} has {len(results) + len(perf)} of {cases} results")
+    check(not (world.results / "lock").exists(), "the lock was left behind")
+
+    # Deterministically: a run that holds the lock (this process, this host) refuses the next one.
+    before = tree_digest(world.results)
+    (world.results / "lock").write_text(json.dumps(
+        {"run_id": "held-by-a-test", "host": os.uname().nodename, "pid": os.getpid(), "started_at": "now"}))
+    rc, out = world.ctest()
+    check(rc != 0, "a run went ahead while another held the results root")
+    check("in use by run held-by-a-test" in out and f"pid {os.getpid()}" in out, "the holder is not named:\n" + out)
+    (world.results / "lock").unlink()
+    check(tree_digest(world.results) == before, "the refused run changed the results root")
+
+
+@scenario
+def session_start_refuses_what_is_not_its_own(world):
+    """A folder with someone's files, a regular file, the current folder, the home folder: refused, untouched."""
+    mine = world.root / "mine"
+    (mine / "deep").mkdir(parents=True)
+    (mine / "thesis.tex").write_text("years of work")
+    (mine / "deep" / "data.csv").write_text("1,2,3")
+    a_file = world.root / "notes.txt"
+    a_file.write_text("keep me")
+    home = world.root / "home"
+    home.mkdir()
+    cases = [(mine, {}, None, "thesis.tex"), (a_file, {}, None, "not a folder"),
+             (pathlib.Path("."), {}, mine, "current folder"), (home, {"HOME": str(home)}, None, "home folder")]
+    for target, env, cwd, says in cases:
+        before = tree_digest(world.root)
+        rc, out = world.run([world.args.tool, "session-start", "--results-root", target, "--run-id", "r",
+                             "--owner-pid", os.getpid()], env, cwd=cwd)
+        check(rc == 2, f"session-start on {target} exited {rc}:\n{out}")
+        check(says in out, f"session-start on {target} does not say '{says}':\n{out}")
+        check(tree_digest(world.root) == before, f"session-start on {target} changed something")
+
+
+@scenario
+def bad_input_exits_2_everywhere(world):
+    """Typos and impossible arguments fail before any GPU is looked for, naming the input."""
+    tool, cases, perf = world.args.tool, world.args.cases, world.args.perf
+    manifest = [tool, "ctest-manifest", "--default-results-root", world.results, "--default-reports-dir",
+                world.reports]
+    expectations = [
+        ([tool, "list"], {"HAZARDLAB_TRAILS": "5"}, 0, "did you mean HAZARDLAB_TRIALS"),
+        ([tool, "list"], {"HAZARDLAB_TRAILS": "5", "HAZARDLAB_STRICT": "1"}, 2, "HAZARDLAB_TRAILS"),
+        ([tool, "list"], {"HAZARDLAB_TRIALS": ""}, 2, "HAZARDLAB_TRIALS is set but empty"),
+        ([tool, "list"], {"HAZARDLAB_TRIALS": "-3"}, 2, "expected a whole number from 1"),
+        (manifest, {"HAZARDLAB_SANITIZE": "garbage"}, 2, "HAZARDLAB_SANITIZE='garbage'"),
+        ([tool, "session-start", "--results-root", world.results], {}, 2, "--run-id"),
+        ([tool, "no-such-command"], {}, 2, "no command 'no-such-command'"),
+        ([cases, "--device", "-1"], {}, 2, "--device '-1'"),
+        ([cases, "--device", "99"], {}, 2, "--device 99"),
+        ([cases, "--device", "gpu0"], {}, 2, "--device 'gpu0'"),
+        ([cases, "--device", "none", "--gtest_filter=NoSuchCase*"], {}, 2, "selects none"),
+        ([cases, "--device", "none", "--hazard", "no-such-hazard"], {}, 2, "no case matches"),
+        ([cases, "--device", "none"], {"HAZARDLAB_RUN_DIR": str(world.root)}, 2, "is not a run folder"),
+        ([perf, "--device", "none", "--part", "everything"], {}, 2, "--part"),
+        ([perf, "--device", "-1", "--part", "overlap"], {}, 2, "--device '-1'"),
+        ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports], {}, 1, "no run folder"),
+    ]
+    for command, env, expected, says in expectations:
+        rc, out = world.run(command, env)
+        shown = " ".join(f"{k}={v}" for k, v in env.items()) + " " + " ".join(str(c) for c in command[1:])
+        check(rc == expected, f"`{shown}` exited {rc}, not {expected}:\n{out}")
+        check(says in out, f"`{shown}` does not say '{says}':\n{out}")
+    check(not world.reports.exists(), "a failed command wrote reports")
+
+    # Through ctest: a bad setting is one loud failing test, never a run of nothing.
+    rc, out = world.ctest(extra_env={"HAZARDLAB_SANITIZE": "garbage"})
+    check(rc != 0 and "HAZARDLAB_SANITIZE='garbage'" in out, "ctest with a bad setting:\n" + out)
+    # An unknown name is a warning, recorded in the run.
+    rc, out = world.ctest("-R", "h2d-pinned-mutate/", extra_env={"HAZARDLAB_TRAILS": "3"})
+    check(rc == 0 and "did you mean HAZARDLAB_TRIALS" in " ".join(out.split()), "ctest with a misspelt setting:\n" + out)
+    record = world.run_record(world.run_ids()[-1])
+    check(any("HAZARDLAB_TRAILS" in w for w in record["warnings"]), f"warnings: {record['warnings']}")
+
+
+@scenario
+def a_run_folder_reports_anywhere(world):
+    """A run folder copied off its node is reported, with no build tree and no GPU, by hazardlab-report."""
+    rc, out = world.ctest()
+    check(rc == 0, out)
+    run_id = world.run_ids()[-1]
+    elsewhere = world.root / "copied" / run_id
+    shutil.copytree(world.results / "runs" / run_id, elsewhere)
+    rc, out = world.run([world.args.report_tool, "--run", elsewhere, "--out", world.root / "elsewhere-reports"])
+    check(rc == 0, out)
+    original = json.loads((world.reports / "current" / "nogpu.json").read_text())
+    copy = json.loads((world.root / "elsewhere-reports" / "current" / "nogpu.json").read_text())
+    for key in ("verdict", "totals", "device", "no_device_reason"):
+        check(original[key] == copy[key], f"{key} differs: {original[key]} against {copy[key]}")
+    check(copy["run"]["id"] == run_id, "the copy reports another run")
+
+
+@scenario
+def record_and_reports_build_without_cuda(world):
+    """The record and report layers configure, build and pass their self-tests with no CUDA at all."""
+    build = world.root / "cpu-only"
+    configure = [world.args.cmake, "-S", world.args.source_dir, "-B", build, "-G", "Ninja",
+                 "-DHAZARDLAB_WITH_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON",
+                 f"-DCMAKE_PREFIX_PATH={pathlib.Path(world.args.source_dir) / '.deps'}"]
+    for command in (configure, [world.args.cmake, "--build", build, "-j2"]):
+        rc, out = world.run(command, timeout=900)
+        check(rc == 0, out)
+    cache = (build / "CMakeCache.txt").read_text()
+    check("CMAKE_CUDA_COMPILER:" not in cache, "the CUDA-free build enabled CUDA")
+    for entry in json.loads((build / "compile_commands.json").read_text()):
+        check("cuda" not in entry["command"].lower(), "a compile command names CUDA: " + entry["command"])
+    rc, out = world.run([world.args.ctest, "--test-dir", build, "--output-on-failure", "-j2"])
+    check(rc == 0 and "tests passed" in out, out)
+    print(out.strip().splitlines()[-3])
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", nargs="?")
+    parser.add_argument("--list", action="store_true")
+    for option in ("source-dir", "build-dir", "register-script", "tool", "report-tool", "cases", "perf", "ctest",
+                   "cmake"):
+        parser.add_argument("--" + option)
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    if args.scenario not in SCENARIOS:
+        print(f"no scenario '{args.scenario}'; --list lists them", file=sys.stderr)
+        return 2
+    world = World(args)
+    try:
+        SCENARIOS[args.scenario](world)
+    except Failure as failure:
+        print(f"FAILED: {failure}\n(scratch folder kept: {world.root})")
+        return 1
+    shutil.rmtree(world.root, ignore_errors=True)
+    print(f"PASSED: {SCENARIOS[args.scenario].__doc__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

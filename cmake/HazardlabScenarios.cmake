@@ -1,0 +1,47 @@
+# Scenario tests: the real tools and the real ctest registration, run the way a user runs them
+# (no GPU needed: GPU cases skip honestly), with every report and run record validated against
+# the shipped JSON Schemas. They need Python 3 with the jsonschema module (Debian:
+# python3-jsonschema); without it they are registered as one test that fails and says so.
+#
+#   hazardlab_add_scenarios(<script.py> TOOL <t> REPORT_TOOL <t> CASES <t> PERF <t>)
+function(hazardlab_add_scenarios script)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TOOL;REPORT_TOOL;CASES;PERF" "")
+  # The first interpreter that has jsonschema: a version manager's python3 may come first on PATH
+  # without it, while the system's has the Debian package.
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  set(candidates ${Python3_EXECUTABLE})
+  find_program(_hl_system_python NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  list(APPEND candidates ${_hl_system_python})
+  set(python "")
+  foreach(candidate IN LISTS candidates)
+    execute_process(COMMAND ${candidate} -c "import jsonschema" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(python ${candidate})
+      break()
+    endif()
+  endforeach()
+  if(python STREQUAL "")
+    add_test(NAME scenarios/need-python-jsonschema
+             COMMAND ${CMAKE_COMMAND} -E echo "the scenario tests need python3 with jsonschema (apt install python3-jsonschema)")
+    set_tests_properties(scenarios/need-python-jsonschema PROPERTIES LABELS "selftest;scenario"
+                         FAIL_REGULAR_EXPRESSION "need python3")
+    return()
+  endif()
+
+  execute_process(COMMAND ${python} ${script} --list OUTPUT_VARIABLE names RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "hazardlab: cannot list the scenarios of ${script}")
+  endif()
+  string(STRIP "${names}" names)
+  string(REPLACE "\n" ";" names "${names}")
+  foreach(name IN LISTS names)
+    add_test(NAME scenarios/${name}
+             COMMAND ${python} ${script} ${name}
+                     --source-dir ${PROJECT_SOURCE_DIR} --build-dir ${PROJECT_BINARY_DIR}
+                     --register-script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake
+                     --tool $<TARGET_FILE:${ARG_TOOL}> --report-tool $<TARGET_FILE:${ARG_REPORT_TOOL}>
+                     --cases $<TARGET_FILE:${ARG_CASES}> --perf $<TARGET_FILE:${ARG_PERF}>
+                     --ctest ${CMAKE_CTEST_COMMAND} --cmake ${CMAKE_COMMAND})
+    set_tests_properties(scenarios/${name} PROPERTIES LABELS "selftest;scenario" TIMEOUT 900)
+  endforeach()
+endfunction()

@@ -1,0 +1,55 @@
+#pragma once
+// The folders hazardlab writes runs and reports into, kept safe: a folder is used only if it is
+// new, empty or already marked as hazardlab's, and only folders carrying hazardlab's own marker
+// are ever removed. One run at a time holds a root's lock.
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hazardlab {
+
+// A folder hazardlab will not write into or clear; the message names it and says why.
+class FolderRefused : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Makes `folder` hazardlab's: creates it (and its marker file `marker`) if it does not exist, or
+// adopts it if it is empty or already carries `marker`. Refuses `/`, the home folder, the current
+// folder, a path that is not a folder, and a folder holding anything but `allowed` entries.
+// `what` names the folder in messages ("results root", "report folder"). Changes nothing when it
+// refuses.
+void claim_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
+                  const std::vector<std::string>& allowed);
+
+// Removes the oldest subfolders of `parent` that carry `marker`, keeping the newest `keep` (by
+// name, which starts with the UTC start time) and every name in `protect`. Anything without the
+// marker is left alone. Returns the names removed.
+std::vector<std::string> prune_marked_folders(const std::filesystem::path& parent, std::string_view marker,
+                                              std::size_t keep, const std::vector<std::string>& protect);
+
+// Who holds a results root.
+struct LockHolder {
+  std::string run_id;
+  std::string host;
+  long pid = 0;
+  std::string started_at;
+  std::string describe() const;  // "run X (host H, pid P, started T)"
+};
+
+struct LockAttempt {
+  bool acquired = false;
+  std::optional<LockHolder> holder;        // who holds it, when not acquired
+  std::optional<LockHolder> taken_over;    // a stale holder replaced (same host, process gone)
+};
+
+// Takes <root>/lock for `me` with an exclusive create. A lock left by a process of this host that
+// no longer runs is stale and taken over; any other holder makes the attempt fail.
+LockAttempt acquire_run_lock(const std::filesystem::path& root, const LockHolder& me);
+// Removes the lock if `run_id` holds it; returns whether it did.
+bool release_run_lock(const std::filesystem::path& root, std::string_view run_id);
+std::optional<LockHolder> read_run_lock(const std::filesystem::path& root);
+
+}  // namespace hazardlab

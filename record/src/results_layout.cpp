@@ -1,0 +1,48 @@
+#include "hazardlab/results_layout.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace hazardlab {
+
+std::string device_label(int device_index) {
+  return device_index < 0 ? std::string("nogpu") : "gpu" + std::to_string(device_index);
+}
+
+int device_index_of_label(std::string_view label) {
+  if (label == "nogpu") return -1;
+  if (label.substr(0, 3) != "gpu" || label.size() == 3) return -2;
+  int index = -1;
+  const char* end = label.data() + label.size();
+  const auto [ptr, ec] = std::from_chars(label.data() + 3, end, index);
+  return (ec == std::errc() && ptr == end && index >= 0) ? index : -2;
+}
+
+std::filesystem::path run_folder(const std::filesystem::path& results_root, std::string_view run_id) {
+  return results_root / kRunsFolder / run_id;
+}
+
+std::filesystem::path device_folder(const std::filesystem::path& run_dir, int device_index) {
+  return run_dir / device_label(device_index);
+}
+
+void require_run_folder(const std::filesystem::path& run_dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(run_dir / kRunMarker, ec)) {
+    throw std::invalid_argument("HAZARDLAB_RUN_DIR='" + run_dir.string() +
+                                "' is not a run folder started by `hazardlab session-start` (it has no " +
+                                std::string(kRunMarker) + " marker); run the cases through ctest");
+  }
+}
+
+std::string read_text_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path.string());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace hazardlab

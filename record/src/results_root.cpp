@@ -1,0 +1,157 @@
+#include "hazardlab/results_root.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "hazardlab/atomic_file.hpp"
+#include "hazardlab/results_layout.hpp"
+#include "hazardlab/run_record.hpp"
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path canonical_or_self(const fs::path& p) {
+  std::error_code ec;
+  const fs::path c = fs::weakly_canonical(p, ec);
+  return ec ? fs::absolute(p) : c;
+}
+
+bool same_folder(const fs::path& a, const fs::path& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec) && !ec;
+}
+
+bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+
+}  // namespace
+
+void claim_folder(const fs::path& folder, std::string_view marker, std::string_view what,
+                  const std::vector<std::string>& allowed) {
+  const std::string named = std::string(what) + " '" + folder.string() + "'";
+  if (folder.empty()) throw FolderRefused("the " + std::string(what) + " is empty: give a folder");
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(folder, ec);
+  if (!fs::exists(status)) {
+    fs::create_directories(folder, ec);
+    if (ec) throw FolderRefused("cannot create the " + named + ": " + ec.message());
+    write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
+    return;
+  }
+  if (!fs::is_directory(fs::status(folder, ec))) {
+    throw FolderRefused("the " + named + " is not a folder; hazardlab writes only into a folder of its own");
+  }
+  const fs::path real = canonical_or_self(folder);
+  if (real == real.root_path()) throw FolderRefused("the " + named + " is the root folder; refused");
+  if (const char* home = std::getenv("HOME"); home && *home && same_folder(real, home)) {
+    throw FolderRefused("the " + named + " is the home folder; refused");
+  }
+  if (same_folder(real, fs::current_path(ec))) {
+    throw FolderRefused("the " + named + " is the current folder; give a folder of hazardlab's own");
+  }
+  if (fs::exists(folder / marker, ec)) return;
+  std::vector<std::string> foreign;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) foreign.push_back(name);
+  }
+  if (ec) throw FolderRefused("cannot read the " + named + ": " + ec.message());
+  if (!foreign.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) list += (i ? ", " : "") + foreign[i];
+    if (foreign.size() > 5) list += ", ...";
+    throw FolderRefused("the " + named + " holds files hazardlab did not write (" + list +
+                        "); give an empty or new folder, or one hazardlab made (it has a " + std::string(marker) +
+                        " file)");
+  }
+  write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
+}
+
+std::vector<std::string> prune_marked_folders(const fs::path& parent, std::string_view marker, std::size_t keep,
+                                              const std::vector<std::string>& protect) {
+  std::vector<std::string> marked, removed;
+  std::error_code ec;
+  if (!fs::is_directory(parent, ec)) return removed;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    if (entry.is_directory() && !entry.is_symlink() && fs::exists(entry.path() / marker)) {
+      marked.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(marked.begin(), marked.end());
+  if (marked.size() <= keep) return removed;
+  for (std::size_t i = 0; i + keep < marked.size(); ++i) {
+    if (std::find(protect.begin(), protect.end(), marked[i]) != protect.end()) continue;
+    fs::remove_all(parent / marked[i], ec);
+    if (!ec) removed.push_back(marked[i]);
+  }
+  return removed;
+}
+
+std::string LockHolder::describe() const {
+  return "run " + run_id + " (host " + host + ", pid " + std::to_string(pid) + ", started " + started_at + ")";
+}
+
+std::optional<LockHolder> read_run_lock(const fs::path& root) {
+  try {
+    const auto j = nlohmann::json::parse(read_text_file(root / kLockFile));
+    return LockHolder{j.at("run_id").get<std::string>(), j.at("host").get<std::string>(), j.at("pid").get<long>(),
+                      j.at("started_at").get<std::string>()};
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+LockAttempt acquire_run_lock(const fs::path& root, const LockHolder& me) {
+  const fs::path lock = root / kLockFile;
+  const std::string text = nlohmann::json{{"run_id", me.run_id},
+                                          {"host", me.host},
+                                          {"pid", me.pid},
+                                          {"started_at", me.started_at}}
+                               .dump(2) +
+                           "\n";
+  LockAttempt attempt;
+  for (int tries = 0; tries < 2; ++tries) {
+    const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+      ::fsync(fd);
+      ::close(fd);
+      if (!ok) {
+        ::unlink(lock.c_str());
+        throw std::runtime_error("cannot write the lock " + lock.string() + ": " + std::strerror(errno));
+      }
+      attempt.acquired = true;
+      return attempt;
+    }
+    if (errno != EEXIST) throw std::runtime_error("cannot create the lock " + lock.string() + ": " + std::strerror(errno));
+    const std::optional<LockHolder> holder = read_run_lock(root);
+    // A holder on this host whose process is gone left the lock behind (a killed ctest): stale.
+    if (holder && holder->host == me.host && !process_alive(holder->pid) && tries == 0) {
+      attempt.taken_over = holder;
+      // Rename, not unlink: of two runs taking over at once, only one moves the stale lock away.
+      const fs::path moved = root / (".lock.stale." + std::to_string(me.pid));
+      if (::rename(lock.c_str(), moved.c_str()) == 0) ::unlink(moved.c_str());
+      continue;
+    }
+    attempt.holder = holder ? *holder : LockHolder{"(unreadable lock file)", "?", 0, "?"};
+    return attempt;
+  }
+  attempt.holder = read_run_lock(root);
+  return attempt;
+}
+
+bool release_run_lock(const fs::path& root, std::string_view run_id) {
+  const std::optional<LockHolder> holder = read_run_lock(root);
+  if (!holder || holder->run_id != run_id) return false;
+  return ::unlink((root / kLockFile).c_str()) == 0;
+}
+
+}  // namespace hazardlab

@@ -1,0 +1,53 @@
+#pragma once
+// Reporting a run: build every GPU's report from the run folder alone, write the set (JSON,
+// Markdown, HTML, JUnit) into the report folder, and make it visible in one atomic step.
+//
+//   <reports>/runs/<run-id>/gpu0.{json,md,html,junit.xml}, run.json   every run's own reports
+//   <reports>/latest  -> runs/<run-id>    the last run reported, complete or partial
+//   <reports>/current -> runs/<run-id>    the last COMPLETE run: the GPUs' validation reports
+//
+// A partial run (a filtered selection) never moves `current`. Each pointer is a symbolic link
+// replaced by rename(2), so a reader resolves it to one whole set, never a mix of two runs.
+#include <cstddef>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "hazardlab/report.hpp"
+
+namespace hazardlab {
+
+inline constexpr std::string_view kReportsMarker = ".hazardlab-reports";
+inline constexpr std::string_view kCurrentLink = "current";
+inline constexpr std::string_view kLatestLink = "latest";
+inline constexpr std::size_t kDefaultKeepRuns = 20;  // HAZARDLAB_KEEP_RUNS
+
+struct ReportOptions {
+  std::filesystem::path out_dir;
+  bool require_gpu = false;
+  std::size_t keep_runs = kDefaultKeepRuns;  // run folders and report sets kept, newest first
+};
+
+// Reports the run in `run_dir`; prints what it wrote and each GPU's verdict to `out`, problems
+// to `err`. Releases the results root's lock if this run holds it. Returns the exit status: 0
+// when every verdict is PASS, SKIPPED or PARTIAL; 1 when any is FAIL or INCONCLUSIVE, a result
+// is unreadable, or, with `require_gpu`, the run is partial or had no GPU; 2 for a report folder
+// hazardlab will not write into.
+int report_run(const std::filesystem::path& run_dir, const ReportOptions& options, std::ostream& out,
+               std::ostream& err);
+
+// Reads the run folder and builds its reports, with the run record brought up to date
+// (complete, not_run, verdicts, end time).
+struct BuiltRun {
+  RunContents contents;
+  std::vector<GpuReport> reports;
+  std::vector<std::string> unreadable;
+};
+BuiltRun build_run(const std::filesystem::path& run_dir, bool require_gpu);  // throws std::runtime_error
+
+// Writes one run's report set and moves the pointers; returns the set's folder.
+std::filesystem::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
+                                      const ReportOptions& options);
+
+}  // namespace hazardlab

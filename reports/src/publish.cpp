@@ -1,0 +1,190 @@
+#include "hazardlab/publish.hpp"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ostream>
+#include <stdexcept>
+
+#include "hazardlab/atomic_file.hpp"
+#include "hazardlab/result_store.hpp"
+#include "hazardlab/results_layout.hpp"
+#include "hazardlab/results_root.hpp"
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const fs::path& path, int err) {
+  throw std::runtime_error("cannot " + what + " " + path.string() + ": " + std::strerror(err));
+}
+
+// Replaces `link` with a symbolic link to `target` in one rename.
+void point(const fs::path& link, const fs::path& target) {
+  const fs::path tmp = link.parent_path() / ("." + link.filename().string() + ".tmp." + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::remove(tmp, ec);
+  fs::create_symlink(target, tmp, ec);
+  if (ec) throw std::runtime_error("cannot create the link " + tmp.string() + ": " + ec.message());
+  if (::rename(tmp.c_str(), link.c_str()) != 0) {
+    const int err = errno;
+    fs::remove(tmp, ec);
+    fail("point", link, err);
+  }
+}
+
+// Moves the finished set `staging` to `final`; if a set for the run is already there (the run
+// was reported again), the two are exchanged in one step and the old one removed.
+void move_into_place(const fs::path& staging, const fs::path& final) {
+  if (::rename(staging.c_str(), final.c_str()) == 0) return;
+  if (errno != EEXIST && errno != ENOTEMPTY) fail("move the report set to", final, errno);
+  if (::renameat2(AT_FDCWD, staging.c_str(), AT_FDCWD, final.c_str(), RENAME_EXCHANGE) != 0) {
+    fail("replace the report set", final, errno);
+  }
+  std::error_code ec;
+  fs::remove_all(staging, ec);  // now the previous set of this run
+}
+
+std::string link_target_name(const fs::path& link) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(link, ec);
+  return ec ? std::string() : target.filename().string();
+}
+
+}  // namespace
+
+BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
+  std::error_code ec;
+  if (!fs::is_directory(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (!fs::exists(run_dir / kRunRecordFile, ec)) {
+    throw std::runtime_error("the run folder " + run_dir.string() +
+                             " has no run record: the run did not start (its session-start failed or was refused)");
+  }
+  BuiltRun built;
+  RunContents& c = built.contents;
+  c.run = load_run_record(run_dir);
+  c.catalog = load_catalog(run_dir);
+  c.inventory = load_inventory(run_dir);
+  LoadedResults loaded = load_results(run_dir);
+  c.results = std::move(loaded.results);
+  built.unreadable = std::move(loaded.unreadable);
+  c.perf[-1] = load_perf(run_dir, -1);
+  for (const DeviceFingerprint& d : c.inventory.devices) c.perf[d.index] = load_perf(run_dir, d.index);
+  built.reports = build_reports(c, require_gpu);
+
+  RunRecord& run = c.run;
+  run.not_run.clear();
+  run.verdicts.clear();
+  for (const GpuReport& r : built.reports) {
+    run.not_run.insert(run.not_run.end(), r.not_run.begin(), r.not_run.end());
+    run.verdicts[r.file_stem()] = std::string(to_string(r.verdict));
+  }
+  run.complete = !built.reports.empty() && run.not_run.empty();
+  run.state = RunState::Finished;
+  if (run.ended_at.empty()) run.ended_at = utc_now_iso8601();
+  for (GpuReport& r : built.reports) r.run = run;
+  return built;
+}
+
+fs::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run, const ReportOptions& options) {
+  const fs::path& out = options.out_dir;
+  claim_folder(out, kReportsMarker, "report folder",
+               {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink),
+                std::string(kLatestLink)});
+  const fs::path runs = out / kRunsFolder;
+  std::error_code ec;
+  fs::create_directories(runs, ec);
+  if (ec) throw std::runtime_error("cannot create " + runs.string() + ": " + ec.message());
+
+  const fs::path staging = runs / ("." + run.id + ".staging." + std::to_string(::getpid()));
+  fs::remove_all(staging, ec);
+  fs::create_directories(staging, ec);
+  if (ec) throw std::runtime_error("cannot create " + staging.string() + ": " + ec.message());
+  write_file_atomically(staging / kRunMarker, "A report set written by hazardlab.\n");
+  write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
+  for (const GpuReport& r : reports) {
+    const std::string stem = r.file_stem();
+    write_file_atomically(staging / (stem + ".json"), report_to_json(r).dump(2) + "\n");
+    write_file_atomically(staging / (stem + ".md"), report_to_markdown(r));
+    write_file_atomically(staging / (stem + ".html"), report_to_html(r));
+    write_file_atomically(staging / (stem + ".junit.xml"), report_to_junit(r));
+  }
+  const fs::path final = runs / run.id;
+  move_into_place(staging, final);
+
+  const fs::path relative = fs::path(kRunsFolder) / run.id;
+  point(out / kLatestLink, relative);
+  if (run.complete) point(out / kCurrentLink, relative);
+  prune_marked_folders(runs, kRunMarker, options.keep_runs,
+                       {link_target_name(out / kCurrentLink), link_target_name(out / kLatestLink)});
+  return final;
+}
+
+int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  // Whatever happens below, a run that holds its results root's lock lets go of it.
+  const fs::path root = run_dir.parent_path().parent_path();
+  std::error_code ec;
+  const bool in_root = fs::exists(root / kResultsRootMarker, ec);
+  struct Release {
+    fs::path root;
+    std::string id;
+    bool active;
+    ~Release() {
+      if (active) release_run_lock(root, id);
+    }
+  } release{root, run_dir.filename().string(), in_root};
+
+  BuiltRun built;
+  try {
+    built = build_run(run_dir, options.require_gpu);
+  } catch (const std::exception& e) {
+    err << "hazardlab: " << e.what() << "; no report written\n";
+    return 1;
+  }
+  const RunRecord& run = built.contents.run;
+  release.id = run.id;
+  try {
+    store_run_record(run_dir, run);
+  } catch (const std::exception& e) {
+    err << "hazardlab: warning: " << e.what() << " (the reports are written all the same)\n";
+  }
+  fs::path folder;
+  try {
+    folder = publish_reports(built.reports, run, options);
+  } catch (const FolderRefused& e) {
+    err << "hazardlab: " << e.what() << '\n';
+    return 2;
+  }
+  if (in_root) prune_marked_folders(root / kRunsFolder, kRunMarker, options.keep_runs, {run.id});
+
+  for (const std::string& bad : built.unreadable) err << "hazardlab: unreadable result: " << bad << '\n';
+  out << "hazardlab: run " << run.id << " is " << (run.complete ? "COMPLETE" : "PARTIAL") << "; reports in "
+      << folder.string() << '\n';
+  if (run.complete) {
+    out << "hazardlab: published as the current reports: " << (options.out_dir / kCurrentLink).string() << '\n';
+  } else {
+    out << "hazardlab: " << run.not_run.size()
+        << " registered case(s) did not run; the current reports (the last complete run) are unchanged: "
+        << (options.out_dir / kCurrentLink).string() << '\n';
+  }
+  int status = built.unreadable.empty() ? 0 : 1;
+  for (const GpuReport& r : built.reports) {
+    out << "hazardlab: "
+        << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : std::string("no GPU")) << ": "
+        << to_string(r.verdict) << ": " << r.verdict_reason << '\n';
+    if (r.verdict == Verdict::Fail || r.verdict == Verdict::Inconclusive) status = 1;
+    if (options.require_gpu && (r.verdict == Verdict::Partial || r.verdict == Verdict::Skipped)) status = 1;
+  }
+  if (options.require_gpu && !run.complete && status == 0) {
+    err << "hazardlab: HAZARDLAB_REQUIRE_GPU=1: a partial run is not a validation\n";
+    status = 1;
+  }
+  return status;
+}
+
+}  // namespace hazardlab

@@ -1,0 +1,182 @@
+#include "run_start.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <ostream>
+#include <stdexcept>
+
+#include "hazardlab/atomic_file.hpp"
+#include "hazardlab/checks.hpp"
+#include "hazardlab/hazard.hpp"
+#include "hazardlab/perf_store.hpp"
+#include "hazardlab/result_store.hpp"
+#include "hazardlab/results_layout.hpp"
+#include "hazardlab/results_root.hpp"
+#include "hazardlab/run_record.hpp"
+#include "hazardlab/settings_record.hpp"
+
+#ifndef HAZARDLAB_CUDA_BIN_DIR
+#define HAZARDLAB_CUDA_BIN_DIR ""
+#endif
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool executable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_OK) == 0 && fs::is_regular_file(p); }
+
+// compute-sanitizer ships with the CUDA Toolkit, which is often not on PATH.
+fs::path find_compute_sanitizer() {
+  if (const char* path = std::getenv("PATH")) {
+    std::string dirs = path;
+    std::size_t start = 0;
+    while (start <= dirs.size()) {
+      const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+      const fs::path candidate = fs::path(dirs.substr(start, colon - start)) / "compute-sanitizer";
+      if (executable(candidate)) return candidate;
+      start = colon + 1;
+    }
+  }
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* home = std::getenv(var); home && *home) {
+      if (const fs::path p = fs::path(home) / "bin" / "compute-sanitizer"; executable(p)) return p;
+    }
+  }
+  for (const fs::path dir : {fs::path(HAZARDLAB_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+    if (!dir.empty() && executable(dir / "compute-sanitizer")) return dir / "compute-sanitizer";
+  }
+  return {};
+}
+
+// The command line of the run's owner (ctest), to record which cases it selected.
+std::vector<std::string> command_of(long pid) {
+  std::vector<std::string> args;
+  try {
+    const std::string text = read_text_file("/proc/" + std::to_string(pid) + "/cmdline");
+    std::size_t start = 0;
+    while (start < text.size()) {
+      const std::size_t end = std::min(text.find('\0', start), text.size());
+      args.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+  } catch (const std::exception&) {
+    // Not Linux, or the process is gone: the selection stays unknown, completeness still counts.
+  }
+  return args;
+}
+
+fs::path absolute_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path a = fs::absolute(p, ec);
+  return ec ? p : a.lexically_normal();
+}
+
+}  // namespace
+
+int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out) {
+  for (const std::string& w : settings.warnings) out << "warning\t" << w << '\n';
+  if (!settings.sanitizer.empty()) {
+    const fs::path tool = find_compute_sanitizer();
+    if (tool.empty()) {
+      throw std::invalid_argument("HAZARDLAB_SANITIZE='" + settings.sanitizer +
+                                  "': compute-sanitizer was not found on PATH, in $CUDA_HOME/bin or in the CUDA "
+                                  "Toolkit's bin folder; install it or unset HAZARDLAB_SANITIZE");
+    }
+    out << "launcher\t" << tool.string() << '\t' << settings.sanitizer << '\n';
+  }
+  const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
+  out << "run\t" << make_run_id(utc_now_compact(), host_name(), owner) << '\t' << owner << '\n';
+  out << "results\t"
+      << absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root).string()
+      << '\n';
+  out << "reports\t"
+      << absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir).string()
+      << '\n';
+  const DeviceInventory inv = discover_devices();
+  if (inv.devices.empty()) out << "nodevice\t" << inv.no_device_reason << '\n';
+  for (const DeviceFingerprint& d : inv.devices) {
+    out << "device\t" << d.index << '\t' << device_label(d.index) << '\t' << d.name << '\n';
+  }
+  for (const Hazard& h : Registry::instance().hazards()) {
+    for (const Variant& v : h.variants) out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\n';
+  }
+  return 0;
+}
+
+int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
+  const fs::path& root = start.results_root;
+  try {
+    claim_folder(root, kResultsRootMarker, "results root",
+                 {std::string(kResultsRootMarker), std::string(kRunsFolder), std::string(kLockFile)});
+  } catch (const FolderRefused& e) {
+    err << "hazardlab: " << e.what() << "; set HAZARDLAB_RESULTS_ROOT to another folder\n";
+    return 2;
+  }
+
+  RunRecord run;
+  run.id = start.run_id;
+  run.host = host_name();
+  run.pid = start.owner_pid;
+  run.started_at = utc_now_iso8601();
+  const LockAttempt lock = acquire_run_lock(root, LockHolder{run.id, run.host, run.pid, run.started_at});
+  if (lock.taken_over) {
+    out << "hazardlab: the results root's lock was left by " << lock.taken_over->describe()
+        << ", whose process is gone; taking it over\n";
+  }
+  if (!lock.acquired) {
+    err << "hazardlab: the results root " << root.string() << " is in use by " << lock.holder->describe()
+        << ". Wait for that run to end, or point this one elsewhere with HAZARDLAB_RESULTS_ROOT; if that run is gone "
+           "(it ran on another host), remove "
+        << (root / kLockFile).string() << '\n';
+    return 1;
+  }
+
+  try {
+    const fs::path dir = run_folder(root, run.id);
+    if (fs::exists(dir)) throw std::runtime_error("the run folder " + dir.string() + " exists already");
+    fs::create_directories(dir);
+    write_file_atomically(dir / kRunMarker, "A run folder written by hazardlab.\n");
+
+    const Catalog catalog = Registry::instance().catalog();
+    const DeviceInventory inv = discover_devices();
+    store_catalog(dir, catalog);
+    store_inventory(dir, inv);
+
+    run.hazardlab_version = std::string(hazardlab_version());
+    run.devices = inv.devices;
+    run.no_device_reason = inv.no_device_reason;
+    run.settings = settings_in_force(settings, perf::profile_from_environment(), perf::thresholds_from_environment());
+    run.sanitizer = settings.sanitizer;
+    run.warnings = settings.warnings;
+    run.selection = selection_from_ctest_command(command_of(start.owner_pid));
+    std::vector<int> indexes;
+    for (const DeviceFingerprint& d : inv.devices) indexes.push_back(d.index);
+    if (indexes.empty()) indexes.push_back(-1);
+    for (int index : indexes) {
+      const std::string label = device_label(index);
+      for (const CatalogHazard& h : catalog.hazards) {
+        for (const CatalogVariant& v : h.variants) run.registered.push_back(label + "/" + h.id + "/" + v.id);
+      }
+      for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
+    }
+    store_run_record(dir, run);
+    prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
+
+    out << "hazardlab: run " << run.id << " started in " << dir.string() << '\n';
+    if (inv.devices.empty()) out << "hazardlab: no usable GPU: " << inv.no_device_reason << "; GPU cases will be skipped\n";
+    for (const DeviceFingerprint& d : inv.devices) {
+      out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
+    }
+    out << "hazardlab: selection: " << (run.selection.all() ? "all cases" : "filtered by");
+    for (const std::string& f : run.selection.filters) out << " '" << f << "'";
+    out << '\n';
+    return 0;
+  } catch (...) {
+    release_run_lock(root, run.id);
+    throw;
+  }
+}
+
+}  // namespace hazardlab
