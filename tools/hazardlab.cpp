@@ -9,8 +9,8 @@
 
 #include "hazardlab/hazard.hpp"
 #include "hazardlab/publish.hpp"
-#include "run_start.hpp"
 #include "hazardlab/settings.hpp"
+#include "run_start.hpp"
 
 namespace fs = std::filesystem;
 using namespace hazardlab;

@@ -165,7 +165,8 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
 
     out << "hazardlab: run " << run.id << " started in " << dir.string() << '\n';
-    if (inv.devices.empty()) out << "hazardlab: no usable GPU: " << inv.no_device_reason << "; GPU cases will be skipped\n";
+    if (inv.devices.empty())
+      out << "hazardlab: no usable GPU: " << inv.no_device_reason << "; GPU cases will be skipped\n";
     for (const DeviceFingerprint& d : inv.devices) {
       out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
     }

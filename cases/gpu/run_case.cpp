@@ -80,7 +80,8 @@ class VariantCase : public ::testing::Test {
 
   static void print(const VariantResult& r) {
     std::cout << "   outcome: " << upper(to_string(r.outcome)) << " after " << r.trials << " trial(s)";
-    if (r.kind == VariantKind::Control || r.kind == VariantKind::Observation) std::cout << ", hazard seen in " << r.reproduced;
+    if (r.kind == VariantKind::Control || r.kind == VariantKind::Observation)
+      std::cout << ", hazard seen in " << r.reproduced;
     if (r.seed) std::cout << ", seed " << *r.seed;
     std::cout << " (" << static_cast<long>(r.duration_ms) << " ms)\n";
     if (!r.reason.empty()) std::cout << "   " << r.reason << '\n';

@@ -145,7 +145,7 @@ TEST(Publish, OldSetsArePrunedButCurrentIsKept) {
     std::ostringstream o, e;
     ASSERT_EQ(report_run(dir, ReportOptions{base / "reports", false, 1}, o, e), 0) << e.str();
   }
-  EXPECT_TRUE(fs::exists(base / "reports" / "runs" / full.run.id));  // current
+  EXPECT_TRUE(fs::exists(base / "reports" / "runs" / full.run.id));             // current
   EXPECT_TRUE(fs::exists(base / "reports" / "runs" / "20261114T000000Z-h-2"));  // latest
   EXPECT_FALSE(fs::exists(base / "reports" / "runs" / "20261112T000000Z-h-2"));
   EXPECT_EQ(current_run(base / "reports"), full.run.id);

@@ -147,9 +147,8 @@ TEST(RunRecord, SelectionReadsEveryNarrowingOption) {
   EXPECT_TRUE(selection_from_ctest_command({}).all());
   const auto s = selection_from_ctest_command(
       {"ctest", "--rerun-failed", "-E", "perf", "--label-regex=gpu0", "-LE", "kind:guard", "-I", "1,3", "-U"});
-  EXPECT_EQ(s.filters,
-            (std::vector<std::string>{"--rerun-failed", "-E perf", "--label-regex=gpu0", "-LE kind:guard", "-I 1,3",
-                                      "-U"}));
+  EXPECT_EQ(s.filters, (std::vector<std::string>{"--rerun-failed", "-E perf", "--label-regex=gpu0", "-LE kind:guard",
+                                                 "-I 1,3", "-U"}));
 }
 
 TEST(RunRecord, IdsSayHostTimeAndProcessAndAreSafeAsFolderNames) {

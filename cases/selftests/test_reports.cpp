@@ -33,8 +33,7 @@ TEST(Reports, OneReportPerGpuEachWithItsOwnResults) {
 
 TEST(Reports, AOneCaseRunIsPartialNamesWhatDidNotRunAndNeverPasses) {
   RunContents run = complete_run(1);
-  run.results = {result("h2d-pinned-mutate", "unsafe-mutate-after-call", 0, Outcome::Reproduced,
-                        VariantKind::Control)};
+  run.results = {result("h2d-pinned-mutate", "unsafe-mutate-after-call", 0, Outcome::Reproduced, VariantKind::Control)};
   run.perf.clear();
   run.run.selection = selection_from_ctest_command({"ctest", "-R", "h2d-pinned-mutate/unsafe"});
   const auto reports = build_reports(run, false);

@@ -73,12 +73,26 @@ TEST(Settings, EveryVariableReadIsKnownAndExplained) {
     EXPECT_TRUE(names.insert(s.name).second) << s.name;
     EXPECT_FALSE(s.meaning.empty()) << s.name;
   }
-  for (const char* name :
-       {"HAZARDLAB_REQUIRE_GPU", "HAZARDLAB_TRIALS", "HAZARDLAB_PROPERTY_CASES", "HAZARDLAB_SEED",
-        "HAZARDLAB_MAX_BYTES", "HAZARDLAB_GATE_TIMEOUT_MS", "HAZARDLAB_CALL_LIMIT_MS", "HAZARDLAB_SABOTAGE_GUARDS",
-        "HAZARDLAB_MUTATION_CHECK", "HAZARDLAB_GATES", "HAZARDLAB_PERF_PROFILE", "HAZARDLAB_PINNED_BUDGET_MB",
-        "HAZARDLAB_MIN_LINK_FRACTION", "HAZARDLAB_MIN_OVERLAP", "HAZARDLAB_SANITIZE", "HAZARDLAB_RESULTS_ROOT",
-        "HAZARDLAB_REPORTS_DIR", "HAZARDLAB_KEEP_RUNS", "HAZARDLAB_STRICT", "HAZARDLAB_RUN_DIR"}) {
+  for (const char* name : {"HAZARDLAB_REQUIRE_GPU",
+                           "HAZARDLAB_TRIALS",
+                           "HAZARDLAB_PROPERTY_CASES",
+                           "HAZARDLAB_SEED",
+                           "HAZARDLAB_MAX_BYTES",
+                           "HAZARDLAB_GATE_TIMEOUT_MS",
+                           "HAZARDLAB_CALL_LIMIT_MS",
+                           "HAZARDLAB_SABOTAGE_GUARDS",
+                           "HAZARDLAB_MUTATION_CHECK",
+                           "HAZARDLAB_GATES",
+                           "HAZARDLAB_PERF_PROFILE",
+                           "HAZARDLAB_PINNED_BUDGET_MB",
+                           "HAZARDLAB_MIN_LINK_FRACTION",
+                           "HAZARDLAB_MIN_OVERLAP",
+                           "HAZARDLAB_SANITIZE",
+                           "HAZARDLAB_RESULTS_ROOT",
+                           "HAZARDLAB_REPORTS_DIR",
+                           "HAZARDLAB_KEEP_RUNS",
+                           "HAZARDLAB_STRICT",
+                           "HAZARDLAB_RUN_DIR"}) {
     EXPECT_TRUE(names.count(name)) << name;
   }
 }

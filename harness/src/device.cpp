@@ -122,12 +122,13 @@ DeviceChoice choose_device(const std::string& argument) {
             inventory.devices.empty() ? inventory.no_device_reason : "the run was started with --device none"};
   }
   if (index >= static_cast<int>(inventory.devices.size())) {
-    throw std::invalid_argument(
-        "--device " + std::to_string(index) + ": this machine has " +
-        (inventory.devices.empty() ? "no usable GPU (" + inventory.no_device_reason + "); --device none records "
-                                                                                       "the cases as skipped"
-                                   : std::to_string(inventory.devices.size()) + " GPU(s), 0 to " +
-                                         std::to_string(inventory.devices.size() - 1)));
+    throw std::invalid_argument("--device " + std::to_string(index) + ": this machine has " +
+                                (inventory.devices.empty()
+                                     ? "no usable GPU (" + inventory.no_device_reason +
+                                           "); --device none records "
+                                           "the cases as skipped"
+                                     : std::to_string(inventory.devices.size()) + " GPU(s), 0 to " +
+                                           std::to_string(inventory.devices.size() - 1)));
   }
   return {inventory.devices[static_cast<std::size_t>(index)], {}};
 }

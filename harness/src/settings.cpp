@@ -49,8 +49,7 @@ void read_unsigned(const Environment& env, std::string_view name, T& out, std::u
 }
 
 template <typename Duration>
-void read_duration(const Environment& env, std::string_view name, Duration& out, std::uint64_t min,
-                   std::uint64_t max) {
+void read_duration(const Environment& env, std::string_view name, Duration& out, std::uint64_t min, std::uint64_t max) {
   if (const std::string* v = env.find(name)) out = Duration(parse_unsigned(name, *v, min, max));
 }
 
@@ -139,8 +138,8 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_STRICT", s.strict);
   for (const auto& [name, value] : env.all()) {
     if (!known(name)) {
-      const std::string text = name + " is not a hazardlab setting (did you mean " +
-                               std::string(nearest_known(name)) + "?); `hazardlab settings` lists them";
+      const std::string text = name + " is not a hazardlab setting (did you mean " + std::string(nearest_known(name)) +
+                               "?); `hazardlab settings` lists them";
       if (s.strict) throw SettingsError(text + "; HAZARDLAB_STRICT=1 makes this an error");
       s.warnings.push_back(text);
       continue;

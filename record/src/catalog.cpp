@@ -37,9 +37,12 @@ void from_json(const nlohmann::json& j, CatalogVariant& v) {
 }
 
 void to_json(nlohmann::json& j, const CatalogHazard& h) {
-  j = {{"id", h.id},           {"title", h.title},
-       {"rules", h.rules},     {"requirements", h.requirements},
-       {"explanation", h.explanation}, {"variants", h.variants}};
+  j = {{"id", h.id},
+       {"title", h.title},
+       {"rules", h.rules},
+       {"requirements", h.requirements},
+       {"explanation", h.explanation},
+       {"variants", h.variants}};
 }
 void from_json(const nlohmann::json& j, CatalogHazard& h) {
   j.at("id").get_to(h.id);

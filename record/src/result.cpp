@@ -13,8 +13,8 @@ Outcome outcome_at(const nlohmann::json& j, const char* key) {
 }  // namespace
 
 std::string impossible_content(const VariantResult& r) {
-  const bool judged_good = r.outcome == Outcome::Passed || r.outcome == Outcome::Reproduced ||
-                           r.outcome == Outcome::Observed;
+  const bool judged_good =
+      r.outcome == Outcome::Passed || r.outcome == Outcome::Reproduced || r.outcome == Outcome::Observed;
   if (judged_good && r.trials < 1) {
     return "the result claims '" + std::string(to_string(r.outcome)) + "' after " + std::to_string(r.trials) +
            " trials: nothing was tried, so nothing held";
@@ -39,10 +39,11 @@ void to_json(nlohmann::json& j, const VariantResult& r) {
   if (!r.finding.empty()) observations["finding"] = r.finding;
   if (r.mutation_check) {
     const MutationCheck& m = *r.mutation_check;
-    observations["mutation_check"] = {{"caught", m.caught},
-                                      {"outcome_without_synchronization", std::string(to_string(m.outcome_without_synchronization))},
-                                      {"reason", m.reason},
-                                      {"minimal_case", m.minimal_case}};
+    observations["mutation_check"] = {
+        {"caught", m.caught},
+        {"outcome_without_synchronization", std::string(to_string(m.outcome_without_synchronization))},
+        {"reason", m.reason},
+        {"minimal_case", m.minimal_case}};
   }
   j = nlohmann::json{{"hazard", r.hazard_id},
                      {"variant", r.variant_id},

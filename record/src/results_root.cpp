@@ -111,12 +111,9 @@ std::optional<LockHolder> read_run_lock(const fs::path& root) {
 
 LockAttempt acquire_run_lock(const fs::path& root, const LockHolder& me) {
   const fs::path lock = root / kLockFile;
-  const std::string text = nlohmann::json{{"run_id", me.run_id},
-                                          {"host", me.host},
-                                          {"pid", me.pid},
-                                          {"started_at", me.started_at}}
-                               .dump(2) +
-                           "\n";
+  const std::string text =
+      nlohmann::json{{"run_id", me.run_id}, {"host", me.host}, {"pid", me.pid}, {"started_at", me.started_at}}.dump(2) +
+      "\n";
   LockAttempt attempt;
   for (int tries = 0; tries < 2; ++tries) {
     const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -131,7 +128,8 @@ LockAttempt acquire_run_lock(const fs::path& root, const LockHolder& me) {
       attempt.acquired = true;
       return attempt;
     }
-    if (errno != EEXIST) throw std::runtime_error("cannot create the lock " + lock.string() + ": " + std::strerror(errno));
+    if (errno != EEXIST)
+      throw std::runtime_error("cannot create the lock " + lock.string() + ": " + std::strerror(errno));
     const std::optional<LockHolder> holder = read_run_lock(root);
     // A holder on this host whose process is gone left the lock behind (a killed ctest): stale.
     if (holder && holder->host == me.host && !process_alive(holder->pid) && tries == 0) {

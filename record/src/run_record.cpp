@@ -40,13 +40,27 @@ std::string make_run_id(const std::string& started_at_compact, const std::string
 
 Selection selection_from_ctest_command(const std::vector<std::string>& command) {
   // ctest's options that narrow the selection, with whether each takes a value.
-  static const std::vector<std::pair<std::string, bool>> narrowing = {
-      {"-R", true},  {"--tests-regex", true},     {"-E", true},  {"--exclude-regex", true},
-      {"-L", true},  {"--label-regex", true},     {"-LE", true}, {"--label-exclude", true},
-      {"-I", true},  {"--tests-information", true}, {"-U", false}, {"--union", false},
-      {"--rerun-failed", false}, {"--tests-from-file", true}, {"--exclude-from-file", true},
-      {"-FA", true}, {"--fixture-exclude-any", true}, {"-FS", true}, {"--fixture-exclude-setup", true},
-      {"-FC", true}, {"--fixture-exclude-cleanup", true}};
+  static const std::vector<std::pair<std::string, bool>> narrowing = {{"-R", true},
+                                                                      {"--tests-regex", true},
+                                                                      {"-E", true},
+                                                                      {"--exclude-regex", true},
+                                                                      {"-L", true},
+                                                                      {"--label-regex", true},
+                                                                      {"-LE", true},
+                                                                      {"--label-exclude", true},
+                                                                      {"-I", true},
+                                                                      {"--tests-information", true},
+                                                                      {"-U", false},
+                                                                      {"--union", false},
+                                                                      {"--rerun-failed", false},
+                                                                      {"--tests-from-file", true},
+                                                                      {"--exclude-from-file", true},
+                                                                      {"-FA", true},
+                                                                      {"--fixture-exclude-any", true},
+                                                                      {"-FS", true},
+                                                                      {"--fixture-exclude-setup", true},
+                                                                      {"-FC", true},
+                                                                      {"--fixture-exclude-cleanup", true}};
   Selection selection;
   selection.command = command;
   for (std::size_t i = 1; i < command.size(); ++i) {
@@ -93,8 +107,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"settings", settings},
        {"sanitizer", r.sanitizer.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sanitizer)},
        {"warnings", r.warnings},
-       {"selection",
-        {{"all", r.selection.all()}, {"filters", r.selection.filters}, {"command", r.selection.command}}},
+       {"selection", {{"all", r.selection.all()}, {"filters", r.selection.filters}, {"command", r.selection.command}}},
        {"registered", r.registered},
        {"state", r.state == RunState::Running ? "running" : "finished"},
        {"complete", r.complete},
@@ -126,8 +139,8 @@ void from_json(const nlohmann::json& j, RunRecord& r) {
   r.no_device_reason = j.value("no_device_reason", "");
   r.settings.clear();
   for (const auto& s : j.at("settings")) {
-    r.settings.push_back({s.at("name").get<std::string>(), s.at("value").get<std::string>(),
-                          s.at("from_environment").get<bool>()});
+    r.settings.push_back(
+        {s.at("name").get<std::string>(), s.at("value").get<std::string>(), s.at("from_environment").get<bool>()});
   }
   r.sanitizer = j.at("sanitizer").is_null() ? std::string() : j.at("sanitizer").get<std::string>();
   j.at("warnings").get_to(r.warnings);

@@ -163,7 +163,8 @@ std::string report_to_html(const GpuReport& report) {
           "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
           "vertical-align:top}th{background:#f4f4f4}.verdict{font-size:1.4em;padding:.4em .8em;display:inline-block}"
           ".PASS,.good{background:#d9f2d9}.FAIL,.bad{background:#f8d0d0}.INCONCLUSIVE,.warn{background:#fcefc7}"
-          ".SKIPPED,.PARTIAL,.idle{background:#eee}.bar{background:#eee;width:160px;height:10px}.bar div{background:#1f77b4;"
+          ".SKIPPED,.PARTIAL,.idle{background:#eee}.bar{background:#eee;width:160px;height:10px}.bar "
+          "div{background:#1f77b4;"
           "height:10px}svg{margin:.5em 1em .5em 0;border:1px solid #eee}small{color:#555}"
           "</style></head><body>";
   html << "<h1>hazardlab report: " << escape(title) << "</h1><div class='verdict " << verdict

@@ -129,8 +129,8 @@ std::string report_to_junit(const GpuReport& report) {
       << "<testsuites name=\"hazardlab\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\""
       << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(total) << "\">\n"
       << "  <testsuite name=\"hazardlab." << xml(label) << "\" hostname=\"" << xml(report.host) << "\" timestamp=\""
-      << xml(report.run.started_at) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures
-      << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(total) << "\">\n"
+      << xml(report.run.started_at) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\""
+      << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(total) << "\">\n"
       << "    <properties>\n"
       << "      <property name=\"run\" value=\"" << xml(report.run.id) << "\"/>\n"
       << "      <property name=\"device\" value=\"" << xml(device) << "\"/>\n"

@@ -121,7 +121,8 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
   if (report.perf.empty()) return;
   md << "## Performance\n\n";
   for (const PerfRecord& p : report.perf) {
-    if (p.status != PerfStatus::Measured) md << "- " << p.part << ": " << to_string(p.status) << ": " << p.reason << '\n';
+    if (p.status != PerfStatus::Measured)
+      md << "- " << p.part << ": " << to_string(p.status) << ": " << p.reason << '\n';
   }
   md << "\n| Check | Result | Measured | Why this threshold |\n|---|---|---|---|\n";
   for (const PerfRecord& p : report.perf) {

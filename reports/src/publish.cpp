@@ -93,9 +93,9 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
 
 fs::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run, const ReportOptions& options) {
   const fs::path& out = options.out_dir;
-  claim_folder(out, kReportsMarker, "report folder",
-               {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink),
-                std::string(kLatestLink)});
+  claim_folder(
+      out, kReportsMarker, "report folder",
+      {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink), std::string(kLatestLink)});
   const fs::path runs = out / kRunsFolder;
   std::error_code ec;
   fs::create_directories(runs, ec);

@@ -22,7 +22,8 @@ GpuReport make_report(const RunContents& in, int device_index) {
   GpuReport report;
   report.generated_at = utc_now_iso8601();
   report.host = in.run.host.empty() ? host_name() : in.run.host;
-  report.hazardlab_version = in.run.hazardlab_version.empty() ? std::string(hazardlab_version()) : in.run.hazardlab_version;
+  report.hazardlab_version =
+      in.run.hazardlab_version.empty() ? std::string(hazardlab_version()) : in.run.hazardlab_version;
   report.run = in.run;
   const std::string label = device_label(device_index);
   std::vector<bool> used(in.results.size(), false);
@@ -53,8 +54,8 @@ GpuReport make_report(const RunContents& in, int device_index) {
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
   for (std::string_view part : kPerfParts) {
     const std::string name = label + "/perf/" + std::string(part);
-    const bool ran = std::any_of(report.perf.begin(), report.perf.end(),
-                                 [&](const PerfRecord& p) { return p.part == part; });
+    const bool ran =
+        std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
     if (!ran && (in.run.registered.empty() || registered(in.run, name))) {
       report.not_run.push_back(name);
       ++report.totals[kNotRun];

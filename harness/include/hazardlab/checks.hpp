@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "hazardlab/device.hpp"
-#include "hazardlab/perf_check.hpp"
 #include "hazardlab/perf.hpp"
+#include "hazardlab/perf_check.hpp"
 
 namespace hazardlab::perf {
 

@@ -29,9 +29,9 @@ struct Settings {
   std::chrono::milliseconds call_limit{10};                // HAZARDLAB_CALL_LIMIT_MS: a copy call this slow "blocked"
   bool require_gpu = false;                                // HAZARDLAB_REQUIRE_GPU=1: no GPU is a failure
   bool sabotage_guards = false;                            // HAZARDLAB_SABOTAGE_GUARDS=1: guards skip their wait
-  bool mutation_check = true;         // HAZARDLAB_MUTATION_CHECK=0: skip rerunning each guard without its wait
-  std::filesystem::path run_dir;  // HAZARDLAB_RUN_DIR: the run folder cases leave their results in (set by ctest)
-  std::vector<GateKind> gates;    // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
+  bool mutation_check = true;          // HAZARDLAB_MUTATION_CHECK=0: skip rerunning each guard without its wait
+  std::filesystem::path run_dir;       // HAZARDLAB_RUN_DIR: the run folder cases leave their results in (set by ctest)
+  std::vector<GateKind> gates;         // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
   std::filesystem::path results_root;  // HAZARDLAB_RESULTS_ROOT: where runs are kept (default: the build tree's)
   std::filesystem::path reports_dir;   // HAZARDLAB_REPORTS_DIR: where reports are published (default: the build tree's)
   std::size_t keep_runs = 20;          // HAZARDLAB_KEEP_RUNS: run folders and report sets kept

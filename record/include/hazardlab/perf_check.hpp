@@ -16,7 +16,6 @@ struct Thresholds {
   // at least this share of itself behind a kernel. Working overlap hides nearly all of it; 0.50
   // fails only a device or driver that serializes copies with kernels.
   double min_overlap = 0.50;
-
 };
 
 struct Check {

@@ -34,7 +34,7 @@ struct VariantResult {
   std::optional<std::uint64_t> seed;  // replays the property run (HAZARDLAB_SEED)
   nlohmann::json minimal_case;        // the shrunk failing case, null unless a property failed
   std::string finding;                // what was measured, in one sentence; empty if nothing to say
-  std::optional<MutationCheck> mutation_check;  // guards that held, unless mutation checks are off
+  std::optional<MutationCheck> mutation_check;             // guards that held, unless mutation checks are off
   nlohmann::json observations = nlohmann::json::object();  // further measured facts, the hazard's own
   double duration_ms = 0;
 };

@@ -41,8 +41,8 @@ struct LockHolder {
 
 struct LockAttempt {
   bool acquired = false;
-  std::optional<LockHolder> holder;        // who holds it, when not acquired
-  std::optional<LockHolder> taken_over;    // a stale holder replaced (same host, process gone)
+  std::optional<LockHolder> holder;      // who holds it, when not acquired
+  std::optional<LockHolder> taken_over;  // a stale holder replaced (same host, process gone)
 };
 
 // Takes <root>/lock for `me` with an exclusive create. A lock left by a process of this host that

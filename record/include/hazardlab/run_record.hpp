@@ -53,7 +53,7 @@ struct RunRecord {
   std::vector<std::string> registered;
   RunState state = RunState::Running;
   bool complete = false;
-  std::vector<std::string> not_run;        // registered cases without a result
+  std::vector<std::string> not_run;             // registered cases without a result
   std::map<std::string, std::string> verdicts;  // device label -> verdict
 
   const RecordedSetting* setting(std::string_view name) const;

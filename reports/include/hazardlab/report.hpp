@@ -43,8 +43,8 @@ struct GpuReport {
   std::string generated_at;  // UTC, ISO 8601
   std::string host;
   std::string hazardlab_version;
-  RunRecord run;                      // the run this report is of
-  std::vector<std::string> not_run;   // this GPU's registered cases without a result
+  RunRecord run;                     // the run this report is of
+  std::vector<std::string> not_run;  // this GPU's registered cases without a result
   std::vector<HazardEntry> hazards;
   std::vector<VariantResult> unknown_results;  // results naming no registered variant
   std::map<std::string, int> totals;           // outcome name (and "not-run") -> count
