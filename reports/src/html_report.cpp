@@ -7,32 +7,12 @@
 #include <sstream>
 
 #include "hazardlab/report.hpp"
+#include "markup_escape.hpp"
 
 namespace hazardlab {
 namespace {
 
-std::string escape(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string escape(std::string_view text) { return escape_markup(text); }
 
 std::string fmt(const char* format, double v) {
   char text[64];

@@ -4,40 +4,12 @@
 #include <sstream>
 
 #include "hazardlab/report.hpp"
+#include "markup_escape.hpp"
 
 namespace hazardlab {
 namespace {
 
-std::string xml(std::string_view text) {
-  std::string out;
-  for (unsigned char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 allows no control characters but tab, newline and carriage return.
-        if (c < 0x20 && c != '\t' && c != '\n' && c != '\r') {
-          out += ' ';
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out;
-}
+std::string xml(std::string_view text) { return escape_markup(text); }
 
 struct Case {
   std::string classname, name;
