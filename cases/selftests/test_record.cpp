@@ -166,6 +166,13 @@ TEST(ResultsRoot, ANewOrEmptyFolderIsClaimedAndMarked) {
   // Once marked, hazardlab's own entries are expected there.
   fs::create_directories(base / "empty" / "runs");
   EXPECT_NO_THROW(claim_folder(base / "empty", ".marker", "results root", {"runs"}));
+  // Another run's marker on its way into place is hazardlab's own, not a foreign file.
+  fs::create_directories(base / "racing");
+  std::ofstream(base / "racing" / "..marker.tmp.4242");
+  EXPECT_NO_THROW(claim_folder(base / "racing", ".marker", "results root", {".marker"}));
+  fs::create_directories(base / "racing2");
+  std::ofstream(base / "racing2" / "..marker.tmp.42x");
+  EXPECT_THROW(claim_folder(base / "racing2", ".marker", "results root", {".marker"}), FolderRefused);
 }
 
 TEST(ResultsRoot, AFolderWithForeignFilesIsRefusedAndLeftAsItWas) {

@@ -30,6 +30,21 @@ bool same_folder(const fs::path& a, const fs::path& b) {
   return fs::equivalent(a, b, ec) && !ec;
 }
 
+// A file hazardlab is writing next to one of its own entries at this moment (another run's marker
+// or pointer on its way into place, a stale lock being moved away): ".<entry>.tmp.<pid>".
+bool own_transient(const std::string& name, const std::vector<std::string>& allowed) {
+  for (const std::string& entry : allowed) {
+    for (const char* kind : {".tmp.", ".stale."}) {
+      const std::string prefix = "." + entry + kind;
+      if (name.size() > prefix.size() && name.compare(0, prefix.size(), prefix) == 0 &&
+          name.find_first_not_of("0123456789", prefix.size()) == std::string::npos) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 }  // namespace
@@ -61,7 +76,9 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
   std::vector<std::string> foreign;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end()) foreign.push_back(name);
+    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end() && !own_transient(name, allowed)) {
+      foreign.push_back(name);
+    }
   }
   if (ec) throw FolderRefused("cannot read the " + named + ": " + ec.message());
   if (!foreign.empty()) {
