@@ -14,10 +14,6 @@ int count_of(const std::map<std::string, int>& totals, std::string_view key) {
   return it == totals.end() ? 0 : it->second;
 }
 
-bool registered(const RunRecord& run, const std::string& name) {
-  return std::find(run.registered.begin(), run.registered.end(), name) != run.registered.end();
-}
-
 GpuReport make_report(const RunContents& in, int device_index) {
   GpuReport report;
   report.generated_at = utc_now_iso8601();
@@ -56,7 +52,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
     const std::string name = label + "/perf/" + std::string(part);
     const bool ran =
         std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
-    if (!ran && (in.run.registered.empty() || registered(in.run, name))) {
+    if (!ran) {
       report.not_run.push_back(name);
       ++report.totals[kNotRun];
     }
