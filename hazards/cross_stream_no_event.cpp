@@ -1,13 +1,12 @@
 // Hazard: a kernel on one created stream produces data, a copy or kernel on another created
 // stream consumes it, and nothing orders the two. Two streams are independent queues.
-#include "hazardlab/cross_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 TrialFn across(StreamKind kind, Ordering ordering, bool consumer_first) {
-  return [=](TransferRig& rig, const TransferCase& c, const Settings& s) {
+  return [=](Rig& rig, const TrialCase& c, const Settings& s) {
     return produce_then_consume(rig, c, {kind, kind, ordering, consumer_first}, s);
   };
 }
@@ -15,7 +14,7 @@ TrialFn across(StreamKind kind, Ordering ordering, bool consumer_first) {
 Hazard cross_stream_no_event() {
   CaseSpace nonblocking;
   nonblocking.streams = {StreamKind::NonBlocking};
-  nonblocking.knob = {kConsumerKnob, 0, 1};
+  nonblocking.parameters = {kConsumer};
   CaseSpace blocking = nonblocking;
   blocking.streams = {StreamKind::Blocking};
 

@@ -1,14 +1,14 @@
 // Observation: freeing the memory of a copy that has not run yet. The documentation is uneven
 // here (cudaFree "may" synchronize, cudaFreeHost says nothing), so each case records what the
 // driver did: did the free wait for the pending copy, and did the copy still see valid memory?
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 // cudaFreeHost on the pinned source of a copy held behind a gate; with `synchronize_first`, only
 // after cudaStreamSynchronize (the gate then opens on a timer).
-TrialObservation free_host_source(TransferRig& rig, const TransferCase& c, bool synchronize_first, const Settings& s) {
+TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize_first, const Settings& s) {
   Stream stream(c.stream);
   std::byte* destination = rig.device().data();
   void* raw = nullptr;
@@ -21,7 +21,7 @@ TrialObservation free_host_source(TransferRig& rig, const TransferCase& c, bool 
   TrialObservation obs;
   {
     const FenceKind fence = synchronize_first ? FenceKind::StreamSynchronize : FenceKind::None;
-    HeldStream held(c, stream.get(), fence, s);
+    HeldStream held(c.hold(), stream.get(), fence, s);
     HL_CUDA(cudaMemcpyAsync(destination, source, c.bytes, cudaMemcpyHostToDevice, stream.get()));
     Fence(fence, stream.get(), fence_timeout(s), false).wait();
     obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaFreeHost(source)); });
@@ -34,7 +34,7 @@ TrialObservation free_host_source(TransferRig& rig, const TransferCase& c, bool 
 }
 
 // cudaFree on the device destination of a copy held behind a gate.
-TrialObservation free_device_destination(TransferRig& rig, const TransferCase& c, const Settings& s) {
+TrialObservation free_device_destination(Rig& rig, const TrialCase& c, const Settings& s) {
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(source, c.pattern, PatternVersion::Original);
@@ -42,7 +42,7 @@ TrialObservation free_device_destination(TransferRig& rig, const TransferCase& c
   HL_CUDA(cudaMalloc(&raw, c.bytes));
   TrialObservation obs;
   {
-    HeldStream held(c, stream.get(), FenceKind::None, s);
+    HeldStream held(c.hold(), stream.get(), FenceKind::None, s);
     HL_CUDA(cudaMemcpyAsync(raw, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()));
     obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaFree(raw)); });
     obs.gate_timed_out = held.release_and_drain(stream.get());
@@ -75,14 +75,14 @@ Hazard free_while_in_flight() {
           "synchronizes, or uses cudaFreeAsync on the copy's stream, before freeing.",
       .variants = {make_variant(VariantKind::Observation, "free-host-pending-source",
                                 "cudaFreeHost on the pinned source of a held copy", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return free_host_source(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Observation, "free-device-pending-destination",
                                 "cudaFree on the device destination of a held copy", space, free_device_destination),
                    make_variant(VariantKind::Rule, "free-host-after-synchronize",
                                 "cudaStreamSynchronize, then cudaFreeHost: the copy completed on valid memory", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return free_host_source(rig, c, true, s);
                                 })},
   };

@@ -1,6 +1,6 @@
 // Hazard: a memcpy node in a CUDA graph stores the host pointer, not the bytes. Rewriting the
 // host buffer after cudaGraphLaunch, before the graph ran, changes what is copied.
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -26,8 +26,7 @@ class CopyGraph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase& c, FenceKind fence,
-                                           const Settings& s) {
+TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKind fence, const Settings& s) {
   Stream stream(c.stream);  // capture is not allowed on the legacy stream
   const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
@@ -38,7 +37,7 @@ TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase&
 
   TrialObservation obs;
   {
-    HeldStream held(c, stream.get(), fence, s);
+    HeldStream held(c.hold(), stream.get(), fence, s);
     obs.call_blocked = held.issue(s, [&] { graph.launch(stream.get()); });
     Fence guard(fence, stream.get(), fence_timeout(s), s.sabotage_guards);
     guard.after_copy();
@@ -53,7 +52,7 @@ TrialObservation mutate_after_graph_launch(TransferRig& rig, const TransferCase&
 }
 
 // The intended use: each synchronized launch copies what the buffer holds at that launch.
-TrialObservation relaunch_copies_current_contents(TransferRig& rig, const TransferCase& c, const Settings&) {
+TrialObservation relaunch_copies_current_contents(Rig& rig, const TrialCase& c, const Settings&) {
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
@@ -82,7 +81,7 @@ Hazard graph_memcpy_by_reference() {
   space.streams = {StreamKind::Blocking, StreamKind::NonBlocking};
   space.host_kinds = {HostMemoryKind::Pinned, HostMemoryKind::Mapped};
   const auto with = [](FenceKind fence) -> TrialFn {
-    return [fence](TransferRig& rig, const TransferCase& c, const Settings& s) {
+    return [fence](Rig& rig, const TrialCase& c, const Settings& s) {
       return mutate_after_graph_launch(rig, c, fence, s);
     };
   };

@@ -2,9 +2,7 @@
 // completed, so it may read the destination without any other synchronization.
 #include <cstring>
 
-#include "hazardlab/device_kernels.hpp"
-#include "hazardlab/held_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -21,7 +19,7 @@ void CUDART_CB read_destination(void* arg) {
   std::memcpy(job->to, job->from, job->bytes);
 }
 
-TrialObservation read_in_host_function(TransferRig& rig, const TransferCase& c, const Settings& s) {
+TrialObservation read_in_host_function(Rig& rig, const TrialCase& c, const Settings& s) {
   Stream stream(c.stream);
   const std::span<std::byte> destination = rig.host_region(c);
   std::byte* source = rig.device().data();
@@ -33,7 +31,7 @@ TrialObservation read_in_host_function(TransferRig& rig, const TransferCase& c, 
   ReadJob job{destination.data(), rig.snapshot().data(), c.bytes};
   {
     // The gate opens on a timer: the host function must wait for the copy, not for the host.
-    HeldStream held(c, stream.get(), FenceKind::HostFunction, s);
+    HeldStream held(c.hold(), stream.get(), FenceKind::HostFunction, s);
     obs.call_blocked = held.issue(s, [&] {
       HL_CUDA(cudaMemcpyAsync(destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()));
     });

@@ -1,14 +1,13 @@
 // Hazard: a producer on the legacy default stream, a consumer on a stream created with
 // cudaStreamNonBlocking. The consumer does not wait for the producer: it reads stale data.
 // This is the race in PyTorch's "CUDA semantics" note: side streams are non-blocking.
-#include "hazardlab/cross_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 TrialFn across(StreamKind consumer, Ordering ordering, bool consumer_first) {
-  return [=](TransferRig& rig, const TransferCase& c, const Settings& s) {
+  return [=](Rig& rig, const TrialCase& c, const Settings& s) {
     return produce_then_consume(rig, c, {StreamKind::Legacy, consumer, ordering, consumer_first}, s);
   };
 }
@@ -16,7 +15,7 @@ TrialFn across(StreamKind consumer, Ordering ordering, bool consumer_first) {
 Hazard legacy_stream_nonblocking_consumer() {
   CaseSpace space;
   space.streams = {StreamKind::Legacy};
-  space.knob = {kConsumerKnob, 0, 1};
+  space.parameters = {kConsumer};
 
   return Hazard{
       .id = "legacy-stream-nonblocking-consumer",

@@ -6,13 +6,12 @@
 #include <chrono>
 #include <thread>
 
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
-TrialObservation publish_through_mapped_memory(TransferRig& rig, const TransferCase& c, bool fenced,
-                                               const Settings& s) {
+TrialObservation publish_through_mapped_memory(Rig& rig, const TrialCase& c, bool fenced, const Settings& s) {
   // The data goes to mapped memory after the case's offset; the flag sits in a page of its own.
   HostBuffer& mapped = rig.host(HostMemoryKind::Mapped);
   const std::span<std::byte> data = mapped.span().subspan(c.host_offset, c.bytes);
@@ -73,12 +72,12 @@ Hazard mapped_memory_visibility() {
           "fence: the unordered version is not made to fail on purpose, only observed.",
       .variants = {make_variant(VariantKind::Observation, "unfenced-flag",
                                 "data, then a plain volatile flag store, no fence", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return publish_through_mapped_memory(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Rule, "threadfence-system-and-release",
                                 "data, __threadfence_system, barrier, system-scope release store of the flag", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return publish_through_mapped_memory(rig, c, true, s);
                                 })},
   };

@@ -3,8 +3,7 @@
 // On pinned host memory, cudaMemset is documented to be synchronous.
 #include <cstring>
 
-#include "hazardlab/held_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -12,15 +11,14 @@ namespace {
 enum class Setter { Memset, MemsetAsync };
 
 // A memset writes one value: the pattern is the constant family.
-TransferCase constant_case(TransferCase c) {
+TrialCase constant_case(TrialCase c) {
   c.pattern.family = PatternFamily::Constant;
   return c;
 }
 
 // Sets device memory, then reads it on a non-blocking stream after the fence under test.
-TrialObservation read_after_memset(TransferRig& rig, const TransferCase& base, Setter setter, FenceKind fence,
-                                   const Settings& s) {
-  const TransferCase c = constant_case(base);
+TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter setter, FenceKind fence, const Settings& s) {
+  const TrialCase c = constant_case(base);
   const int value = pattern_original(c.pattern, 0);
   Stream stream(setter == Setter::Memset ? StreamKind::Legacy : c.stream);
   Stream reader(StreamKind::NonBlocking);
@@ -30,7 +28,7 @@ TrialObservation read_after_memset(TransferRig& rig, const TransferCase& base, S
 
   TrialObservation obs;
   {
-    HeldStream held(c, stream.get(), fence, s);
+    HeldStream held(c.hold(), stream.get(), fence, s);
     obs.call_blocked = held.issue(s, [&] {
       if (setter == Setter::Memset)
         HL_CUDA(cudaMemset(data, value, c.bytes));
@@ -52,14 +50,14 @@ TrialObservation read_after_memset(TransferRig& rig, const TransferCase& base, S
 }
 
 // cudaMemset on pinned host memory, then the host reads it as soon as the call returns.
-TrialObservation memset_pinned_host(TransferRig& rig, const TransferCase& base, const Settings& s) {
-  const TransferCase c = constant_case(base);
+TrialObservation memset_pinned_host(Rig& rig, const TrialCase& base, const Settings& s) {
+  const TrialCase c = constant_case(base);
   const std::span<std::byte> target = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(target, c.pattern, PatternVersion::Sentinel);
   Stream legacy(StreamKind::Legacy);
   TrialObservation obs;
   {
-    HeldStream held(c, legacy.get(), FenceKind::None, s);
+    HeldStream held(c.hold(), legacy.get(), FenceKind::None, s);
     obs.call_blocked =
         held.issue(s, [&] { HL_CUDA(cudaMemset(target.data(), pattern_original(c.pattern, 0), c.bytes)); });
     std::memcpy(rig.snapshot().data(), target.data(), c.bytes);
@@ -79,9 +77,7 @@ Hazard memset_semantics() {
   CaseSpace any;
 
   const auto memset_then = [](Setter setter, FenceKind fence) -> TrialFn {
-    return [=](TransferRig& rig, const TransferCase& c, const Settings& s) {
-      return read_after_memset(rig, c, setter, fence, s);
-    };
+    return [=](Rig& rig, const TrialCase& c, const Settings& s) { return read_after_memset(rig, c, setter, fence, s); };
   };
   return Hazard{
       .id = "memset-semantics",

@@ -1,6 +1,6 @@
 // Hazard: on systems where the GPU can dereference pageable memory (HMM or ATS), a kernel can read
 // a malloc'd buffer directly. The launch copies nothing: the kernel reads the bytes when it runs.
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {

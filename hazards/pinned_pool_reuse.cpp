@@ -3,7 +3,7 @@
 // (PyTorch's caching host allocator records an event per use to prevent exactly this.)
 #include <memory>
 
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -34,7 +34,7 @@ class PinnedBlockPool {
   std::unique_ptr<Event> last_use_;
 };
 
-TrialObservation reuse_pooled_block(TransferRig& rig, const TransferCase& c, bool track_uses, const Settings& s) {
+TrialObservation reuse_pooled_block(Rig& rig, const TrialCase& c, bool track_uses, const Settings& s) {
   Stream stream(c.stream);
   std::byte* destination = rig.device().data();
   PinnedBlockPool pool(rig.host(c.host_kind).data() + c.host_offset, track_uses, s.sabotage_guards);
@@ -43,7 +43,7 @@ TrialObservation reuse_pooled_block(TransferRig& rig, const TransferCase& c, boo
 
   TrialObservation obs;
   {
-    HeldStream held(c, stream.get(), track_uses ? FenceKind::EventSynchronize : FenceKind::None, s);
+    HeldStream held(c.hold(), stream.get(), track_uses ? FenceKind::EventSynchronize : FenceKind::None, s);
     // First user: fill a pooled block, copy it to the device, give it back.
     std::byte* mine = pool.acquire();
     fill_pattern({mine, c.bytes}, c.pattern, PatternVersion::Original);
@@ -84,12 +84,12 @@ Hazard pinned_pool_reuse() {
           "before handing the block out again.",
       .variants = {make_variant(VariantKind::Control, "unsafe-release-after-call",
                                 "release the pinned block right after cudaMemcpyAsync; the next user refills it", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return reuse_pooled_block(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "record-event-on-release",
                                 "record an event when the block is released, synchronize it before reuse", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return reuse_pooled_block(rig, c, true, s);
                                 })},
   };

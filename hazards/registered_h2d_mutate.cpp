@@ -2,20 +2,22 @@
 // "rewrite the source after an async copy" hazard, harmless for pageable memory, comes back.
 #include <cstring>
 
-#include "hazardlab/cuda_check.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 constexpr std::size_t kPage = 4096;
 constexpr std::uint32_t kPages = 8;
+const Parameter kRegisteredPages{"registered-pages", 1, kPages - 1,
+                                 "how many of the buffer's pages are registered; the copy starts before the "
+                                 "boundary and ends after it"};
 
 // One copy that starts in the registered first part of a buffer and runs on into the part that
-// is not registered. The split page comes from the knob, the two overhangs from size and offset.
-TrialObservation copy_across_registration(TransferRig& rig, const TransferCase& c, const Settings&) {
+// is not registered. The split page comes from kRegisteredPages, the two overhangs from size and offset.
+TrialObservation copy_across_registration(Rig& rig, const TrialCase& c, const Settings&) {
   HostBuffer buffer(HostMemoryKind::Pageable, kPages * kPage);
-  const std::size_t split = c.knob * kPage;
+  const std::size_t split = c.params[kRegisteredPages] * kPage;
   const std::size_t before = 1 + c.host_offset % split;
   const std::size_t after = 1 + c.bytes % (buffer.size() - split);
   TrialObservation obs;
@@ -43,7 +45,7 @@ Hazard registered_h2d_mutate() {
   const Scenario scenario = mutate_source_after_h2d(CopyCall::MemcpyAsync);
   CaseSpace span;
   span.host_kinds = {HostMemoryKind::Pageable};
-  span.knob = {"registered-pages", 1, kPages - 1};
+  span.parameters = {kRegisteredPages};
 
   return Hazard{
       .id = "registered-h2d-mutate",

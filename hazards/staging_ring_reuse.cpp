@@ -3,13 +3,16 @@
 #include <thread>
 #include <vector>
 
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 constexpr std::uint32_t kMaxSlots = 8;
 constexpr std::uint32_t kMaxBatches = 16;
+const Parameter kSlots{"slots", 1, kMaxSlots, "pinned staging slots, refilled in turn"};
+const Parameter kBatches{"batches", 2, kMaxBatches,
+                         "batches streamed through the ring (at least one more than the slots)"};
 
 // Each batch has its own pattern, so every device region tells which batch it holds.
 PatternSpec batch_pattern(const PatternSpec& base, std::uint32_t batch) {
@@ -19,9 +22,9 @@ PatternSpec batch_pattern(const PatternSpec& base, std::uint32_t batch) {
   return p;
 }
 
-TrialObservation stream_batches(TransferRig& rig, const TransferCase& c, bool per_slot_events, const Settings& s) {
-  const std::uint32_t slots = c.knob;
-  const std::uint32_t batches = std::max(c.second_knob, slots + 1);  // at least one batch reuses a slot
+TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_events, const Settings& s) {
+  const std::uint32_t slots = c.params[kSlots];
+  const std::uint32_t batches = std::max(c.params[kBatches], slots + 1);  // at least one batch reuses a slot
   const std::size_t bytes = std::min(c.bytes, rig.max_bytes() / kMaxBatches);
   Stream stream(c.stream);
   std::byte* ring = rig.host(c.host_kind).data() + c.host_offset;
@@ -30,7 +33,7 @@ TrialObservation stream_batches(TransferRig& rig, const TransferCase& c, bool pe
 
   TrialObservation obs;
   {
-    HeldStream held(c, stream.get(), per_slot_events ? FenceKind::EventSynchronize : FenceKind::None, s);
+    HeldStream held(c.hold(), stream.get(), per_slot_events ? FenceKind::EventSynchronize : FenceKind::None, s);
     for (std::uint32_t b = 0; b < batches; ++b) {
       const std::uint32_t slot = b % slots;
       std::byte* staging = ring + slot * bytes;
@@ -63,11 +66,9 @@ TrialObservation stream_batches(TransferRig& rig, const TransferCase& c, bool pe
 
 Hazard staging_ring_reuse() {
   CaseSpace control;
-  control.knob = {"slots", 2, 2};
-  control.second_knob = {"batches", 3, 3};
+  control.parameters = {kSlots.only(2), kBatches.only(3)};
   CaseSpace guarded;
-  guarded.knob = {"slots", 1, kMaxSlots};
-  guarded.second_knob = {"batches", 2, kMaxBatches};
+  guarded.parameters = {kSlots, kBatches};
   return Hazard{
       .id = "staging-ring-reuse",
       .title = "A ring of pinned staging slots refills a slot before its previous copy ran",
@@ -85,12 +86,12 @@ Hazard staging_ring_reuse() {
           "number of batches (up to 16), the batch size, the stream and the host's timing.",
       .variants = {make_variant(VariantKind::Control, "unsafe-refill-without-events",
                                 "two slots, three batches, slots refilled without waiting", control,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return stream_batches(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "event-per-slot",
                                 "an event per slot, synchronized before the slot is refilled", guarded,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return stream_batches(rig, c, true, s);
                                 })},
   };

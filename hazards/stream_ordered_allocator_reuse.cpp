@@ -1,40 +1,40 @@
 // Hazard: cudaFreeAsync on one stream while another stream still reads the block. The allocator
 // may hand the block to the next cudaMallocAsync on the freeing stream at once, and the new
 // owner's writes reach the reader. (PyTorch's record_stream exists for this.)
-#include "hazardlab/cross_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include <optional>
+
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
-TrialObservation free_while_read(TransferRig& rig, const TransferCase& c, bool guarded, const Settings& s) {
+TrialObservation free_while_read(Rig& rig, const TrialCase& c, bool guarded, const Settings& s) {
   Stream owner(StreamKind::NonBlocking);   // allocates, frees and reallocates
   Stream reader(StreamKind::NonBlocking);  // still reading the first block
   std::byte* copy = rig.device_scratch().data();
 
-  void* block = nullptr;
-  HL_CUDA(cudaMallocAsync(&block, c.bytes, owner.get()));
-  auto* first = static_cast<std::byte*>(block);
-  enqueue_device_fill(first, c.bytes, c.pattern, PatternVersion::Original, owner.get());
+  StreamOrderedBlock first(c.bytes, owner.get());
+  const std::byte* const first_address = first.data();
+  enqueue_device_fill(first.data(), c.bytes, c.pattern, PatternVersion::Original, owner.get());
   enqueue_device_fill(copy, c.bytes, c.pattern, PatternVersion::Sentinel, owner.get());
   HL_CUDA(cudaStreamSynchronize(owner.get()));
 
   TrialObservation obs;
-  void* next = nullptr;
+  std::optional<StreamOrderedBlock> next;
   {
     // The reader is held behind a gate: its read of the first block has not happened yet.
-    HeldStream held(c, reader.get(), guarded ? FenceKind::EventSynchronize : FenceKind::None, s);
-    consume(c, copy, first, reader.get());
+    HeldStream held(c.hold(), reader.get(), guarded ? FenceKind::EventSynchronize : FenceKind::None, s);
+    consume(c, copy, first.data(), reader.get());
     Event read_done;
     read_done.record(reader.get());
     // The guard: the freeing stream waits until the reader is done with the block.
     if (guarded && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(owner.get(), read_done.get(), 0));
     obs.call_blocked = held.issue(s, [&] {
-      HL_CUDA(cudaFreeAsync(first, owner.get()));
-      HL_CUDA(cudaMallocAsync(&next, c.bytes, owner.get()));
+      first.free_async();
+      next.emplace(c.bytes, owner.get());
     });
     // The new owner writes its own data (B) into whatever block it got.
-    enqueue_device_fill(static_cast<std::byte*>(next), c.bytes, c.pattern, PatternVersion::Mutated, owner.get());
+    enqueue_device_fill(next->data(), c.bytes, c.pattern, PatternVersion::Mutated, owner.get());
     Event written;
     written.record(owner.get());
     if (!guarded) {
@@ -46,9 +46,7 @@ TrialObservation free_while_read(TransferRig& rig, const TransferCase& c, bool g
     obs.gate_timed_out = held.release_and_drain(reader.get());
     HL_CUDA(cudaStreamSynchronize(owner.get()));
   }
-  const bool reused = next == block;
-  HL_CUDA(cudaFreeAsync(next, owner.get()));
-  HL_CUDA(cudaStreamSynchronize(owner.get()));
+  const bool reused = next->data() == first_address;
   if (!reused && !guarded) obs.undecided = "cudaMallocAsync returned a different block, so nothing was overwritten";
   obs.detail = reused ? "cudaMallocAsync handed out the block being read" : "cudaMallocAsync returned another block";
 
@@ -61,7 +59,7 @@ TrialObservation free_while_read(TransferRig& rig, const TransferCase& c, bool g
 Hazard stream_ordered_allocator_reuse() {
   CaseSpace space;
   space.streams = {StreamKind::NonBlocking};
-  space.knob = {kConsumerKnob, 0, 1};
+  space.parameters = {kConsumer};
   return Hazard{
       .id = "stream-ordered-allocator-reuse",
       .title = "cudaFreeAsync while another stream still reads the block: the next allocation overwrites it",
@@ -88,12 +86,12 @@ Hazard stream_ordered_allocator_reuse() {
       .variants = {make_variant(VariantKind::Control, "unsafe-free-while-read",
                                 "cudaFreeAsync and cudaMallocAsync on the owner stream while a reader is pending",
                                 space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return free_while_read(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "stream-wait-event-before-free",
                                 "cudaStreamWaitEvent(owner, event recorded after the read) before cudaFreeAsync", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return free_while_read(rig, c, true, s);
                                 })},
   };

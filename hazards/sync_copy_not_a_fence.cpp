@@ -1,10 +1,7 @@
 // Observation: cudaMemcpy from pageable memory to the device returns once the data is staged,
 // not once it has arrived, so a kernel or copy on a non-blocking stream may still read the old
 // device contents. No document gives a size below which this happens: the rate is reported.
-#include "hazardlab/cross_stream.hpp"
-#include "hazardlab/cuda_check.hpp"
-#include "hazardlab/device_kernels.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -12,7 +9,7 @@ namespace {
 // cudaMemcpy from pageable memory, then at once a consumer on a non-blocking stream. With
 // `ordered`, the consumer's stream first waits for an event recorded on the legacy stream after
 // the copy (the guard; the mutation check leaves it out).
-TrialObservation consume_after_sync_copy(TransferRig& rig, const TransferCase& c, const Settings& s, bool ordered) {
+TrialObservation consume_after_sync_copy(Rig& rig, const TrialCase& c, const Settings& s, bool ordered) {
   const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pageable, c);
   std::byte* data = rig.device().data();
   std::byte* copy = rig.device_scratch().data();
@@ -42,7 +39,7 @@ Hazard sync_copy_not_a_fence() {
   space.host_kinds = {HostMemoryKind::Pageable};
   space.streams = {StreamKind::NonBlocking};
   space.gates = {GateKind::HostFunction};
-  space.knob = {kConsumerKnob, 0, 1};
+  space.parameters = {kConsumer};
 
   return Hazard{
       .id = "sync-copy-not-a-fence",
@@ -67,14 +64,14 @@ Hazard sync_copy_not_a_fence() {
           "unguarded race can be observed but not forced.",
       .variants = {make_variant(VariantKind::Observation, "nonblocking-consumer-after-memcpy",
                                 "cudaMemcpy from pageable memory, then a consumer on a non-blocking stream", space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return consume_after_sync_copy(rig, c, s, false);
                                 }),
                    make_variant(VariantKind::Rule, "stream-wait-event",
                                 "cudaEventRecord on the legacy stream after the copy, cudaStreamWaitEvent before "
                                 "the consumer",
                                 space,
-                                [](TransferRig& rig, const TransferCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return consume_after_sync_copy(rig, c, s, true);
                                 })},
   };

@@ -1,13 +1,12 @@
 // Hazard: cudaStreamWaitEvent is issued before the event it names has been recorded. The wait
 // refers to nothing and the consumer runs at once: it reads stale data.
-#include "hazardlab/cross_stream.hpp"
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
 
 TrialFn across(Ordering ordering, bool consumer_first) {
-  return [=](TransferRig& rig, const TransferCase& c, const Settings& s) {
+  return [=](Rig& rig, const TrialCase& c, const Settings& s) {
     return produce_then_consume(rig, c, {StreamKind::NonBlocking, StreamKind::NonBlocking, ordering, consumer_first},
                                 s);
   };
@@ -16,7 +15,7 @@ TrialFn across(Ordering ordering, bool consumer_first) {
 Hazard wait_on_unrecorded_event() {
   CaseSpace space;
   space.streams = {StreamKind::NonBlocking};
-  space.knob = {kConsumerKnob, 0, 1};
+  space.parameters = {kConsumer};
 
   return Hazard{
       .id = "wait-on-unrecorded-event",

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -27,8 +27,8 @@ double median_read_seconds(const std::byte* from, std::byte* to, std::size_t byt
   return times[times.size() / 2];
 }
 
-VariantResult measure_host_reads(const RunContext& ctx) {
-  const std::size_t bytes = std::min(kReadBytes, ctx.settings.max_transfer_bytes);
+VariantResult measure_host_reads(const DeviceFingerprint&, const Settings& settings) {
+  const std::size_t bytes = std::min(kReadBytes, settings.max_transfer_bytes);
   HostBuffer combined(HostMemoryKind::WriteCombined, bytes);
   HostBuffer cached(HostMemoryKind::Pinned, bytes);
   HostBuffer sink(HostMemoryKind::Pageable, bytes);
@@ -88,8 +88,8 @@ Hazard write_combined_memory() {
                                 "rewrite the write-combined source right after cudaMemcpyAsync returns", space,
                                 scenario(FenceKind::None)),
                    guard(FenceKind::StreamSynchronize, space, scenario),
-                   Variant{"host-read-speed", VariantKind::Observation,
-                           "host reads of write-combined memory against cached pinned memory", measure_host_reads}},
+                   measurement("host-read-speed", "host reads of write-combined memory against cached pinned memory",
+                               measure_host_reads)},
   };
 }
 

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <iostream>
 
-#include "hazardlab/hazard.hpp"
 #include "hazardlab/publish.hpp"
-#include "hazardlab/settings.hpp"
+#include "lesson/registry.hpp"
 #include "run_start.hpp"
+#include "settings/settings.hpp"
 
 namespace fs = std::filesystem;
 using namespace hazardlab;

@@ -7,14 +7,14 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
-#include "hazardlab/checks.hpp"
-#include "hazardlab/hazard.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
-#include "hazardlab/settings_record.hpp"
+#include "lesson/registry.hpp"
+#include "perf/checks.hpp"
+#include "settings/settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
 #define HAZARDLAB_CUDA_BIN_DIR ""

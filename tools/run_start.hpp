@@ -6,7 +6,7 @@
 #include <iosfwd>
 #include <string>
 
-#include "hazardlab/settings.hpp"
+#include "settings/settings.hpp"
 
 namespace hazardlab {
 

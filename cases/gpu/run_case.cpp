@@ -13,9 +13,10 @@
 #include <iostream>
 #include <optional>
 
-#include "hazardlab/hazard.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "judge/judge_variant.hpp"
+#include "lesson/registry.hpp"
 
 namespace hazardlab {
 namespace {
@@ -58,7 +59,7 @@ class VariantCase : public ::testing::Test {
     marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
     record(marker);
 
-    const VariantResult r = run_variant(hazard_, variant_, *device_, settings_);
+    const VariantResult r = judge_variant(hazard_, variant_, *device_, settings_);
     record(r);
     print(r);
     switch (standing_of(r.outcome)) {

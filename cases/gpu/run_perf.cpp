@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <iostream>
 
-#include "hazardlab/checks.hpp"
-#include "hazardlab/cuda_check.hpp"
-#include "hazardlab/kernels.hpp"
+#include "cuda/check.hpp"
+#include "cuda/kernel_loading.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/results_layout.hpp"
-#include "hazardlab/settings.hpp"
+#include "perf/checks.hpp"
+#include "settings/settings.hpp"
 
 using namespace hazardlab;
 using namespace hazardlab::perf;

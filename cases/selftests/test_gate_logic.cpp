@@ -5,7 +5,7 @@
 #include <chrono>
 #include <thread>
 
-#include "hazardlab/gate.hpp"
+#include "hold/gate.hpp"
 
 using namespace hazardlab;
 using namespace std::chrono_literals;

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "hazardlab/patterns.hpp"
+#include "trial/patterns.hpp"
 
 using namespace hazardlab;
 

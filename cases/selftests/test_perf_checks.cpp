@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "hazardlab/checks.hpp"
-#include "hazardlab/hazard.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
-#include "hazardlab/settings.hpp"
+#include "lesson/registry.hpp"
+#include "perf/checks.hpp"
+#include "settings/settings.hpp"
 
 using namespace hazardlab;
 using namespace hazardlab::perf;

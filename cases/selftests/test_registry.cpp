@@ -1,9 +1,22 @@
 // The hazards registered in hazards/ are complete lessons, and the seed hazards are there.
 #include <gtest/gtest.h>
 
-#include "hazardlab/hazard.hpp"
+#include "lesson/lesson.hpp"
+#include "lesson/registry.hpp"
 
 using namespace hazardlab;
+
+namespace {
+
+TrialFn a_trial() {
+  return [](Rig&, const TrialCase&, const Settings&) { return TrialObservation{}; };
+}
+
+Hazard a_lesson(std::vector<Variant> variants) {
+  return Hazard{"x-y", "t", {{"doc", "sec", "says"}}, {}, std::string(100, 'e'), std::move(variants)};
+}
+
+}  // namespace
 
 TEST(Registry, EveryHazardIsConsistent) {
   const auto problems = Registry::instance().consistency_problems();
@@ -30,7 +43,7 @@ TEST(Registry, TheSeedHazardsAreRegisteredWithTheirVariants) {
 TEST(Registry, AHazardWithAnUnsafeVariantHasAGuard) {
   Registry registry;
   Hazard h{"x-y", "t", {{"doc", "sec", "says"}}, {}, std::string(100, 'e'), {}};
-  h.variants.push_back({"unsafe", VariantKind::Control, "t", [](const RunContext&) { return VariantResult{}; }});
+  h.variants.push_back(make_variant(VariantKind::Control, "unsafe", "t", {}, a_trial()));
   registry.add(h);
   const auto problems = registry.consistency_problems();
   ASSERT_EQ(problems.size(), 1u);
@@ -44,9 +57,37 @@ TEST(Registry, DuplicateAndMalformedIdsAreReported) {
                  {{"doc", "sec", "says"}},
                  {},
                  std::string(100, 'e'),
-                 {{"v", VariantKind::Rule, "t", [](const RunContext&) { return VariantResult{}; }}}};
+                 {make_variant(VariantKind::Rule, "v", "t", {}, a_trial())}};
   registry.add(h);
   registry.add(h);
   const auto problems = registry.consistency_problems();
   EXPECT_GE(problems.size(), 3u);  // malformed id twice, duplicate once
+}
+
+TEST(Registry, AVariantRunsEitherATrialOrAMeasurementAndOnlyObservationsMeasure) {
+  Registry registry;
+  Variant neither = make_variant(VariantKind::Rule, "neither", "t", {}, nullptr);
+  Variant both = measurement("both", "t", [](const DeviceFingerprint&, const Settings&) { return VariantResult{}; });
+  both.trial = a_trial();
+  Variant measuring_guard = both;
+  measuring_guard.id = "measuring-guard";
+  measuring_guard.kind = VariantKind::Guard;
+  measuring_guard.trial = nullptr;
+  registry.add(a_lesson({neither, both, measuring_guard}));
+  const auto problems = registry.consistency_problems();
+  ASSERT_EQ(problems.size(), 3u);
+  EXPECT_NE(problems[0].find("'neither' needs either a trial or a measurement"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("'both' needs either a trial or a measurement"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[2].find("only an observation may do"), std::string::npos) << problems[2];
+}
+
+TEST(Registry, AParameterNeedsANameAndAMeaning) {
+  Registry registry;
+  CaseSpace space;
+  space.parameters = {Parameter{"Slots", 1, 2, "slots"}, Parameter{"pages", 1, 2, ""}};
+  registry.add(a_lesson({make_variant(VariantKind::Rule, "v", "t", space, a_trial())}));
+  const auto problems = registry.consistency_problems();
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("parameter 'Slots'"), std::string::npos) << problems[0];
+  EXPECT_NE(problems[1].find("parameter 'pages'"), std::string::npos) << problems[1];
 }

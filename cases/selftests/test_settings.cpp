@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <set>
 
-#include "hazardlab/settings.hpp"
+#include "settings/settings.hpp"
 
 using namespace hazardlab;
 

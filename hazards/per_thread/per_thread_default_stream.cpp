@@ -5,12 +5,7 @@
 #error "build this file with CUDA_API_PER_THREAD_DEFAULT_STREAM=1: it is its own target in hazards/CMakeLists.txt"
 #endif
 
-#include <atomic>
-#include <functional>
-#include <future>
-#include <thread>
-
-#include "hazardlab/lesson.hpp"
+#include "lesson/lesson.hpp"
 
 namespace hazardlab {
 namespace {
@@ -24,9 +19,8 @@ enum class Consumer {
   LegacyStream,         // cudaStreamLegacy, which still orders with every per-thread default stream
 };
 
-TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& base, Consumer consumer,
-                                       const Settings& s) {
-  TransferCase c = base;
+TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer consumer, const Settings& s) {
+  TrialCase c = base;
   c.pattern.family = PatternFamily::Constant;  // the producer is a memset
   const int value = pattern_byte(c.pattern, PatternVersion::Original, 0);
   std::byte* data = rig.device().data();
@@ -36,65 +30,38 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
   HL_CUDA(cudaStreamSynchronize(kDefaultStream));
 
   const bool first = consumer == Consumer::OwnDefaultStream;
-  const int device = rig.device_info().index;
-  TrialObservation obs;
-  std::atomic<bool> done{false};
-  cudaError_t consumer_status = cudaSuccess;
   Event produced;
-  std::promise<void> ready, go;
-  std::shared_future<void> started = go.get_future().share();
+  // Thread B uses its own stream 0 once before anything is held: the first use of a thread's
+  // per-thread default stream creates it, and that may wait for the device.
+  OtherThread thread_b(
+      rig.device_info().index, [] { return cudaStreamSynchronize(kDefaultStream); },
+      [&]() -> cudaError_t {
+        const cudaStream_t stream = consumer == Consumer::LegacyStream ? cudaStreamLegacy : kDefaultStream;
+        if (consumer == Consumer::WaitOnProducerEvent && !s.sabotage_guards) {
+          if (const cudaError_t rc = cudaStreamWaitEvent(stream, produced.get(), 0); rc != cudaSuccess) return rc;
+        }
+        const cudaError_t rc = cudaMemcpyAsync(copy, data, c.bytes, cudaMemcpyDeviceToDevice, stream);
+        return rc == cudaSuccess ? cudaStreamSynchronize(stream) : rc;
+      });
 
-  // The consumer's thread starts, and uses its own stream 0 once, before anything is held: the
-  // first use of a thread's per-thread default stream creates it, and that may wait for the device.
+  TrialObservation obs;
   {
-    std::thread other([&] {
-      cudaError_t rc = cudaSetDevice(device);
-      if (rc == cudaSuccess) rc = cudaStreamSynchronize(kDefaultStream);
-      ready.set_value();
-      started.wait();
-      const cudaStream_t stream = consumer == Consumer::LegacyStream ? cudaStreamLegacy : kDefaultStream;
-      if (rc == cudaSuccess && consumer == Consumer::WaitOnProducerEvent && !s.sabotage_guards) {
-        rc = cudaStreamWaitEvent(stream, produced.get(), 0);
-      }
-      if (rc == cudaSuccess) rc = cudaMemcpyAsync(copy, data, c.bytes, cudaMemcpyDeviceToDevice, stream);
-      if (rc == cudaSuccess) rc = cudaStreamSynchronize(stream);
-      consumer_status = rc;
-      done = true;
-    });
-    // Whatever happens below, the other thread is released and joined.
-    bool released = false;
-    const auto release = [&] {
-      if (!released) go.set_value();
-      released = true;
-    };
-    struct Join {
-      std::function<void()> release;
-      std::thread& thread;
-      ~Join() {
-        release();
-        thread.join();
-      }
-    } join{release, other};
-    ready.get_future().wait();
-    {
-      // This thread's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
-      HeldStream held(c, cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
-      HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
-      // Recorded here, not through a library call: code compiled without per-thread default streams
-      // reads stream 0 as the legacy stream, which would wait for the held stream and, being the
-      // legacy stream, hold up the other thread's stream 0 too.
-      HL_CUDA(cudaEventRecord(produced.get(), kDefaultStream));
-      release();
-      const auto window = first ? std::chrono::duration_cast<std::chrono::microseconds>(s.call_limit)
-                                : std::chrono::microseconds(c.gate_delay_us);
-      const auto deadline = std::chrono::steady_clock::now() + window;
-      while (!done && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
-      obs.detail = done ? "the other thread's copy finished while this thread's stream 0 was held"
-                        : "the other thread's copy waited for this thread's stream 0";
-      obs.gate_timed_out = held.release_and_drain(cudaStreamPerThread);
-    }
-  }  // joins the other thread
-  HL_CUDA(consumer_status);
+    // Thread A's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
+    HeldStream held(c.hold(), cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
+    HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
+    // Recorded here, not through a library call: code compiled without per-thread default streams
+    // reads stream 0 as the legacy stream, which would wait for the held stream and, being the
+    // legacy stream, hold up the other thread's stream 0 too.
+    HL_CUDA(cudaEventRecord(produced.get(), kDefaultStream));
+    thread_b.go();
+    const auto window = first ? std::chrono::duration_cast<std::chrono::microseconds>(s.call_limit)
+                              : std::chrono::microseconds(c.gate_delay_us);
+    obs.detail = thread_b.finishes_within(window)
+                     ? "the other thread's copy finished while this thread's stream 0 was held"
+                     : "the other thread's copy waited for this thread's stream 0";
+    obs.gate_timed_out = held.release_and_drain(cudaStreamPerThread);
+  }
+  HL_CUDA(thread_b.join());
   obs.seen = rig.census_of_device(copy, c);
   obs.hazard_visible = obs.seen.sentinel > 0;
   obs.data_correct = obs.seen.all_original();
@@ -102,7 +69,7 @@ TrialObservation other_thread_consumes(TransferRig& rig, const TransferCase& bas
 }
 
 TrialFn consumed_by(Consumer consumer) {
-  return [consumer](TransferRig& rig, const TransferCase& c, const Settings& s) {
+  return [consumer](Rig& rig, const TrialCase& c, const Settings& s) {
     return other_thread_consumes(rig, c, consumer, s);
   };
 }

@@ -1,0 +1,56 @@
+#pragma once
+// A hazard is one way to misuse asynchronous transfers, written as a lesson: what is unsafe,
+// which documented rule makes it so, and the variants that show it (the positive control) and
+// fix it (the guards). Each file in hazards/ builds one Hazard and registers it (registry.hpp).
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cuda/device.hpp"
+#include "hazardlab/catalog.hpp"
+#include "hazardlab/result.hpp"
+#include "trial/case_space.hpp"
+#include "trial/trial.hpp"
+
+namespace hazardlab {
+
+// A property of the device the hazard needs; `unmet` returns why a device falls short, or "".
+struct Requirement {
+  std::string what;
+  std::function<std::string(const DeviceFingerprint&)> unmet;
+};
+
+// An observation that is not a series of trials (a timing of host reads, say): it measures and
+// reports directly. It never fails a verdict unless it cannot run.
+using Measurement = std::function<VariantResult(const DeviceFingerprint&, const Settings&)>;
+
+// One variant: a trial over a case space, and what kind of claim it makes. The kind decides how
+// the trial is judged (judge/judge_variant.hpp); the variant itself holds no judging code.
+struct Variant {
+  std::string id;
+  VariantKind kind;
+  std::string title;
+  CaseSpace space;
+  TrialFn trial;
+  Measurement measure;  // observations only, instead of `trial`
+};
+
+struct Hazard {
+  std::string id;
+  std::string title;
+  std::vector<Citation> rules;
+  std::vector<Requirement> requirements;
+  std::string explanation;
+  std::vector<Variant> variants;
+
+  const Variant* find_variant(std::string_view variant_id) const;
+  // "" when `device` meets every requirement, else the first unmet reason.
+  std::string unmet_requirement(const DeviceFingerprint& device) const;
+};
+
+// Common device requirements.
+Requirement requires_can_map_host_memory();
+Requirement requires_host_register();
+
+}  // namespace hazardlab

@@ -1,0 +1,197 @@
+#include "settings/settings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+
+extern char** environ;
+
+namespace hazardlab {
+namespace {
+
+constexpr std::string_view kPrefix = "HAZARDLAB_";
+
+// The HAZARDLAB_* entries of an environment, by name. Other variables are not ours to judge.
+class Environment {
+ public:
+  explicit Environment(const std::vector<std::string>& entries) {
+    for (const std::string& e : entries) {
+      const auto eq = e.find('=');
+      if (eq == std::string::npos || e.compare(0, kPrefix.size(), kPrefix) != 0) continue;
+      values_[e.substr(0, eq)] = e.substr(eq + 1);
+    }
+  }
+  const std::string* find(std::string_view name) const {
+    const auto it = values_.find(std::string(name));
+    return it == values_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, std::string>& all() const { return values_; }
+
+ private:
+  std::map<std::string, std::string> values_;
+};
+
+std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std::uint64_t min, std::uint64_t max) {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec != std::errc() || ptr != end || value < min || value > max) {
+    throw SettingsError(std::string(name) + "='" + text + "': expected a whole number from " + std::to_string(min) +
+                        " to " + std::to_string(max));
+  }
+  return value;
+}
+
+template <typename T>
+void read_unsigned(const Environment& env, std::string_view name, T& out, std::uint64_t min, std::uint64_t max) {
+  if (const std::string* v = env.find(name)) out = static_cast<T>(parse_unsigned(name, *v, min, max));
+}
+
+template <typename Duration>
+void read_duration(const Environment& env, std::string_view name, Duration& out, std::uint64_t min, std::uint64_t max) {
+  if (const std::string* v = env.find(name)) out = Duration(parse_unsigned(name, *v, min, max));
+}
+
+void read_flag(const Environment& env, std::string_view name, bool& out) {
+  if (const std::string* v = env.find(name)) out = parse_flag(std::string(name), *v);
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string_view nearest_known(std::string_view name) {
+  // Names earlier versions read, and what took their place.
+  if (name == "HAZARDLAB_RESULTS_DIR") return "HAZARDLAB_RESULTS_ROOT";
+  std::string_view best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const SettingInfo& s : known_settings()) {
+    if (s.name == "HAZARDLAB_RUN_DIR") continue;  // set by ctest, never by a person
+    const std::size_t d = edit_distance(name, s.name);
+    if (d < best_distance) best = s.name, best_distance = d;
+  }
+  return best;
+}
+
+bool known(std::string_view name) {
+  const auto& all = known_settings();
+  return std::any_of(all.begin(), all.end(), [&](const SettingInfo& s) { return s.name == name; });
+}
+
+}  // namespace
+
+bool parse_flag(const std::string& name, const std::string& value) {
+  std::string v = value;
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  throw SettingsError(name + "='" + value + "': expected 1/0, true/false, yes/no or on/off");
+}
+
+const std::vector<SettingInfo>& known_settings() {
+  static const std::vector<SettingInfo> all = {
+      {"HAZARDLAB_REQUIRE_GPU", "1: a machine without a usable GPU, or a partial run, fails (default 0)"},
+      {"HAZARDLAB_TRIALS", "gated trials per positive control (default 100)"},
+      {"HAZARDLAB_PROPERTY_CASES", "generated cases per guard property (default 100)"},
+      {"HAZARDLAB_SEED", "seed of the property runs, to replay a reported failure (default: random)"},
+      {"HAZARDLAB_MAX_BYTES", "largest generated transfer in bytes (default 67108864 = 64 MiB)"},
+      {"HAZARDLAB_GATE_TIMEOUT_MS", "a gate nobody opens opens itself after this long (default 10000)"},
+      {"HAZARDLAB_CALL_LIMIT_MS", "a copy call still inside after this long is taken to block (default 10)"},
+      {"HAZARDLAB_GATES", "gates to hold streams with: host-function,spin-kernel (default both)"},
+      {"HAZARDLAB_SABOTAGE_GUARDS", "1: guards skip their wait, to see the suite catch it (default 0)"},
+      {"HAZARDLAB_MUTATION_CHECK", "0: do not rerun each passing guard without its wait (default 1)"},
+      {"HAZARDLAB_PERF_PROFILE", "quick or full performance measurements (default quick)"},
+      {"HAZARDLAB_PINNED_BUDGET_MB", "page-locked memory the measurements may hold at once (default 2048)"},
+      {"HAZARDLAB_MIN_LINK_FRACTION", "validation threshold: pinned bandwidth as a share of the link (default 0.80)"},
+      {"HAZARDLAB_MIN_OVERLAP", "validation threshold: share of a pinned copy hidden behind a kernel (default 0.50)"},
+      {"HAZARDLAB_SANITIZE", "run the GPU cases under compute-sanitizer with this tool (memcheck, synccheck...)"},
+      {"HAZARDLAB_RESULTS_ROOT", "where runs are kept, one folder each (default <build>/results)"},
+      {"HAZARDLAB_REPORTS_DIR", "where reports are published (default <build>/gpu-reports)"},
+      {"HAZARDLAB_KEEP_RUNS", "run folders and report sets kept, newest first (default 20)"},
+      {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
+      {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
+  };
+  return all;
+}
+
+Settings Settings::from_environment() {
+  std::vector<std::string> entries;
+  for (char** e = environ; e && *e; ++e) entries.emplace_back(*e);
+  return from_entries(entries);
+}
+
+Settings Settings::from_entries(const std::vector<std::string>& entries) {
+  const Environment env(entries);
+  Settings s;
+  read_flag(env, "HAZARDLAB_STRICT", s.strict);
+  for (const auto& [name, value] : env.all()) {
+    if (!known(name)) {
+      const std::string text = name + " is not a hazardlab setting (did you mean " + std::string(nearest_known(name)) +
+                               "?); `hazardlab settings` lists them";
+      if (s.strict) throw SettingsError(text + "; HAZARDLAB_STRICT=1 makes this an error");
+      s.warnings.push_back(text);
+      continue;
+    }
+    if (value.empty()) {
+      throw SettingsError(name + " is set but empty: give it a value or unset it (" +
+                          std::string(std::find_if(known_settings().begin(), known_settings().end(),
+                                                   [&](const SettingInfo& i) { return i.name == name; })
+                                          ->meaning) +
+                          ")");
+    }
+  }
+  read_unsigned(env, "HAZARDLAB_TRIALS", s.control_trials, 1, 100000);
+  read_unsigned(env, "HAZARDLAB_PROPERTY_CASES", s.property_cases, 1, 100000);
+  read_unsigned(env, "HAZARDLAB_MAX_BYTES", s.max_transfer_bytes, 4096, std::uint64_t{16} << 30);
+  read_duration(env, "HAZARDLAB_GATE_TIMEOUT_MS", s.gate_timeout, 100, 600'000);
+  read_duration(env, "HAZARDLAB_CALL_LIMIT_MS", s.call_limit, 1, 60'000);
+  read_unsigned(env, "HAZARDLAB_KEEP_RUNS", s.keep_runs, 1, 100000);
+  if (const std::string* v = env.find("HAZARDLAB_SEED")) s.seed = parse_unsigned("HAZARDLAB_SEED", *v, 0, UINT64_MAX);
+  read_flag(env, "HAZARDLAB_REQUIRE_GPU", s.require_gpu);
+  read_flag(env, "HAZARDLAB_SABOTAGE_GUARDS", s.sabotage_guards);
+  read_flag(env, "HAZARDLAB_MUTATION_CHECK", s.mutation_check);
+  if (const std::string* v = env.find("HAZARDLAB_RUN_DIR")) s.run_dir = *v;
+  if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
+  if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;
+  if (const std::string* v = env.find("HAZARDLAB_SANITIZE")) {
+    if (std::find(std::begin(kSanitizerTools), std::end(kSanitizerTools), *v) == std::end(kSanitizerTools)) {
+      throw SettingsError("HAZARDLAB_SANITIZE='" + *v +
+                          "': expected a compute-sanitizer tool: memcheck, racecheck, initcheck or synccheck");
+    }
+    s.sanitizer = *v;
+  }
+  if (const std::string* v = env.find("HAZARDLAB_GATES")) {
+    const std::string& list = *v;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string name = list.substr(start, comma - start);
+      try {
+        s.gates.push_back(gate_kind_from_string(name));
+      } catch (const std::invalid_argument&) {
+        throw SettingsError("HAZARDLAB_GATES='" + list + "': '" + name + "' is not host-function or spin-kernel");
+      }
+      start = comma + 1;
+    }
+  }
+  if (s.call_limit >= s.gate_timeout) {
+    throw SettingsError("HAZARDLAB_CALL_LIMIT_MS (" + std::to_string(s.call_limit.count()) +
+                        ") must be shorter than HAZARDLAB_GATE_TIMEOUT_MS (" + std::to_string(s.gate_timeout.count()) +
+                        ")");
+  }
+  return s;
+}
+
+}  // namespace hazardlab

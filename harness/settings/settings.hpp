@@ -1,0 +1,61 @@
+#pragma once
+// Run-time settings, read from HAZARDLAB_* environment variables so that ctest, a teaching
+// lab and a fleet's validation script can all set them the same way. A malformed value is an
+// error (SettingsError), never silently replaced by the default.
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hold/gate.hpp"
+
+namespace hazardlab {
+
+class SettingsError : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Settings {
+  int control_trials = 100;                                // HAZARDLAB_TRIALS: gated trials per positive control
+  int property_cases = 100;                                // HAZARDLAB_PROPERTY_CASES: generated cases per guard
+  std::optional<std::uint64_t> seed;                       // HAZARDLAB_SEED: replays a property run
+  std::size_t max_transfer_bytes = std::size_t{64} << 20;  // HAZARDLAB_MAX_BYTES
+  std::chrono::milliseconds gate_timeout{10'000};          // HAZARDLAB_GATE_TIMEOUT_MS
+  std::chrono::milliseconds call_limit{10};                // HAZARDLAB_CALL_LIMIT_MS: a copy call this slow "blocked"
+  bool require_gpu = false;                                // HAZARDLAB_REQUIRE_GPU=1: no GPU is a failure
+  bool sabotage_guards = false;                            // HAZARDLAB_SABOTAGE_GUARDS=1: guards skip their wait
+  bool mutation_check = true;          // HAZARDLAB_MUTATION_CHECK=0: skip rerunning each guard without its wait
+  std::filesystem::path run_dir;       // HAZARDLAB_RUN_DIR: the run folder cases leave their results in (set by ctest)
+  std::vector<GateKind> gates;         // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
+  std::filesystem::path results_root;  // HAZARDLAB_RESULTS_ROOT: where runs are kept (default: the build tree's)
+  std::filesystem::path reports_dir;   // HAZARDLAB_REPORTS_DIR: where reports are published (default: the build tree's)
+  std::size_t keep_runs = 20;          // HAZARDLAB_KEEP_RUNS: run folders and report sets kept
+  std::string sanitizer;               // HAZARDLAB_SANITIZE: compute-sanitizer tool for the GPU cases, "" for none
+  bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
+  std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
+
+  // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
+  static Settings from_environment();
+  // The same, from "NAME=value" entries (the form of `environ`), for tests.
+  static Settings from_entries(const std::vector<std::string>& entries);
+};
+
+// Every HAZARDLAB_* variable hazardlab reads, with its meaning.
+struct SettingInfo {
+  std::string_view name;
+  std::string_view meaning;
+};
+const std::vector<SettingInfo>& known_settings();
+
+// The compute-sanitizer tools HAZARDLAB_SANITIZE accepts.
+inline constexpr std::string_view kSanitizerTools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
+
+// Parses "1", "true", "yes", "on" / "0", "false", "no", "off", "" (case-insensitive).
+bool parse_flag(const std::string& name, const std::string& value);
+
+}  // namespace hazardlab

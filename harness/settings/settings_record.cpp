@@ -1,0 +1,50 @@
+#include "settings/settings_record.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hazardlab {
+namespace {
+
+std::string fraction(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
+std::string flag(bool v) { return v ? "1" : "0"; }
+
+}  // namespace
+
+std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Profile& profile,
+                                               const perf::Thresholds& thresholds) {
+  std::string gates;
+  for (GateKind g : s.gates) gates += (gates.empty() ? "" : ",") + std::string(to_string(g));
+  const std::vector<std::pair<std::string, std::string>> values = {
+      {"HAZARDLAB_REQUIRE_GPU", flag(s.require_gpu)},
+      {"HAZARDLAB_TRIALS", std::to_string(s.control_trials)},
+      {"HAZARDLAB_PROPERTY_CASES", std::to_string(s.property_cases)},
+      {"HAZARDLAB_SEED", s.seed ? std::to_string(*s.seed) : "random"},
+      {"HAZARDLAB_MAX_BYTES", std::to_string(s.max_transfer_bytes)},
+      {"HAZARDLAB_GATE_TIMEOUT_MS", std::to_string(s.gate_timeout.count())},
+      {"HAZARDLAB_CALL_LIMIT_MS", std::to_string(s.call_limit.count())},
+      {"HAZARDLAB_GATES", gates.empty() ? "host-function,spin-kernel" : gates},
+      {"HAZARDLAB_SABOTAGE_GUARDS", flag(s.sabotage_guards)},
+      {"HAZARDLAB_MUTATION_CHECK", flag(s.mutation_check)},
+      {"HAZARDLAB_PERF_PROFILE", profile.name},
+      {"HAZARDLAB_PINNED_BUDGET_MB", std::to_string(profile.pinned_budget >> 20)},
+      {"HAZARDLAB_MIN_LINK_FRACTION", fraction(thresholds.min_link_fraction)},
+      {"HAZARDLAB_MIN_OVERLAP", fraction(thresholds.min_overlap)},
+      {"HAZARDLAB_SANITIZE", s.sanitizer.empty() ? "none" : s.sanitizer},
+      {"HAZARDLAB_KEEP_RUNS", std::to_string(s.keep_runs)},
+      {"HAZARDLAB_STRICT", flag(s.strict)},
+  };
+  std::vector<RecordedSetting> recorded;
+  for (const auto& [name, value] : values) {
+    const char* env = std::getenv(name.c_str());
+    recorded.push_back({name, value, env != nullptr});
+  }
+  return recorded;
+}
+
+}  // namespace hazardlab
