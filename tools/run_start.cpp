@@ -44,7 +44,7 @@ fs::path find_compute_sanitizer() {
       if (const fs::path p = fs::path(home) / "bin" / "compute-sanitizer"; executable(p)) return p;
     }
   }
-  for (const fs::path dir : {fs::path(HAZARDLAB_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
+  for (const fs::path& dir : {fs::path(HAZARDLAB_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {
     if (!dir.empty() && executable(dir / "compute-sanitizer")) return dir / "compute-sanitizer";
   }
   return {};

@@ -7,7 +7,9 @@ namespace hazardlab {
 Parameter Parameter::choice(std::string name, std::vector<std::string> labels, std::string meaning) {
   if (labels.empty()) throw std::invalid_argument("parameter '" + name + "': a choice needs at least one label");
   const auto top = static_cast<std::uint32_t>(labels.size() - 1);
-  return Parameter{std::move(name), 0, top, std::move(meaning), std::move(labels)};
+  Parameter choice(std::move(name), 0, top, std::move(meaning));
+  choice.labels = std::move(labels);
+  return choice;
 }
 
 Parameter Parameter::between(std::uint32_t lo, std::uint32_t hi) const {

@@ -15,6 +15,10 @@
 namespace hazardlab {
 
 struct Parameter {
+  // A count or size, valued min .. max.
+  Parameter(std::string name_, std::uint32_t min_, std::uint32_t max_, std::string meaning_)
+      : name(std::move(name_)), min(min_), max(max_), meaning(std::move(meaning_)) {}
+
   std::string name;  // lower-case-dashed: how cases name it in descriptions and JSON
   std::uint32_t min = 0;
   std::uint32_t max = 0;
