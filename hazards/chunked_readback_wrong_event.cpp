@@ -40,8 +40,8 @@ TrialObservation read_chunks(Rig& rig, const TrialCase& c, bool wait_own_event, 
   // device would make it.
   for (std::uint32_t k = 0; k + 1 < chunks; ++k) copy_chunk(k);
   {
-    HeldStream held(c.hold(), stream.get(), wait_own_event ? FenceKind::EventSynchronize : FenceKind::None, s);
-    obs.call_blocked = held.issue(s, [&] { copy_chunk(chunks - 1); });
+    HeldStream held(c.hold(s), stream.get(), wait_own_event ? FenceKind::EventSynchronize : FenceKind::None);
+    obs.call_blocked = held.issue([&] { copy_chunk(chunks - 1); });
     for (std::uint32_t k = 0; k < chunks; ++k) {
       if (wait_own_event) {
         if (!s.sabotage_guards) arrived[k].synchronize();

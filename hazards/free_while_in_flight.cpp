@@ -21,10 +21,10 @@ TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize
   TrialObservation obs;
   {
     const FenceKind fence = synchronize_first ? FenceKind::StreamSynchronize : FenceKind::None;
-    HeldStream held(c.hold(), stream.get(), fence, s);
+    HeldStream held(c.hold(s), stream.get(), fence);
     HL_CUDA(cudaMemcpyAsync(destination, source, c.bytes, cudaMemcpyHostToDevice, stream.get()));
-    Fence(fence, stream.get(), fence_timeout(s), false).wait();
-    obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaFreeHost(source)); });
+    Fence(fence, stream.get(), s.fence_timeout(), false).wait();
+    obs.call_blocked = held.issue([&] { HL_CUDA(cudaFreeHost(source)); });
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }
   obs.seen = rig.census_of_device(destination, c);
@@ -42,9 +42,9 @@ TrialObservation free_device_destination(Rig& rig, const TrialCase& c, const Set
   HL_CUDA(cudaMalloc(&raw, c.bytes));
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), FenceKind::None, s);
+    HeldStream held(c.hold(s), stream.get(), FenceKind::None);
     HL_CUDA(cudaMemcpyAsync(raw, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()));
-    obs.call_blocked = held.issue(s, [&] { HL_CUDA(cudaFree(raw)); });
+    obs.call_blocked = held.issue([&] { HL_CUDA(cudaFree(raw)); });
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }
   HL_CUDA(cudaDeviceSynchronize());  // a copy into freed memory would surface here as an error

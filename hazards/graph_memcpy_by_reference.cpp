@@ -37,9 +37,9 @@ TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKi
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), fence, s);
-    obs.call_blocked = held.issue(s, [&] { graph.launch(stream.get()); });
-    Fence guard(fence, stream.get(), fence_timeout(s), s.sabotage_guards);
+    HeldStream held(c.hold(s), stream.get(), fence);
+    obs.call_blocked = held.issue([&] { graph.launch(stream.get()); });
+    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
     guard.after_copy();
     guard.wait();
     fill_pattern(source, c.pattern, PatternVersion::Mutated);  // the damage: the next batch

@@ -31,10 +31,9 @@ TrialObservation read_in_host_function(Rig& rig, const TrialCase& c, const Setti
   ReadJob job{destination.data(), rig.snapshot().data(), c.bytes};
   {
     // The gate opens on a timer: the host function must wait for the copy, not for the host.
-    HeldStream held(c.hold(), stream.get(), FenceKind::HostFunction, s);
-    obs.call_blocked = held.issue(s, [&] {
-      HL_CUDA(cudaMemcpyAsync(destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()));
-    });
+    HeldStream held(c.hold(s), stream.get(), FenceKind::HostFunction);
+    obs.call_blocked = held.issue(
+        [&] { HL_CUDA(cudaMemcpyAsync(destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get())); });
     HL_CUDA(cudaLaunchHostFunc(stream.get(), &read_destination, &job));
     HL_CUDA(cudaStreamSynchronize(stream.get()));
     obs.gate_timed_out = held.release_and_drain(stream.get());

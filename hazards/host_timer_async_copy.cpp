@@ -29,18 +29,18 @@ TrialObservation time_copy(Rig& rig, const TrialCase& c, Clock clock, const Sett
   bool readable = true;
   {
     // Unsynchronized: the stream stays closed until the host has stopped its clock.
-    HeldStream held(c.hold(), stream.get(),
-                    clock == Clock::HostUnsynchronized ? FenceKind::None : FenceKind::EventSynchronize, s);
+    HeldStream held(c.hold(s), stream.get(),
+                    clock == Clock::HostUnsynchronized ? FenceKind::None : FenceKind::EventSynchronize);
     start.record(stream.get());
     std::chrono::steady_clock::time_point t0, call_returned;
-    obs.call_blocked = held.issue(s, [&] {
+    obs.call_blocked = held.issue([&] {
       t0 = std::chrono::steady_clock::now();  // the clock starts right at the call, as a benchmark's would
       HL_CUDA(cudaMemcpyAsync(rig.device().data(), source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()));
       call_returned = std::chrono::steady_clock::now();
     });
     stop.record(stream.get());
     if (clock == Clock::HostAfterSynchronize) {
-      Fence fence(FenceKind::StreamSynchronize, stream.get(), fence_timeout(s), s.sabotage_guards);
+      Fence fence(FenceKind::StreamSynchronize, stream.get(), s.fence_timeout(), s.sabotage_guards);
       fence.wait();
     }
     if (clock == Clock::Events && !s.sabotage_guards) stop.synchronize();

@@ -28,14 +28,14 @@ TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter sette
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), fence, s);
-    obs.call_blocked = held.issue(s, [&] {
+    HeldStream held(c.hold(s), stream.get(), fence);
+    obs.call_blocked = held.issue([&] {
       if (setter == Setter::Memset)
         HL_CUDA(cudaMemset(data, value, c.bytes));
       else
         HL_CUDA(cudaMemsetAsync(data, value, c.bytes, stream.get()));
     });
-    Fence guard(fence, stream.get(), fence_timeout(s), s.sabotage_guards);
+    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
     guard.after_copy();
     guard.wait();
     // The damage: read the buffer on a stream that nothing orders after the memset.
@@ -57,9 +57,8 @@ TrialObservation memset_pinned_host(Rig& rig, const TrialCase& base, const Setti
   Stream legacy(StreamKind::Legacy);
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), legacy.get(), FenceKind::None, s);
-    obs.call_blocked =
-        held.issue(s, [&] { HL_CUDA(cudaMemset(target.data(), pattern_original(c.pattern, 0), c.bytes)); });
+    HeldStream held(c.hold(s), legacy.get(), FenceKind::None);
+    obs.call_blocked = held.issue([&] { HL_CUDA(cudaMemset(target.data(), pattern_original(c.pattern, 0), c.bytes)); });
     std::memcpy(rig.snapshot().data(), target.data(), c.bytes);
     obs.gate_timed_out = held.release_and_drain(legacy.get());
   }

@@ -43,12 +43,12 @@ TrialObservation reuse_pooled_block(Rig& rig, const TrialCase& c, bool track_use
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), track_uses ? FenceKind::EventSynchronize : FenceKind::None, s);
+    HeldStream held(c.hold(s), stream.get(), track_uses ? FenceKind::EventSynchronize : FenceKind::None);
     // First user: fill a pooled block, copy it to the device, give it back.
     std::byte* mine = pool.acquire();
     fill_pattern({mine, c.bytes}, c.pattern, PatternVersion::Original);
-    obs.call_blocked = held.issue(
-        s, [&] { HL_CUDA(cudaMemcpyAsync(destination, mine, c.bytes, cudaMemcpyHostToDevice, stream.get())); });
+    obs.call_blocked =
+        held.issue([&] { HL_CUDA(cudaMemcpyAsync(destination, mine, c.bytes, cudaMemcpyHostToDevice, stream.get())); });
     pool.release(stream.get());
     // Next user: gets the same block and fills it with its own data.
     std::byte* theirs = pool.acquire();

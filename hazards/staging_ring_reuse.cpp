@@ -33,7 +33,7 @@ TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_even
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), per_slot_events ? FenceKind::EventSynchronize : FenceKind::None, s);
+    HeldStream held(c.hold(s), stream.get(), per_slot_events ? FenceKind::EventSynchronize : FenceKind::None);
     for (std::uint32_t b = 0; b < batches; ++b) {
       const std::uint32_t slot = b % slots;
       std::byte* staging = ring + slot * bytes;
@@ -42,9 +42,8 @@ TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_even
       // Host jitter between batches, as a real producer has.
       std::this_thread::sleep_for(std::chrono::microseconds((c.gate_delay_us * (b + 1)) % 97));
       fill_pattern({staging, bytes}, batch_pattern(c.pattern, b), PatternVersion::Original);
-      obs.call_blocked |= held.issue(s, [&] {
-        HL_CUDA(cudaMemcpyAsync(device + b * bytes, staging, bytes, cudaMemcpyHostToDevice, stream.get()));
-      });
+      obs.call_blocked |= held.issue(
+          [&] { HL_CUDA(cudaMemcpyAsync(device + b * bytes, staging, bytes, cudaMemcpyHostToDevice, stream.get())); });
       slot_done[slot] = std::make_unique<Event>();
       slot_done[slot]->record(stream.get());
     }

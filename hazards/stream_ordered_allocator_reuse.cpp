@@ -23,13 +23,13 @@ TrialObservation free_while_read(Rig& rig, const TrialCase& c, bool guarded, con
   std::optional<StreamOrderedBlock> next;
   {
     // The reader is held behind a gate: its read of the first block has not happened yet.
-    HeldStream held(c.hold(), reader.get(), guarded ? FenceKind::EventSynchronize : FenceKind::None, s);
+    HeldStream held(c.hold(s), reader.get(), guarded ? FenceKind::EventSynchronize : FenceKind::None);
     consume(c, copy, first.data(), reader.get());
     Event read_done;
     read_done.record(reader.get());
     // The guard: the freeing stream waits until the reader is done with the block.
     if (guarded && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(owner.get(), read_done.get(), 0));
-    obs.call_blocked = held.issue(s, [&] {
+    obs.call_blocked = held.issue([&] {
       first.free_async();
       next.emplace(c.bytes, owner.get());
     });

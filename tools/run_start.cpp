@@ -14,7 +14,7 @@
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
-#include "settings/settings_record.hpp"
+#include "settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
 #define HAZARDLAB_CUDA_BIN_DIR ""

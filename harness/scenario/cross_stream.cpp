@@ -42,7 +42,7 @@ TrialObservation produce_then_consume(Rig& rig, const TrialCase& c, const CrossS
   Event produced;
   Event consumed;
   {
-    HeldStream held(c.hold(), producer.get(), FenceKind::None, settings);
+    HeldStream held(c.hold(settings), producer.get(), FenceKind::None);
     // The producer writes the fresh data (A), held back by the gate.
     enqueue_device_fill(data, c.bytes, c.pattern, PatternVersion::Original, producer.get());
     if (plan.ordering == Ordering::WaitBeforeRecord) HL_CUDA(cudaStreamWaitEvent(consumer.get(), produced.get(), 0));
@@ -52,7 +52,7 @@ TrialObservation produce_then_consume(Rig& rig, const TrialCase& c, const CrossS
       HL_CUDA(cudaStreamWaitEvent(consumer.get(), produced.get(), 0));
     }
     // The consumer reads the buffer on the other stream.
-    obs.call_blocked = held.issue(settings, [&] { consume(c, copy, data, consumer.get()); });
+    obs.call_blocked = held.issue([&] { consume(c, copy, data, consumer.get()); });
     consumed.record(consumer.get());
 
     const auto window = plan.consumer_first ? std::chrono::duration_cast<std::chrono::microseconds>(settings.call_limit)

@@ -23,10 +23,10 @@ TrialObservation read_destination_after_d2h(Rig& rig, const TrialCase& c, FenceK
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), fence, settings);
+    HeldStream held(c.hold(settings), stream.get(), fence);
     obs.call_blocked = held.issue(
-        settings, [&] { issue_copy(call, destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()); });
-    Fence guard(fence, stream.get(), fence_timeout(settings), settings.sabotage_guards);
+        [&] { issue_copy(call, destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()); });
+    Fence guard(fence, stream.get(), settings.fence_timeout(), settings.sabotage_guards);
     guard.after_copy();
     guard.wait();
     // The damage: the host uses the result (here: takes a copy of it).

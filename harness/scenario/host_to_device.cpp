@@ -23,10 +23,10 @@ TrialObservation mutate_source_after_h2d(Rig& rig, const TrialCase& c, FenceKind
 
   TrialObservation obs;
   {
-    HeldStream held(c.hold(), stream.get(), fence, settings);
+    HeldStream held(c.hold(settings), stream.get(), fence);
     obs.call_blocked = held.issue(
-        settings, [&] { issue_copy(call, destination, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()); });
-    Fence guard(fence, stream.get(), fence_timeout(settings), settings.sabotage_guards);
+        [&] { issue_copy(call, destination, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()); });
+    Fence guard(fence, stream.get(), settings.fence_timeout(), settings.sabotage_guards);
     guard.after_copy();
     guard.wait();
     // The damage: the host reuses its source buffer for the next batch (B).

@@ -39,6 +39,9 @@ struct Settings {
   bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
 
+  // The fences that poll give up well after a gate would have opened itself.
+  std::chrono::milliseconds fence_timeout() const { return gate_timeout * 2; }
+
   // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
   static Settings from_environment();
   // The same, from "NAME=value" entries (the form of `environ`), for tests.

@@ -5,8 +5,9 @@
 
 namespace hazardlab {
 
-HoldPlan TrialCase::hold() const {
-  return {gate, std::chrono::microseconds(gate_delay_us), std::chrono::microseconds(device_delay_us)};
+HoldPlan TrialCase::hold(const Settings& settings) const {
+  return {gate, std::chrono::microseconds(gate_delay_us), std::chrono::microseconds(device_delay_us),
+          settings.gate_timeout, settings.call_limit};
 }
 
 std::string TrialCase::describe() const {

@@ -47,7 +47,7 @@ TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer
   TrialObservation obs;
   {
     // Thread A's stream 0 is cudaStreamPerThread: hold it closed and queue the producer behind it.
-    HeldStream held(c.hold(), cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize, s);
+    HeldStream held(c.hold(s), cudaStreamPerThread, first ? FenceKind::None : FenceKind::EventSynchronize);
     HL_CUDA(cudaMemsetAsync(data, value, c.bytes, kDefaultStream));
     // Recorded here, not through a library call: code compiled without per-thread default streams
     // reads stream 0 as the legacy stream, which would wait for the held stream and, being the

@@ -1,4 +1,4 @@
-#include "settings/settings_record.hpp"
+#include "settings_record.hpp"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
+declares, no file passes 250 lines, and a folder includes only the folders declared before it
+(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header.
+
+Usage: test_layout.py SOURCE_DIR"""
+import re
+import sys
+from pathlib import Path
+
+MAX_LINES = 250
+SOURCE_SUFFIXES = {".cpp", ".hpp", ".cu", ".cuh"}
+
+
+def declared_folders(harness: Path) -> list[str]:
+    text = (harness / "CMakeLists.txt").read_text()
+    start = text.find("set(HAZARDLAB_HARNESS_FOLDERS")
+    if start < 0:
+        raise SystemExit("harness/CMakeLists.txt: no set(HAZARDLAB_HARNESS_FOLDERS ...)")
+    folders = []
+    for line in text[start + len("set(HAZARDLAB_HARNESS_FOLDERS"):].splitlines():
+        code = line.split("#")[0]  # comments may hold parentheses
+        folders += code.replace(")", " ").split()
+        if ")" in code:
+            return folders
+    raise SystemExit("harness/CMakeLists.txt: set(HAZARDLAB_HARNESS_FOLDERS ... is not closed")
+
+
+def harness_includes(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+        if m and "/" in m.group(1) and not m.group(1).startswith("hazardlab/"):
+            found.append((number, m.group(1)))
+    return found
+
+
+def main() -> int:
+    root = Path(sys.argv[1])
+    harness = root / "harness"
+    layers = declared_folders(harness)
+    problems = []
+    for path in sorted(harness.rglob("*")):
+        if not path.is_file() or path.name == "CMakeLists.txt":
+            continue
+        relative = path.relative_to(harness)
+        folder = relative.parts[0] if len(relative.parts) > 1 else ""
+        if folder not in layers or len(relative.parts) != 2:
+            problems.append(f"harness/{relative}: not directly in one of the declared folders {layers}")
+            continue
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        lines = len(path.read_text().splitlines())
+        if lines > MAX_LINES:
+            problems.append(f"harness/{relative}: {lines} lines, more than {MAX_LINES}: split it by idea")
+        allowed = set(layers[: layers.index(folder) + 1])
+        for number, include in harness_includes(path):
+            target = include.split("/")[0]
+            if target not in layers:
+                problems.append(f"harness/{relative}:{number}: includes \"{include}\" from no declared folder")
+            elif target not in allowed:
+                problems.append(
+                    f"harness/{relative}:{number}: {folder}/ includes \"{include}\", but {target}/ is a layer above it")
+    for path in sorted((root / "hazards").rglob("*.cpp")):
+        for number, include in harness_includes(path):
+            if include != "lesson/lesson.hpp":
+                problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
+                                "lesson/lesson.hpp and nothing else of the harness")
+    for p in problems:
+        print(p)
+    print(f"{len(layers)} layers {layers}; {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
