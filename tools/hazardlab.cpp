@@ -40,8 +40,15 @@ int explain(const std::string& id) {
     std::cout << '\n';
   }
   std::cout << "\nVariants:\n";
-  for (const Variant& v : h->variants)
+  for (const Variant& v : h->variants) {
     std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
+    for (const Parameter& p : v.space.parameters) {
+      std::string values = p.value_text(p.min);
+      for (std::uint32_t x = p.min + 1; x <= p.max && !p.labels.empty(); ++x) values += " or " + p.value_text(x);
+      if (p.labels.empty() && p.max > p.min) values += " to " + p.value_text(p.max);
+      std::cout << "      parameter " << p.name << " = " << values << ": " << p.meaning << '\n';
+    }
+  }
   return 0;
 }
 
