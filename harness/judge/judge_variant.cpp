@@ -32,22 +32,23 @@ VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
   switch (variant.kind) {
     case VariantKind::Control:
       return check_positive_control(ctx, variant.space, variant.trial);
-    case VariantKind::Observation:
-      if (variant.measure) return variant.measure(ctx.device, ctx.settings);
-      return observe(ctx, variant.space, variant.trial);
+    case VariantKind::Guard: {
+      VariantResult guarded = check_property(ctx, variant.space, variant.trial).result;
+      const bool mutation_check_applies =
+          guarded.outcome == Outcome::Passed && ctx.settings.mutation_check && !ctx.settings.sabotage_guards;
+      return mutation_check_applies ? with_mutation_check(ctx, variant, std::move(guarded)) : guarded;
+    }
     case VariantKind::Rule: {
       PropertyVerdict verdict = check_property(ctx, variant.space, variant.trial);
       // For a rule, how the calls behaved is part of what it establishes.
       verdict.result.finding = verdict.blocking.summary();
       return verdict.result;
     }
-    case VariantKind::Guard:
+    case VariantKind::Observation:
       break;
   }
-  VariantResult guarded = check_property(ctx, variant.space, variant.trial).result;
-  const bool mutation_check_applies =
-      guarded.outcome == Outcome::Passed && ctx.settings.mutation_check && !ctx.settings.sabotage_guards;
-  return mutation_check_applies ? with_mutation_check(ctx, variant, std::move(guarded)) : guarded;
+  if (variant.measure) return variant.measure(ctx.device, ctx.settings);
+  return observe(ctx, variant.space, variant.trial);
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "scenario/scenario.hpp"
+
 namespace hazardlab {
 
 enum class CopyCall {
@@ -17,5 +19,10 @@ std::string_view to_string(CopyCall call) noexcept;
 
 void issue_copy(CopyCall call, void* dst, const void* src, std::size_t bytes, cudaMemcpyKind direction,
                 cudaStream_t stream);
+
+// A transfer trial written with its fence and copy call as arguments.
+using TransferTrial = TrialObservation (*)(Rig&, const TrialCase&, FenceKind, CopyCall, const Settings&);
+// The scenario that runs `trial` with `call`, the fence still to choose.
+Scenario transfer_scenario(TransferTrial trial, CopyCall call);
 
 }  // namespace hazardlab

@@ -42,11 +42,7 @@ TrialObservation read_destination_after_d2h(Rig& rig, const TrialCase& c, FenceK
 }
 
 Scenario read_destination_after_d2h(CopyCall call) {
-  return [call](FenceKind fence) -> TrialFn {
-    return [call, fence](Rig& rig, const TrialCase& c, const Settings& s) {
-      return read_destination_after_d2h(rig, c, fence, call, s);
-    };
-  };
+  return transfer_scenario(static_cast<TransferTrial>(&read_destination_after_d2h), call);
 }
 
 }  // namespace hazardlab

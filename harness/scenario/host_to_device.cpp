@@ -42,11 +42,7 @@ TrialObservation mutate_source_after_h2d(Rig& rig, const TrialCase& c, FenceKind
 }
 
 Scenario mutate_source_after_h2d(CopyCall call) {
-  return [call](FenceKind fence) -> TrialFn {
-    return [call, fence](Rig& rig, const TrialCase& c, const Settings& s) {
-      return mutate_source_after_h2d(rig, c, fence, call, s);
-    };
-  };
+  return transfer_scenario(static_cast<TransferTrial>(&mutate_source_after_h2d), call);
 }
 
 }  // namespace hazardlab

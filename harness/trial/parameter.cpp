@@ -34,13 +34,14 @@ void ParameterValues::set(const Parameter& parameter, std::uint32_t value) {
     throw std::invalid_argument("parameter '" + parameter.name + "' = " + std::to_string(value) + " is outside [" +
                                 std::to_string(parameter.min) + ", " + std::to_string(parameter.max) + "]");
   }
+  Value entry{parameter.name, value, parameter.labels.empty() ? std::string() : parameter.value_text(value)};
   for (Value& v : values_) {
     if (v.name == parameter.name) {
-      v = {parameter.name, value, parameter.value_text(value)};
+      v = std::move(entry);
       return;
     }
   }
-  values_.push_back({parameter.name, value, parameter.value_text(value)});
+  values_.push_back(std::move(entry));
 }
 
 std::uint32_t ParameterValues::operator[](const Parameter& parameter) const {
@@ -53,16 +54,16 @@ std::uint32_t ParameterValues::operator[](const Parameter& parameter) const {
 
 std::string ParameterValues::describe() const {
   std::string out;
-  for (const Value& v : values_) out += ", " + v.name + ' ' + v.text;
+  for (const Value& v : values_) out += ", " + v.name + ' ' + (v.label.empty() ? std::to_string(v.value) : v.label);
   return out;
 }
 
 void ParameterValues::add_to(nlohmann::json& j) const {
   for (const Value& v : values_) {
-    if (v.text == std::to_string(v.value)) {
+    if (v.label.empty()) {
       j[v.name] = v.value;
     } else {
-      j[v.name] = v.text;
+      j[v.name] = v.label;
     }
   }
 }

@@ -55,7 +55,7 @@ class ParameterValues {
   struct Value {
     std::string name;
     std::uint32_t value;
-    std::string text;
+    std::string label;  // a choice's label for the value; empty for a count
   };
   std::vector<Value> values_;
 };
