@@ -71,3 +71,36 @@ TEST(Patterns, InvalidMasksAreRejected) {
   EXPECT_FALSE((PatternSpec{PatternFamily::Counter, 0, 7, 7}).valid());
   EXPECT_TRUE((PatternSpec{PatternFamily::Counter, 0, 7, 8}).valid());
 }
+
+// The fill and the census work a word at a time; the bytewise definition is the reference, at
+// any start address (a case's host offset) and any length (a tail shorter than a word).
+TEST(Patterns, WordwiseFillAndCensusAgreeWithTheBytewiseDefinitionAtAnyOffsetAndLength) {
+  EXPECT_TRUE(rc::check([](std::uint64_t seed, unsigned family) {
+    const PatternSpec p = spec_of(static_cast<int>(family % 4), seed, 0x3C, 0xC3);
+    const auto offset = *rc::gen::inRange<std::size_t>(0, 16);
+    const auto length = *rc::gen::inRange<std::size_t>(0, 300);
+    std::vector<std::byte> storage(offset + length);
+    const std::span<std::byte> buffer = std::span<std::byte>(storage).subspan(offset);
+    fill_pattern(buffer, p, PatternVersion::Original);
+    ByteCensus expected;
+    for (std::size_t i = 0; i < length; ++i) {
+      RC_ASSERT(static_cast<std::uint8_t>(buffer[i]) == pattern_byte(p, PatternVersion::Original, i));
+      // Damage some bytes with each version and with foreign values.
+      const int what = *rc::gen::weightedElement<int>({{6, 0}, {1, 1}, {1, 2}, {1, 3}});
+      const PatternVersion v = what == 1 ? PatternVersion::Mutated : PatternVersion::Sentinel;
+      if (what == 1 || what == 2) buffer[i] = static_cast<std::byte>(pattern_byte(p, v, i));
+      if (what == 3) buffer[i] = static_cast<std::byte>(pattern_byte(p, PatternVersion::Original, i) ^ 0x01);
+      if (what != 0 && expected.first_not_original == SIZE_MAX) expected.first_not_original = i;
+      (what == 0   ? expected.original
+       : what == 1 ? expected.mutated
+       : what == 2 ? expected.sentinel
+                   : expected.foreign)++;
+    }
+    const ByteCensus c = take_census(buffer, p);
+    RC_ASSERT(c.original == expected.original);
+    RC_ASSERT(c.mutated == expected.mutated);
+    RC_ASSERT(c.sentinel == expected.sentinel);
+    RC_ASSERT(c.foreign == expected.foreign);
+    RC_ASSERT(c.first_not_original == expected.first_not_original);
+  }));
+}
