@@ -12,11 +12,14 @@ namespace hazardlab {
 namespace {
 
 // Reruns a guard that held with its synchronization removed: the suite must then see wrong data,
-// or the guard's property proves nothing. The verdict is recorded with the guard's result.
-VariantResult with_mutation_check(const RunContext& ctx, const Variant& variant, VariantResult guarded) {
+// or the guard's property proves nothing. The verdict is recorded with the guard's result. It
+// stops at the first wrong result: shrinking it would only make the report's example smaller, and
+// cost more than the check itself.
+VariantResult with_mutation_check(const RunContext& ctx, const Variant& variant, Rig& rig, VariantResult guarded) {
   Settings sabotaged = ctx.settings;
   sabotaged.sabotage_guards = true;
-  const VariantResult without = check_property({ctx.device, sabotaged}, variant.space, variant.trial).result;
+  const VariantResult without =
+      check_property({ctx.device, sabotaged}, variant.space, variant.trial, rig, OnFailure::StopAtFirst).result;
   const bool caught = without.outcome == Outcome::Incorrect;
   guarded.mutation_check = MutationCheck{caught, without.outcome, without.reason, without.minimal_case};
   if (!caught) {
@@ -33,10 +36,11 @@ VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
     case VariantKind::Control:
       return check_positive_control(ctx, variant.space, variant.trial);
     case VariantKind::Guard: {
-      VariantResult guarded = check_property(ctx, variant.space, variant.trial).result;
+      Rig rig(variant.space.largest(ctx.settings), ctx.device);
+      VariantResult guarded = check_property(ctx, variant.space, variant.trial, rig, OnFailure::Shrink).result;
       const bool mutation_check_applies =
           guarded.outcome == Outcome::Passed && ctx.settings.mutation_check && !ctx.settings.sabotage_guards;
-      return mutation_check_applies ? with_mutation_check(ctx, variant, std::move(guarded)) : guarded;
+      return mutation_check_applies ? with_mutation_check(ctx, variant, rig, std::move(guarded)) : guarded;
     }
     case VariantKind::Rule: {
       PropertyVerdict verdict = check_property(ctx, variant.space, variant.trial);

@@ -26,10 +26,16 @@ std::uint64_t fresh_seed() {
 
 }  // namespace
 
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
+PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial,
+                               OnFailure on_failure) {
+  Rig rig(space.largest(ctx.settings), ctx.device);
+  return check_property(ctx, space, trial, rig, on_failure);
+}
+
+PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial, Rig& rig,
+                               OnFailure on_failure) {
   const Settings& settings = ctx.settings;
   const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  Rig rig(space.largest(settings), ctx.device);
   BlockingProfile blocking;
 
   struct Failure {
@@ -75,6 +81,7 @@ PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, co
   rc::detail::TestParams params;
   params.seed = settings.seed.value_or(fresh_seed());
   params.maxSuccess = settings.property_cases;
+  params.disableShrinking = on_failure == OnFailure::StopAtFirst;
   rc::detail::TestMetadata metadata;
   metadata.id = metadata.description = "property";
   const rc::detail::TestResult result = rc::detail::checkTestable(property, metadata, params);
@@ -105,7 +112,8 @@ PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, co
       why << api_error;
     } else {
       r.outcome = Outcome::Incorrect;
-      why << "wrong data after " << failure.numSuccess << " passing cases; smallest failing case: "
+      why << "wrong data after " << failure.numSuccess << " passing cases; "
+          << (on_failure == OnFailure::Shrink ? "smallest failing case: " : "first failing case (not shrunk): ")
           << (last_failure ? last_failure->c.describe() + " -> " + last_failure->what : failure.description);
     }
     why << " (replay with HAZARDLAB_SEED=" << params.seed << ")";

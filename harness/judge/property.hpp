@@ -7,6 +7,7 @@
 #include "judge/blocking_profile.hpp"
 #include "judge/context.hpp"
 #include "trial/case_space.hpp"
+#include "trial/rig.hpp"
 #include "trial/trial.hpp"
 
 namespace hazardlab {
@@ -16,6 +17,15 @@ struct PropertyVerdict {
   BlockingProfile blocking;  // how the calls under test behaved
 };
 
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial);
+// How far a failing property is followed: shrunk to the smallest failing case (a guard or rule
+// that failed: the case a person debugs), or stopped at the first failure (a mutation check,
+// which only has to see the missing synchronization caught).
+enum class OnFailure { Shrink, StopAtFirst };
+
+PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial,
+                               OnFailure on_failure = OnFailure::Shrink);
+// The same, on buffers the caller already holds (a guard and its mutation check share them).
+PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial, Rig& rig,
+                               OnFailure on_failure);
 
 }  // namespace hazardlab

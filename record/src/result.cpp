@@ -43,7 +43,7 @@ void to_json(nlohmann::json& j, const VariantResult& r) {
         {"caught", m.caught},
         {"outcome_without_synchronization", std::string(to_string(m.outcome_without_synchronization))},
         {"reason", m.reason},
-        {"minimal_case", m.minimal_case}};
+        {"failing_case", m.failing_case}};
   }
   j = nlohmann::json{{"hazard", r.hazard_id},
                      {"variant", r.variant_id},
@@ -89,7 +89,7 @@ void from_json(const nlohmann::json& j, VariantResult& r) {
     it->at("caught").get_to(m.caught);
     m.outcome_without_synchronization = outcome_at(*it, "outcome_without_synchronization");
     m.reason = it->value("reason", "");
-    m.minimal_case = it->value("minimal_case", nlohmann::json(nullptr));
+    m.failing_case = it->value("failing_case", nlohmann::json(nullptr));
     r.mutation_check = m;
     r.observations.erase(it);
   }

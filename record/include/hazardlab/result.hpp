@@ -17,7 +17,7 @@ struct MutationCheck {
   bool caught = false;
   Outcome outcome_without_synchronization = Outcome::Failed;
   std::string reason;
-  nlohmann::json minimal_case;  // the unguarded run's smallest failing case, null if none
+  nlohmann::json failing_case;  // the unguarded run's first failing case (not shrunk), null if none
 };
 
 struct VariantResult {
