@@ -1,5 +1,6 @@
 #include "settings_record.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -42,7 +43,9 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
   std::vector<RecordedSetting> recorded;
   for (const auto& [name, value] : values) {
     const char* env = std::getenv(name.c_str());
-    recorded.push_back({name, value, env != nullptr});
+    const bool profiled =
+        std::find(s.sanitizer_profile.begin(), s.sanitizer_profile.end(), name) != s.sanitizer_profile.end();
+    recorded.push_back({name, value, env != nullptr, profiled ? "sanitizer profile" : ""});
   }
   return recorded;
 }

@@ -17,6 +17,7 @@
 #include "hazardlab/results_layout.hpp"
 #include "judge/judge_variant.hpp"
 #include "lesson/registry.hpp"
+#include "perf/host_lock.hpp"
 
 namespace hazardlab {
 namespace {
@@ -59,6 +60,8 @@ class VariantCase : public ::testing::Test {
     marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
     record(marker);
 
+    // Shared with every other case of the host; a bandwidth or overlap measurement takes it alone.
+    const perf::HostLock host_in_use(perf::HostLock::Mode::Shared, std::chrono::minutes(2));
     const VariantResult r = judge_variant(hazard_, variant_, *device_, settings_);
     record(r);
     print(r);

@@ -10,13 +10,17 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cuda/check.hpp"
 #include "cuda/kernel_loading.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "perf/checks.hpp"
+#include "perf/host_lock.hpp"
+#include "perf/reference.hpp"
 #include "settings/settings.hpp"
 
 using namespace hazardlab;
@@ -27,28 +31,90 @@ namespace {
 constexpr int kSkipExitCode = 77;
 
 void print_bandwidth(const std::vector<BandwidthPoint>& points) {
-  std::printf("   %-4s %-15s %12s %10s %10s %10s\n", "dir", "host memory", "bytes", "median", "min", "max");
+  std::printf("   %-4s %-15s %12s %10s %7s %7s %6s %s\n", "dir", "host memory", "bytes", "median", "min", "max", "CV",
+              "attempts");
   for (const auto& b : points) {
-    std::printf("   %-4s %-15s %12zu %7.2f GB/s %7.2f %7.2f\n", std::string(to_string(b.direction)).c_str(),
-                std::string(to_string(b.host)).c_str(), b.bytes, b.median_gbps, b.min_gbps, b.max_gbps);
+    std::printf("   %-4s %-15s %12zu %7.2f GB/s %7.2f %7.2f %5.1f%% %zu\n", std::string(to_string(b.direction)).c_str(),
+                std::string(to_string(b.host)).c_str(), b.bytes, b.median_gbps, b.min_gbps, b.max_gbps,
+                b.spread.cv * 100, b.attempts.size());
   }
+}
+
+// nvbandwidth on the same GPU at each checked size, beside our figures with their ratio.
+nlohmann::json compare_with_reference(const std::filesystem::path& tool, const Profile& profile,
+                                      const DeviceFingerprint& device, const std::vector<BandwidthPoint>& points,
+                                      const std::vector<BidirectionalResult>& bidirectional) {
+  nlohmann::json out = {{"tool", tool.string()}, {"figures", nlohmann::json::array()}};
+  for (std::size_t bytes : profile.checked_sizes) {
+    const ReferenceRun run = run_reference(tool, device.uuid, bytes);
+    if (!run.error.empty()) {
+      out["errors"].push_back(run.command + ": " + run.error);
+      std::printf("   nvbandwidth (%zu B): %s\n", bytes, run.error.c_str());
+      continue;
+    }
+    for (const BandwidthPoint& b : points) {
+      if (b.host != HostMemoryKind::Pinned || b.bytes != bytes) continue;
+      const std::string name(to_string(b.direction));
+      nlohmann::json f = side_by_side(b.median_gbps, run.gbps.at(name));
+      f["figure"] = name;
+      f["bytes"] = bytes;
+      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes,
+                  b.median_gbps, run.gbps.at(name), f["ratio"].get<double>());
+      out["figures"].push_back(f);
+    }
+    for (const BidirectionalResult& r : bidirectional) {
+      if (r.bytes != bytes) continue;
+      const std::string name = std::string(to_string(r.measured)) + "-bidirectional";
+      nlohmann::json f = side_by_side(r.spread.median, run.gbps.at(name));
+      f["figure"] = name;
+      f["bytes"] = bytes;
+      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes,
+                  r.spread.median, run.gbps.at(name), f["ratio"].get<double>());
+      out["figures"].push_back(f);
+    }
+  }
+  return out;
+}
+
+nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& device, const Thresholds& thresholds,
+                             std::vector<Check>& checks) {
+  nlohmann::json out;
+  const double link = device.pcie.max_raw_gbps_per_direction();
+  std::vector<HostMemoryKind> kinds{HostMemoryKind::Pageable, HostMemoryKind::Pinned, HostMemoryKind::WriteCombined};
+  if (device.host_register_supported) kinds.insert(kinds.begin() + 2, HostMemoryKind::Registered);
+  const auto points = measure_bandwidth(profile, kinds, link > 0 ? link * thresholds.min_link_fraction : 0);
+  print_bandwidth(points);
+  std::vector<BidirectionalResult> bidirectional;
+  for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
+    bidirectional.push_back(measure_bidirectional(profile, d));
+    std::printf("   bidirectional (nvbandwidth's method), %s measured, %zu B: %.2f GB/s (CV %.1f%%)\n",
+                std::string(to_string(d)).c_str(), bidirectional.back().bytes, bidirectional.back().spread.median,
+                bidirectional.back().spread.cv * 100);
+  }
+  out["bandwidth"] = points;
+  out["bidirectional"] = bidirectional;
+  out["link_raw_gbps_per_direction"] = link;
+  checks = check_link_bandwidth(points, profile.checked_sizes, device, thresholds);
+  if (const auto tool = reference_tool_from_environment())
+    out["reference"] = compare_with_reference(*tool, profile, device, points, bidirectional);
+  // On a host with several GPUs, the lowest-numbered one also measures all of them at once.
+  const DeviceInventory inventory = discover_devices();
+  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index) {
+    for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
+      const AllGpusResult all = measure_all_gpus_at_once(profile, inventory.devices, d);
+      std::printf("   all %zu GPUs at once, %s, %zu B each: %.2f GB/s in total\n", all.per_gpu.size(),
+                  std::string(to_string(d)).c_str(), all.bytes, all.total_gbps);
+      out["all_gpus_at_once"].push_back(all);
+    }
+  }
+  return out;
 }
 
 nlohmann::json run_part(const std::string& part, const Profile& profile, const DeviceFingerprint& device,
                         const Thresholds& thresholds, std::vector<Check>& checks) {
   nlohmann::json out;
   if (part == "bandwidth") {
-    std::vector<HostMemoryKind> kinds{HostMemoryKind::Pageable, HostMemoryKind::Pinned, HostMemoryKind::WriteCombined};
-    if (device.host_register_supported) kinds.insert(kinds.begin() + 2, HostMemoryKind::Registered);
-    const auto points = measure_bandwidth(profile, kinds);
-    print_bandwidth(points);
-    const ConcurrentResult both = measure_concurrent(profile);
-    std::printf("   concurrent H2D + D2H, %zu B each: %.2f + %.2f GB/s (alone %.2f and %.2f)\n", both.bytes,
-                both.h2d_gbps, both.d2h_gbps, both.h2d_alone_gbps, both.d2h_alone_gbps);
-    out["bandwidth"] = points;
-    out["concurrent"] = both;
-    out["link_raw_gbps_per_direction"] = device.pcie.max_raw_gbps_per_direction();
-    checks = check_link_bandwidth(points, device, thresholds);
+    out = run_bandwidth(profile, device, thresholds, checks);
   } else if (part == "overlap") {
     const auto overlap = measure_overlap(profile);
     for (const auto& o : overlap) {
@@ -92,6 +158,7 @@ int main(int argc, char** argv) {
     settings = Settings::from_environment();
     profile = profile_from_environment();
     thresholds = thresholds_from_environment();
+    (void)reference_tool_from_environment();  // a bad HAZARDLAB_NVBANDWIDTH fails here, before the GPU
     if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab-perf: bad setting: " << e.what() << '\n';
@@ -130,10 +197,32 @@ int main(int argc, char** argv) {
             << ")\n";
 
   const auto start = std::chrono::steady_clock::now();
+  // Bandwidth and overlap run alone on the host (host_lock.hpp); the findings compare two ways of
+  // doing the same thing on one GPU and need no isolation.
+  std::optional<HostLock> alone;
+  if (part != "findings") alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
   try {
+    // Bound before any host memory is allocated, so that pages land on the GPU's NUMA node.
+    const HostPlacement placement = bind_to_device(device);
     DeviceScope scope(device.index);
     load_harness_kernels();
     record.measurements = run_part(part, profile, device, thresholds, record.checks);
+    record.measurements["host_placement"] = placement;
+    std::printf(
+        "   host: NUMA node %d, CPUs %s%s\n", placement.numa_node, placement.cpus.c_str(),
+        placement.bound ? " (bound to the GPU's CPUs)" : (" (not bound: " + placement.not_bound_reason + ")").c_str());
+    if (alone) {
+      record.measurements["isolation"] = {
+          {"alone_on_host", alone->held()}, {"waited_ms", alone->waited().count()}, {"lock", HostLock::path()}};
+      if (!alone->held()) {
+        // Measured beside other work: the figures stand, but no check can be decided from them.
+        for (Check& c : record.checks) {
+          if (!c.applicable) continue;
+          c.applicable = false;
+          c.not_applicable_reason = "not measured alone on the host: " + alone->why_not();
+        }
+      }
+    }
     record.status = PerfStatus::Measured;
   } catch (const std::exception& e) {
     record.status = PerfStatus::Failed;

@@ -1,13 +1,17 @@
 // Performance arithmetic and validation thresholds, with made-up measurements (no GPU needed).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
+#include <optional>
 
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
+#include "perf/reference.hpp"
 #include "settings/settings.hpp"
 
 using namespace hazardlab;
@@ -26,10 +30,21 @@ DeviceFingerprint gen5_x16() {
   return d;
 }
 
-std::vector<BandwidthPoint> pinned_at(double gbps, std::size_t bytes = std::size_t{256} << 20) {
-  return {{Direction::HostToDevice, HostMemoryKind::Pinned, bytes, 1, gbps, gbps, gbps},
-          {Direction::DeviceToHost, HostMemoryKind::Pinned, bytes, 1, gbps, gbps, gbps},
-          {Direction::HostToDevice, HostMemoryKind::Pageable, bytes, 1, 99, 99, 99}};
+const std::vector<std::size_t> kChecked{std::size_t{64} << 20, std::size_t{256} << 20, std::size_t{1} << 30};
+
+BandwidthPoint point(Direction d, HostMemoryKind kind, std::size_t bytes, std::vector<double> samples) {
+  return point_of(d, kind, bytes, 2, confirm([&] { return attempt_of(samples); }, [](const Attempt&) { return true; }));
+}
+
+// Pinned figures at every checked size (or only at `bytes`), and a pageable one that must not count.
+std::vector<BandwidthPoint> pinned_at(double gbps, std::optional<std::size_t> bytes = std::nullopt) {
+  std::vector<BandwidthPoint> points;
+  for (std::size_t b : bytes ? std::vector<std::size_t>{*bytes} : kChecked) {
+    points.push_back(point(Direction::HostToDevice, HostMemoryKind::Pinned, b, {gbps, gbps, gbps}));
+    points.push_back(point(Direction::DeviceToHost, HostMemoryKind::Pinned, b, {gbps, gbps, gbps}));
+    points.push_back(point(Direction::HostToDevice, HostMemoryKind::Pageable, b, {99, 99, 99}));
+  }
+  return points;
 }
 
 }  // namespace
@@ -52,26 +67,138 @@ TEST(LinkCheck, PassesAtEightyPercentOfTheRawRateAndFailsBelow) {
   const Thresholds t;
   const double raw = gen5_x16().pcie.max_raw_gbps_per_direction();
   EXPECT_NEAR(raw, 63.0, 0.1);
-  for (const Check& c : check_link_bandwidth(pinned_at(55.0), gen5_x16(), t)) EXPECT_TRUE(c.applicable && c.passed);
-  for (const Check& c : check_link_bandwidth(pinned_at(26.0), gen5_x16(), t)) {
+  for (const Check& c : check_link_bandwidth(pinned_at(55.0), kChecked, gen5_x16(), t))
+    EXPECT_TRUE(c.applicable && c.passed);
+  for (const Check& c : check_link_bandwidth(pinned_at(26.0), kChecked, gen5_x16(), t)) {
     EXPECT_TRUE(c.applicable);
     EXPECT_FALSE(c.passed) << c.measured;  // a link trained down to Gen4 speed
   }
 }
 
-TEST(LinkCheck, OnlyPinnedCopiesOf256MiBOrMoreCount) {
-  const auto checks = check_link_bandwidth(pinned_at(60.0, std::size_t{16} << 20), gen5_x16(), Thresholds{});
+TEST(LinkCheck, EveryCheckedSizeMustBeMeasured) {
+  const auto checks = check_link_bandwidth(pinned_at(60.0, std::size_t{16} << 20), kChecked, gen5_x16(), Thresholds{});
   for (const Check& c : checks) {
     EXPECT_FALSE(c.applicable);
-    EXPECT_NE(c.not_applicable_reason.find("256 MiB"), std::string::npos);
+    EXPECT_NE(c.not_applicable_reason.find("checked size"), std::string::npos);
   }
+}
+
+TEST(LinkCheck, OneSizeBelowTheThresholdFailsItsDirectionAndIsNamed) {
+  auto points = pinned_at(55.0);
+  points[3] = point(Direction::HostToDevice, HostMemoryKind::Pinned, kChecked[1], {40, 40, 40});  // 256 MiB H2D
+  const auto checks = check_link_bandwidth(points, kChecked, gen5_x16(), Thresholds{});
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_FALSE(checks[0].passed);
+  EXPECT_NE(checks[0].measured.find("256 MiB 40.0 GB/s"), std::string::npos) << checks[0].measured;
+  EXPECT_NE(checks[0].measured.find("MISSED"), std::string::npos);
+  EXPECT_TRUE(checks[1].passed);
+}
+
+TEST(Spread, MedianQuartilesAndCoefficientOfVariation) {
+  const Spread s = spread_of({5, 1, 4, 2, 3});
+  EXPECT_EQ(s.n, 5u);
+  EXPECT_DOUBLE_EQ(s.median, 3);
+  EXPECT_DOUBLE_EQ(s.min, 1);
+  EXPECT_DOUBLE_EQ(s.max, 5);
+  EXPECT_DOUBLE_EQ(s.q1, 2);
+  EXPECT_DOUBLE_EQ(s.q3, 4);
+  EXPECT_DOUBLE_EQ(s.iqr(), 2);
+  EXPECT_NEAR(s.cv, std::sqrt(2.5) / 3, 1e-12);  // sample standard deviation over the mean
+  EXPECT_DOUBLE_EQ(spread_of({4, 1, 3, 2}).median, 2.5);
+  EXPECT_DOUBLE_EQ(spread_of({4, 1, 3, 2}).q1, 1.75);  // interpolated between order statistics
+  EXPECT_DOUBLE_EQ(spread_of({7, 7, 7}).cv, 0);
+  EXPECT_DOUBLE_EQ(spread_of({7}).cv, 0);
+  EXPECT_EQ(spread_of({}).n, 0u);
+}
+
+// A sequence of made-up attempts, handed out one per measurement.
+struct Script {
+  std::vector<double> medians;
+  std::size_t next = 0;
+  Attempt operator()() { return attempt_of({medians.at(next++)}); }
+};
+
+TEST(Confirm, AMetFigureIsMeasuredOnce) {
+  Script script{{55}};
+  const auto c = confirm(std::ref(script), [](const Attempt& a) { return a.spread.median >= 50; });
+  EXPECT_EQ(c.attempts.size(), 1u);
+  EXPECT_TRUE(c.met());
+  EXPECT_DOUBLE_EQ(c.figure().spread.median, 55);
+}
+
+TEST(Confirm, AMissIsMeasuredAgainAndATransientOneDoesNotFail) {
+  Script script{{45, 55, 99}};
+  const auto c = confirm(std::ref(script), [](const Attempt& a) { return a.spread.median >= 50; });
+  ASSERT_EQ(c.attempts.size(), 2u);  // stops at the first attempt that meets it
+  EXPECT_TRUE(c.met());
+  EXPECT_EQ(*c.accepted, 1u);
+  EXPECT_DOUBLE_EQ(c.figure().spread.median, 55);
+  EXPECT_DOUBLE_EQ(c.attempts[0].spread.median, 45);  // the miss is kept for the report
+}
+
+TEST(Confirm, APersistentMissFailsAfterEveryAttemptWithTheBestOfThem) {
+  Script script{{30, 32, 31, 99}};
+  const auto c = confirm(std::ref(script), [](const Attempt& a) { return a.spread.median >= 50; });
+  EXPECT_EQ(c.attempts.size(), static_cast<std::size_t>(kConfirmAttempts));
+  EXPECT_FALSE(c.met());
+  EXPECT_DOUBLE_EQ(c.figure().spread.median, 32);
+  const BandwidthPoint b = point_of(Direction::HostToDevice, HostMemoryKind::Pinned, 1, 1, c);
+  EXPECT_TRUE(b.confirmed_miss);
+  EXPECT_EQ(b.attempts.size(), 3u);
+}
+
+TEST(LinkCheck, ShowsEveryAttemptOfAConfirmedFigure) {
+  auto points = pinned_at(55.0);
+  Script script{{30, 56}};
+  points[0] = point_of(Direction::HostToDevice, HostMemoryKind::Pinned, kChecked[0], 2,
+                       confirm(std::ref(script), [](const Attempt& a) { return a.spread.median >= 50.4; }));
+  const auto checks = check_link_bandwidth(points, kChecked, gen5_x16(), Thresholds{});
+  EXPECT_TRUE(checks[0].passed);
+  ASSERT_EQ(checks[0].attempts.size(), 2u);
+  EXPECT_NE(checks[0].attempts[0].find("missed"), std::string::npos);
+  EXPECT_NE(checks[0].attempts[1].find("met"), std::string::npos);
+}
+
+TEST(Reference, RatioAndSideBySide) {
+  EXPECT_DOUBLE_EQ(ratio_to_reference(54.0, 55.0), 54.0 / 55.0);
+  EXPECT_DOUBLE_EQ(ratio_to_reference(54.0, 0), 0);
+  const auto j = side_by_side(53.9, 55.0);
+  EXPECT_NEAR(j["ratio"].get<double>(), 0.98, 1e-9);
+  EXPECT_DOUBLE_EQ(j["nvbandwidth_gbps"].get<double>(), 55.0);
+}
+
+TEST(Reference, ReadsNvbandwidthJsonAndRefusesWhatItCannotTrust) {
+  const std::string good = R"(warning text first
+{"nvbandwidth": {"version": "v0.8", "testcases": [
+  {"name": "host_to_device_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["55.14"]], "sum": 55.14},
+  {"name": "device_to_host_memcpy_ce", "status": "Passed", "bandwidth_matrix": [["55.11"]], "sum": 55.11}]}})";
+  const auto figures = parse_nvbandwidth_json(good);
+  EXPECT_DOUBLE_EQ(figures.at("host_to_device_memcpy_ce"), 55.14);
+  EXPECT_DOUBLE_EQ(figures.at("device_to_host_memcpy_ce"), 55.11);
+  EXPECT_THROW(parse_nvbandwidth_json("no json here"), std::runtime_error);
+  EXPECT_THROW(parse_nvbandwidth_json(R"({"nvbandwidth": {"testcases": [{"name": "x", "status": "Waived"}]}})"),
+               std::runtime_error);
+  EXPECT_THROW(parse_nvbandwidth_json(R"({"nvbandwidth": {"error": "no GPU"}})"), std::runtime_error);
+}
+
+TEST(Reference, ABadToolPathIsASettingsErrorNamingIt) {
+  ::setenv("HAZARDLAB_NVBANDWIDTH", "/nonexistent/nvbandwidth", 1);
+  try {
+    (void)reference_tool_from_environment();
+    ADD_FAILURE() << "accepted a missing binary";
+  } catch (const SettingsError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/nvbandwidth"), std::string::npos);
+  }
+  ::setenv("HAZARDLAB_NVBANDWIDTH", "off", 1);
+  EXPECT_FALSE(reference_tool_from_environment().has_value());
+  ::unsetenv("HAZARDLAB_NVBANDWIDTH");
 }
 
 TEST(LinkCheck, AnUnknownLinkIsNotApplicableAndSaysWhy) {
   DeviceFingerprint d = gen5_x16();
   d.pcie.available = false;
   d.pcie.unavailable_reason = "no NVML";
-  for (const Check& c : check_link_bandwidth(pinned_at(55.0), d, Thresholds{})) {
+  for (const Check& c : check_link_bandwidth(pinned_at(55.0), kChecked, d, Thresholds{})) {
     EXPECT_FALSE(c.applicable);
     EXPECT_NE(c.not_applicable_reason.find("no NVML"), std::string::npos);
   }
@@ -110,9 +237,10 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
   record.device_index = 0;
   record.status = PerfStatus::Measured;
   record.measurements["bandwidth"] = pinned_at(26.0);
-  record.measurements["concurrent"] = ConcurrentResult{1, 20, 20, 26, 26};
+  record.measurements["bidirectional"] = std::vector<BidirectionalResult>{
+      {Direction::HostToDevice, 1, spread_of({40})}, {Direction::DeviceToHost, 1, spread_of({51})}};
   record.measurements["link_raw_gbps_per_direction"] = 63.0;
-  record.checks = check_link_bandwidth(pinned_at(26.0), gen5_x16(), Thresholds{});
+  record.checks = check_link_bandwidth(pinned_at(26.0), kChecked, gen5_x16(), Thresholds{});
   store_perf(dir, record);
   const auto loaded = load_perf(dir, 0);
   ASSERT_EQ(loaded.size(), 1u);

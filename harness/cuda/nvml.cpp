@@ -23,6 +23,7 @@ struct Api {
   Return (*max_generation)(Device, unsigned*) = nullptr;
   Return (*max_width)(Device, unsigned*) = nullptr;
   Return (*driver_version)(char*, unsigned) = nullptr;
+  Return (*set_cpu_affinity)(Device) = nullptr;  // optional: absent or unsupported leaves the thread as it is
   bool ready = false;
 };
 
@@ -49,6 +50,7 @@ Api& api() {
                        bind(a.library, "nvmlDeviceGetMaxPcieLinkGeneration", a.max_generation) &&
                        bind(a.library, "nvmlDeviceGetMaxPcieLinkWidth", a.max_width) &&
                        bind(a.library, "nvmlSystemGetDriverVersion", a.driver_version);
+    bind(a.library, "nvmlDeviceSetCpuAffinity", a.set_cpu_affinity);
     if (!bound) {
       a.load_error = "libnvidia-ml.so.1 lacks an expected entry point";
       return;
@@ -108,6 +110,22 @@ std::string driver_release() {
   char buffer[96] = {};
   if (nv.driver_version(buffer, sizeof buffer) != kSuccess) return {};
   return buffer;
+}
+
+}  // namespace hazardlab::nvml
+
+namespace hazardlab::nvml {
+
+std::string bind_thread_to_device_cpus(const std::string& pci_bus_id) {
+  Api& nv = api();
+  if (!nv.ready) return nv.load_error;
+  if (!nv.set_cpu_affinity) return "this NVML has no nvmlDeviceSetCpuAffinity";
+  Device device = nullptr;
+  Return rc = nv.handle_by_pci_bus_id(pci_bus_id.c_str(), &device);
+  if (rc != kSuccess) return "nvmlDeviceGetHandleByPciBusId_v2(" + pci_bus_id + "): " + nv.error_string(rc);
+  rc = nv.set_cpu_affinity(device);
+  if (rc != kSuccess) return std::string("nvmlDeviceSetCpuAffinity: ") + nv.error_string(rc);
+  return {};
 }
 
 }  // namespace hazardlab::nvml

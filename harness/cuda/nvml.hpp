@@ -14,4 +14,9 @@ PcieLink query_pcie_link(const std::string& pci_bus_id);
 // The driver's release string ("580.95.05"), or "" when NVML is unavailable.
 std::string driver_release();
 
+// Binds the calling thread to the CPUs NVML names as closest to the device (its NUMA node), as
+// NVIDIA's nvbandwidth does before allocating host memory; memory the thread then touches first
+// is placed on that node. Returns "" on success, else why not (the thread is left as it was).
+std::string bind_thread_to_device_cpus(const std::string& pci_bus_id);
+
 }  // namespace hazardlab::nvml

@@ -12,7 +12,9 @@ namespace hazardlab::perf {
 // HAZARDLAB_MIN_LINK_FRACTION and HAZARDLAB_MIN_OVERLAP; throws SettingsError.
 Thresholds thresholds_from_environment();
 
-std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& points, const DeviceFingerprint& device,
+// Every checked size, each direction: its confirmed figure must reach the threshold.
+std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& points,
+                                        const std::vector<std::size_t>& checked_sizes, const DeviceFingerprint& device,
                                         const Thresholds& t);
 std::vector<Check> check_overlap(const std::vector<OverlapResult>& overlap, const DeviceFingerprint& device,
                                  const Thresholds& t);

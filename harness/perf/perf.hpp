@@ -10,6 +10,7 @@
 
 #include "cuda/device.hpp"
 #include "cuda/host_memory.hpp"
+#include "perf/statistics.hpp"
 
 namespace hazardlab::perf {
 
@@ -17,15 +18,23 @@ enum class Direction { HostToDevice, DeviceToHost };
 std::string_view to_string(Direction d) noexcept;
 
 // How much to measure. The quick profile runs in the default suite; the full one on request.
+// Each figure is measured the way NVIDIA's nvbandwidth measures its own: the stream is held
+// closed while warm-up copies and then a loop of copies are queued, and the loop is timed as a
+// whole with events; `samples` such loops give the median and the spread.
 struct Profile {
   std::string name;
-  std::vector<std::size_t> sizes;    // bandwidth sizes
-  int repeats = 3;                   // timed repeats per point; the median is reported
-  std::size_t bytes_per_repeat = 0;  // each repeat queues copies until about this many bytes
-  int max_copies_per_repeat = 32;
-  std::size_t concurrent_bytes = 0;  // size of each copy in the concurrent H2D + D2H test
-  std::size_t overlap_bytes = 0;     // copy size in the overlap test
-  std::size_t pinned_budget = 0;     // page-locked bytes the measurements may hold at once
+  std::vector<std::size_t> sizes;          // bandwidth sizes, every host memory kind
+  std::vector<std::size_t> pinned_sizes;   // page-locked memory only (large copies need large buffers)
+  std::vector<std::size_t> checked_sizes;  // pinned sizes the link check applies to, confirmed before failing
+  int samples = 5;                         // timed loops per figure
+  std::size_t bytes_per_sample = 0;        // a loop queues copies until about this many bytes...
+  int min_copies = 2, max_copies = 16;     // ...within these bounds
+  int warmup_copies = 1;                   // queued ahead of the timed loop, in every sample
+  std::size_t bidirectional_bytes = 0;     // the measured copy of the bidirectional figures
+  std::size_t overlap_bytes = 0;           // copy size in the overlap test
+  int repeats = 3;                         // of the overlap and findings timings (median of these)
+  std::size_t pinned_budget = 0;           // page-locked bytes the measurements may hold at once
+  int copies_for(std::size_t bytes) const;
 };
 
 // HAZARDLAB_PERF_PROFILE (quick|full) and HAZARDLAB_PINNED_BUDGET_MB; throws SettingsError.
@@ -38,14 +47,41 @@ struct BandwidthPoint {
   HostMemoryKind host;
   std::size_t bytes = 0;
   int copies_per_repeat = 0;
-  double median_gbps = 0, min_gbps = 0, max_gbps = 0;
+  double median_gbps = 0, min_gbps = 0, max_gbps = 0;  // of the figure's attempt
+  Spread spread;                                       // of the figure's attempt
+  std::vector<Attempt> attempts;                       // more than one when a threshold miss was measured again
+  bool confirmed_miss = false;                         // every attempt missed the threshold
+};
+BandwidthPoint point_of(Direction d, HostMemoryKind host, std::size_t bytes, int copies, const ConfirmedFigure& f);
+
+// nvbandwidth's bidirectional figure: the measured direction's loop on one stream while the
+// opposite direction runs on another, with twice the bytes per copy so that it overlaps the
+// whole loop; only the measured direction is reported.
+struct BidirectionalResult {
+  Direction measured = Direction::HostToDevice;
+  std::size_t bytes = 0;
+  Spread spread;
 };
 
-struct ConcurrentResult {
+// Pinned copies on every GPU of the host released together (one direction at a time).
+struct AllGpusResult {
+  Direction direction = Direction::HostToDevice;
   std::size_t bytes = 0;
-  double h2d_gbps = 0, d2h_gbps = 0;  // each direction while both run
-  double h2d_alone_gbps = 0, d2h_alone_gbps = 0;
+  std::vector<std::pair<int, double>> per_gpu;  // device index, GB/s
+  double total_gbps = 0;
 };
+AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<DeviceFingerprint>& devices, Direction d);
+void to_json(nlohmann::json& j, const AllGpusResult& r);
+
+// Where the measuring thread and its host buffers live.
+struct HostPlacement {
+  int numa_node = -1;  // the GPU's NUMA node as the kernel reports it; -1: none or unknown
+  std::string cpus;    // the thread's CPU affinity while measuring, as a list ("0-15")
+  bool bound = false;  // bound to the GPU's CPUs through NVML
+  std::string not_bound_reason;
+};
+// Binds the calling thread to the GPU's CPUs before host memory is allocated (as nvbandwidth does).
+HostPlacement bind_to_device(const DeviceFingerprint& device);
 
 // The share of the shorter operation hidden behind the longer one:
 // (kernel_alone + copy_alone - both) / min(kernel_alone, copy_alone), clamped to [0, 1].
@@ -67,13 +103,17 @@ struct Comparison {
   double ratio() const noexcept { return a_ms > 0 ? b_ms / a_ms : 0; }  // > 1: A is faster
 };
 
-std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds);
-ConcurrentResult measure_concurrent(const Profile& p);
+// `accept_gbps` > 0: a checked pinned figure below it is measured again, on a fresh buffer, up to
+// kConfirmAttempts attempts in all.
+std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
+                                              double accept_gbps);
+BidirectionalResult measure_bidirectional(const Profile& p, Direction measured);
 std::vector<OverlapResult> measure_overlap(const Profile& p);
 std::vector<Comparison> measure_tutorial_findings(const Profile& p);
 
 void to_json(nlohmann::json& j, const BandwidthPoint& b);
-void to_json(nlohmann::json& j, const ConcurrentResult& c);
+void to_json(nlohmann::json& j, const BidirectionalResult& b);
+void to_json(nlohmann::json& j, const HostPlacement& h);
 void to_json(nlohmann::json& j, const OverlapResult& o);
 void to_json(nlohmann::json& j, const Comparison& c);
 

@@ -11,30 +11,41 @@ constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 std::string_view to_string(Direction d) noexcept { return d == Direction::HostToDevice ? "h2d" : "d2h"; }
 
+// The checked sizes are those nvbandwidth is compared at; 512 MiB per timed loop is its default
+// buffer. Samples and warm-up follow its defaults too (3 samples and 4 warm-up copies there; 5
+// and 1 here, since each of our samples repeats its warm-up and the spread needs more than 3).
 Profile quick_profile() {
   Profile p;
   p.name = "quick";
-  p.sizes = {4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 256 * MiB};
-  p.repeats = 3;
-  p.bytes_per_repeat = 64 * MiB;
-  p.max_copies_per_repeat = 16;
-  p.concurrent_bytes = 64 * MiB;
+  p.sizes = {4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB, 256 * MiB};
+  p.pinned_sizes = {4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB, 64 * MiB, 256 * MiB, 1 * GiB};
+  p.checked_sizes = {64 * MiB, 256 * MiB, 1 * GiB};
+  p.samples = 5;
+  p.bytes_per_sample = 512 * MiB;
+  p.bidirectional_bytes = 256 * MiB;
   p.overlap_bytes = 64 * MiB;
   p.pinned_budget = 2 * GiB;
   return p;
 }
 
 Profile full_profile() {
-  Profile p;
+  Profile p = quick_profile();
   p.name = "full";
+  p.sizes.clear();
   for (std::size_t s = 4 * KiB; s <= GiB; s *= 2) p.sizes.push_back(s);
-  p.repeats = 5;
-  p.bytes_per_repeat = 256 * MiB;
-  p.max_copies_per_repeat = 32;
-  p.concurrent_bytes = 256 * MiB;
+  p.pinned_sizes = p.sizes;
+  p.samples = 9;
+  p.bytes_per_sample = 1 * GiB;
+  p.bidirectional_bytes = 512 * MiB;
   p.overlap_bytes = 256 * MiB;
-  p.pinned_budget = 2 * GiB;
+  p.repeats = 5;
   return p;
+}
+
+int Profile::copies_for(std::size_t bytes) const {
+  const std::size_t wanted = bytes ? bytes_per_sample / bytes : 1;
+  return static_cast<int>(
+      std::clamp<std::size_t>(wanted, static_cast<std::size_t>(min_copies), static_cast<std::size_t>(max_copies)));
 }
 
 Profile profile_from_environment() {
@@ -70,6 +81,21 @@ double overlap_fraction(double kernel_ms, double copy_ms, double both_ms) noexce
   return std::clamp((kernel_ms + copy_ms - both_ms) / shorter, 0.0, 1.0);
 }
 
+BandwidthPoint point_of(Direction d, HostMemoryKind host, std::size_t bytes, int copies, const ConfirmedFigure& f) {
+  BandwidthPoint b;
+  b.direction = d;
+  b.host = host;
+  b.bytes = bytes;
+  b.copies_per_repeat = copies;
+  b.spread = f.figure().spread;
+  b.median_gbps = b.spread.median;
+  b.min_gbps = b.spread.min;
+  b.max_gbps = b.spread.max;
+  b.attempts = f.attempts;
+  b.confirmed_miss = !f.met() && f.attempts.size() > 1;
+  return b;
+}
+
 void to_json(nlohmann::json& j, const BandwidthPoint& b) {
   j = {{"direction", std::string(to_string(b.direction))},
        {"host_memory", std::string(to_string(b.host))},
@@ -77,15 +103,28 @@ void to_json(nlohmann::json& j, const BandwidthPoint& b) {
        {"copies_per_repeat", b.copies_per_repeat},
        {"median_gbps", b.median_gbps},
        {"min_gbps", b.min_gbps},
-       {"max_gbps", b.max_gbps}};
+       {"max_gbps", b.max_gbps},
+       {"cv", b.spread.cv},
+       {"iqr_gbps", b.spread.iqr()},
+       {"samples", b.spread.n}};
+  if (b.attempts.size() > 1) {
+    nlohmann::json attempts = nlohmann::json::array();
+    for (const Attempt& a : b.attempts) attempts.push_back({{"samples_gbps", a.samples}, {"spread", a.spread}});
+    j["attempts"] = attempts;
+    j["confirmed_miss"] = b.confirmed_miss;
+  }
 }
 
-void to_json(nlohmann::json& j, const ConcurrentResult& c) {
-  j = {{"bytes", c.bytes},
-       {"h2d_gbps", c.h2d_gbps},
-       {"d2h_gbps", c.d2h_gbps},
-       {"h2d_alone_gbps", c.h2d_alone_gbps},
-       {"d2h_alone_gbps", c.d2h_alone_gbps}};
+void to_json(nlohmann::json& j, const BidirectionalResult& b) {
+  j = {{"measured", std::string(to_string(b.measured))},
+       {"bytes", b.bytes},
+       {"median_gbps", b.spread.median},
+       {"spread", b.spread}};
+}
+
+void to_json(nlohmann::json& j, const HostPlacement& h) {
+  j = {{"numa_node", h.numa_node}, {"cpus", h.cpus}, {"bound_to_gpu_cpus", h.bound}};
+  if (!h.bound) j["not_bound_reason"] = h.not_bound_reason;
 }
 
 void to_json(nlohmann::json& j, const OverlapResult& o) {

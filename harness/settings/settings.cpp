@@ -100,6 +100,32 @@ bool parse_flag(const std::string& name, const std::string& value) {
   throw SettingsError(name + "='" + value + "': expected 1/0, true/false, yes/no or on/off");
 }
 
+namespace {
+
+// Under compute-sanitizer every launch and copy is intercepted and every kernel instrumented, so
+// the default run would take about an hour. The sanitizer profile keeps every case and every
+// kind of trial but fewer of them and smaller; a setting given in the environment still wins.
+void apply_sanitizer_profile(const Environment& env, Settings& s) {
+  const auto profile = [&](const char* name, auto& field, auto value) {
+    if (env.find(name)) return;
+    field = value;
+    s.sanitizer_profile.emplace_back(name);
+  };
+  profile("HAZARDLAB_TRIALS", s.control_trials, kSanitizerProfile.control_trials);
+  profile("HAZARDLAB_PROPERTY_CASES", s.property_cases, kSanitizerProfile.property_cases);
+  profile("HAZARDLAB_MAX_BYTES", s.max_transfer_bytes, kSanitizerProfile.max_transfer_bytes);
+  // The gate that needs no kernel, and more time before a call counts as blocking.
+  if (!env.find("HAZARDLAB_GATES")) {
+    s.gates = {GateKind::HostFunction};
+    s.sanitizer_profile.emplace_back("HAZARDLAB_GATES");
+  }
+  profile("HAZARDLAB_CALL_LIMIT_MS", s.call_limit, kSanitizerProfile.call_limit);
+  // The mutation check misuses the API on purpose; under a sanitizer that would be reported.
+  profile("HAZARDLAB_MUTATION_CHECK", s.mutation_check, false);
+}
+
+}  // namespace
+
 const std::vector<SettingInfo>& known_settings() {
   static const std::vector<SettingInfo> all = {
       {"HAZARDLAB_REQUIRE_GPU", "1: a machine without a usable GPU, or a partial run, fails (default 0)"},
@@ -116,6 +142,8 @@ const std::vector<SettingInfo>& known_settings() {
       {"HAZARDLAB_PINNED_BUDGET_MB", "page-locked memory the measurements may hold at once (default 2048)"},
       {"HAZARDLAB_MIN_LINK_FRACTION", "validation threshold: pinned bandwidth as a share of the link (default 0.80)"},
       {"HAZARDLAB_MIN_OVERLAP", "validation threshold: share of a pinned copy hidden behind a kernel (default 0.50)"},
+      {"HAZARDLAB_NVBANDWIDTH", "nvbandwidth to measure beside the suite: a path, or off (default: on PATH, if any)"},
+      {"HAZARDLAB_HOST_LOCK", "the host-wide lock that keeps measurements alone (default <tmp>/hazardlab-host.lock)"},
       {"HAZARDLAB_SANITIZE", "run the GPU cases under compute-sanitizer with this tool (memcheck, synccheck...)"},
       {"HAZARDLAB_RESULTS_ROOT", "where runs are kept, one folder each (default <build>/results)"},
       {"HAZARDLAB_REPORTS_DIR", "where reports are published (default <build>/gpu-reports)"},
@@ -186,6 +214,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
       start = comma + 1;
     }
   }
+  if (!s.sanitizer.empty()) apply_sanitizer_profile(env, s);
   if (s.call_limit >= s.gate_timeout) {
     throw SettingsError("HAZARDLAB_CALL_LIMIT_MS (" + std::to_string(s.call_limit.count()) +
                         ") must be shorter than HAZARDLAB_GATE_TIMEOUT_MS (" + std::to_string(s.gate_timeout.count()) +

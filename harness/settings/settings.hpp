@@ -38,6 +38,7 @@ struct Settings {
   std::string sanitizer;               // HAZARDLAB_SANITIZE: compute-sanitizer tool for the GPU cases, "" for none
   bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
+  std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
 
   // The fences that poll give up well after a gate would have opened itself.
   std::chrono::milliseconds fence_timeout() const { return gate_timeout * 2; }
@@ -54,6 +55,16 @@ struct SettingInfo {
   std::string_view meaning;
 };
 const std::vector<SettingInfo>& known_settings();
+
+// What HAZARDLAB_SANITIZE changes where the environment does not say: every case still runs, with
+// fewer and smaller trials (see apply_sanitizer_profile in settings.cpp).
+struct SanitizerProfile {
+  int control_trials = 20;
+  int property_cases = 20;
+  std::size_t max_transfer_bytes = std::size_t{16} << 20;
+  std::chrono::milliseconds call_limit{1000};
+};
+inline constexpr SanitizerProfile kSanitizerProfile{};
 
 // The compute-sanitizer tools HAZARDLAB_SANITIZE accepts.
 inline constexpr std::string_view kSanitizerTools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};

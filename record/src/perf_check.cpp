@@ -10,6 +10,7 @@ void to_json(nlohmann::json& j, const Check& c) {
        {"not_applicable_reason", c.not_applicable_reason},
        {"passed", c.passed},
        {"measured", c.measured}};
+  if (!c.attempts.empty()) j["attempts"] = c.attempts;
 }
 
 void from_json(const nlohmann::json& j, Check& c) {
@@ -20,6 +21,7 @@ void from_json(const nlohmann::json& j, Check& c) {
   c.not_applicable_reason = j.value("not_applicable_reason", "");
   j.at("passed").get_to(c.passed);
   c.measured = j.value("measured", "");
+  c.attempts = j.value("attempts", std::vector<std::string>{});
 }
 
 }  // namespace hazardlab::perf

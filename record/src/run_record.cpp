@@ -82,7 +82,9 @@ Selection selection_from_ctest_command(const std::vector<std::string>& command) 
 void to_json(nlohmann::json& j, const RunRecord& r) {
   nlohmann::json settings = nlohmann::json::array();
   for (const RecordedSetting& s : r.settings) {
-    settings.push_back({{"name", s.name}, {"value", s.value}, {"from_environment", s.from_environment}});
+    nlohmann::json entry = {{"name", s.name}, {"value", s.value}, {"from_environment", s.from_environment}};
+    if (!s.note.empty()) entry["note"] = s.note;
+    settings.push_back(entry);
   }
   nlohmann::json devices = nlohmann::json::array();
   for (const DeviceFingerprint& d : r.devices) {
@@ -139,8 +141,8 @@ void from_json(const nlohmann::json& j, RunRecord& r) {
   r.no_device_reason = j.value("no_device_reason", "");
   r.settings.clear();
   for (const auto& s : j.at("settings")) {
-    r.settings.push_back(
-        {s.at("name").get<std::string>(), s.at("value").get<std::string>(), s.at("from_environment").get<bool>()});
+    r.settings.push_back({s.at("name").get<std::string>(), s.at("value").get<std::string>(),
+                          s.at("from_environment").get<bool>(), s.value("note", "")});
   }
   r.sanitizer = j.at("sanitizer").is_null() ? std::string() : j.at("sanitizer").get<std::string>();
   j.at("warnings").get_to(r.warnings);

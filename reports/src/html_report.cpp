@@ -209,12 +209,29 @@ std::string report_to_html(const GpuReport& report) {
         const double link = m.value("link_raw_gbps_per_direction", 0.0);
         html << "<h3>Bandwidth (" << escape(p.profile) << " profile)</h3><div>"
              << bandwidth_plot(m["bandwidth"], "h2d", link) << bandwidth_plot(m["bandwidth"], "d2h", link) << "</div>";
-        const auto& c = m["concurrent"];
-        html << "<p>Concurrent H2D and D2H on two streams (" << size_label(c["bytes"].get<double>())
-             << " copies): " << fmt("%.2f", c["h2d_gbps"].get<double>()) << " + "
-             << fmt("%.2f", c["d2h_gbps"].get<double>()) << " GB/s; alone "
-             << fmt("%.2f", c["h2d_alone_gbps"].get<double>()) << " and "
-             << fmt("%.2f", c["d2h_alone_gbps"].get<double>()) << " GB/s.</p>";
+        for (const auto& r : m.value("bidirectional", nlohmann::json::array())) {
+          html << "<p>Bidirectional (nvbandwidth's method), " << escape(r["measured"].get<std::string>())
+               << " measured at " << size_label(r["bytes"].get<double>()) << ": "
+               << fmt("%.2f", r["median_gbps"].get<double>()) << " GB/s (CV "
+               << fmt("%.1f", r["spread"].value("cv", 0.0) * 100) << "%).</p>";
+        }
+        if (m.contains("reference")) {
+          html << "<h3>Beside nvbandwidth (same GPU, same case)</h3><table><tr><th>Figure</th><th>Bytes</th>"
+                  "<th>hazardlab GB/s</th><th>nvbandwidth GB/s</th><th>Ratio</th></tr>";
+          for (const auto& f : m["reference"]["figures"]) {
+            html << "<tr><td>" << escape(f["figure"].get<std::string>()) << "</td><td>"
+                 << size_label(f["bytes"].get<double>()) << "</td><td>"
+                 << fmt("%.2f", f["hazardlab_gbps"].get<double>()) << "</td><td>"
+                 << fmt("%.2f", f["nvbandwidth_gbps"].get<double>()) << "</td><td>"
+                 << fmt("%.3f", f["ratio"].get<double>()) << "</td></tr>";
+          }
+          html << "</table>";
+        }
+        for (const auto& all : m.value("all_gpus_at_once", nlohmann::json::array())) {
+          html << "<p><b>All GPUs at once</b> (" << escape(all["direction"].get<std::string>()) << ", "
+               << size_label(all["bytes"].get<double>())
+               << " per GPU): " << fmt("%.2f", all["total_gbps"].get<double>()) << " GB/s in total.</p>";
+        }
       }
       if (m.contains("overlap")) html << "<h3>Copy/compute overlap</h3>" << overlap_matrix(m["overlap"]);
       if (m.contains("findings")) {

@@ -71,7 +71,8 @@ void run_section(std::ostringstream& md, const GpuReport& report) {
   if (!run.sanitizer.empty()) md << "; under compute-sanitizer `" << run.sanitizer << '`';
   md << ".\n\nSettings in force:";
   for (const RecordedSetting& s : run.settings) {
-    md << " `" << s.name << '=' << s.value << '`' << (s.from_environment ? " (set)" : "") << ';';
+    md << " `" << s.name << '=' << s.value << '`' << (s.from_environment ? " (set)" : "")
+       << (s.note.empty() ? "" : " (" + s.note + ")") << ';';
   }
   md << "\n\n";
   for (const std::string& w : run.warnings) md << "> Warning: " << w << "\n\n";
@@ -134,26 +135,75 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
          << " | " << cell(c.applicable ? c.measured : c.not_applicable_reason) << " | " << cell(c.rationale) << " |\n";
     }
   }
+  for (const PerfRecord& p : report.perf) {
+    for (const perf::Check& c : p.checks) {
+      if (c.attempts.empty()) continue;
+      md << "\n`" << c.id << "`: a miss was measured again before deciding:\n\n";
+      for (const std::string& a : c.attempts) md << "- " << cell(a) << '\n';
+    }
+  }
   char text[200];
   for (const PerfRecord& p : report.perf) {
     const auto& m = p.measurements;
     if (m.contains("bandwidth")) {
-      md << "\nBandwidth (" << p.profile << " profile; median GB/s of event-timed copies; link raw rate "
-         << m.value("link_raw_gbps_per_direction", 0.0) << " GB/s per direction):\n\n"
-         << "| Direction | Host memory | Bytes | Median | Min | Max |\n|---|---|---|---|---|---|\n";
+      md << "\nBandwidth (" << p.profile << " profile; median GB/s of event-timed loops of copies, with the spread "
+         << "of the samples; link raw rate " << m.value("link_raw_gbps_per_direction", 0.0)
+         << " GB/s per direction):\n\n"
+         << "| Direction | Host memory | Bytes | Median | Min | Max | CV | IQR | Attempts |\n"
+         << "|---|---|---|---|---|---|---|---|---|\n";
       for (const auto& b : m["bandwidth"]) {
-        std::snprintf(text, sizeof text, "| %s | %s | %zu | %.2f | %.2f | %.2f |\n",
+        std::snprintf(text, sizeof text, "| %s | %s | %zu | %.2f | %.2f | %.2f | %.1f%% | %.2f | %zu |\n",
                       b["direction"].get<std::string>().c_str(), b["host_memory"].get<std::string>().c_str(),
                       b["bytes"].get<std::size_t>(), b["median_gbps"].get<double>(), b["min_gbps"].get<double>(),
-                      b["max_gbps"].get<double>());
+                      b["max_gbps"].get<double>(), b.value("cv", 0.0) * 100, b.value("iqr_gbps", 0.0),
+                      b.contains("attempts") ? b["attempts"].size() : std::size_t{1});
         md << text;
       }
-      const auto& c = m["concurrent"];
-      std::snprintf(text, sizeof text,
-                    "\nConcurrent H2D + D2H on two streams, %zu B copies: %.2f + %.2f GB/s (alone: %.2f and %.2f).\n",
-                    c["bytes"].get<std::size_t>(), c["h2d_gbps"].get<double>(), c["d2h_gbps"].get<double>(),
-                    c["h2d_alone_gbps"].get<double>(), c["d2h_alone_gbps"].get<double>());
-      md << text;
+      for (const auto& r : m.value("bidirectional", nlohmann::json::array())) {
+        std::snprintf(text, sizeof text,
+                      "\nBidirectional (nvbandwidth's method: the opposite direction runs alongside, twice the bytes "
+                      "per copy): %s measured at %zu B: %.2f GB/s (CV %.1f%%).\n",
+                      r["measured"].get<std::string>().c_str(), r["bytes"].get<std::size_t>(),
+                      r["median_gbps"].get<double>(), r["spread"].value("cv", 0.0) * 100);
+        md << text;
+      }
+      if (m.contains("reference")) {
+        md << "\nBeside nvbandwidth, measured on this GPU in the same case (`" << m["reference"].value("tool", "")
+           << "`):\n\n| Figure | Bytes | hazardlab GB/s | nvbandwidth GB/s | Ratio |\n|---|---|---|---|---|\n";
+        for (const auto& f : m["reference"]["figures"]) {
+          std::snprintf(text, sizeof text, "| %s | %zu | %.2f | %.2f | %.3f |\n",
+                        f["figure"].get<std::string>().c_str(), f["bytes"].get<std::size_t>(),
+                        f["hazardlab_gbps"].get<double>(), f["nvbandwidth_gbps"].get<double>(),
+                        f["ratio"].get<double>());
+          md << text;
+        }
+        for (const auto& e : m["reference"].value("errors", nlohmann::json::array()))
+          md << "\n> nvbandwidth: " << cell(e.get<std::string>()) << '\n';
+      }
+      for (const auto& all : m.value("all_gpus_at_once", nlohmann::json::array())) {
+        std::snprintf(text, sizeof text,
+                      "\n**All GPUs at once** (%s, %zu B per GPU, released together): %.2f GB/s in total;",
+                      all["direction"].get<std::string>().c_str(), all["bytes"].get<std::size_t>(),
+                      all["total_gbps"].get<double>());
+        md << text;
+        for (const auto& g : all["per_gpu"]) {
+          std::snprintf(text, sizeof text, " GPU %d %.2f;", g["device_index"].get<int>(), g["gbps"].get<double>());
+          md << text;
+        }
+        md << '\n';
+      }
+    }
+    if (m.contains("host_placement")) {
+      const auto& h = m["host_placement"];
+      md << "\n"
+         << p.part << ": host thread on NUMA node " << h.value("numa_node", -1) << ", CPUs "
+         << h.value("cpus", std::string("?"))
+         << (h.value("bound_to_gpu_cpus", false) ? " (bound to the GPU's CPUs)"
+                                                 : " (not bound: " + h.value("not_bound_reason", std::string()) + ")");
+      if (m.contains("isolation"))
+        md << (m["isolation"].value("alone_on_host", false) ? "; measured alone on the host"
+                                                            : "; NOT measured alone on the host");
+      md << ".\n";
     }
     if (m.contains("overlap")) {
       md << "\nCopy/compute overlap (share of the shorter operation hidden):\n\n"

@@ -185,6 +185,7 @@ nlohmann::json run_summary(const GpuReport& report) {
   nlohmann::json settings = nlohmann::json::object();
   for (const RecordedSetting& s : run.settings) {
     settings[s.name] = {{"value", s.value}, {"from_environment", s.from_environment}};
+    if (!s.note.empty()) settings[s.name]["note"] = s.note;
   }
   return {{"id", run.id},
           {"started_at", run.started_at},

@@ -3,6 +3,7 @@
 // measures and decides (checks.hpp); the report shows them and counts the misses.
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace hazardlab::perf {
 
@@ -26,6 +27,8 @@ struct Check {
   std::string not_applicable_reason;
   bool passed = false;
   std::string measured;  // the figure, in words
+  // Every attempt, in words, when a threshold miss was measured again before the check decided.
+  std::vector<std::string> attempts;
 };
 
 void to_json(nlohmann::json& j, const Check& c);

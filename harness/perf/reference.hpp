@@ -1,0 +1,41 @@
+#pragma once
+// The side-by-side mode: NVIDIA's nvbandwidth, when it is on PATH or HAZARDLAB_NVBANDWIDTH names
+// it, measures the same GPU in the same case, and the report puts its figures beside ours with
+// their ratio. It is a measuring stick, not a dependency: without it the figures stand alone.
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hazardlab::perf {
+
+// HAZARDLAB_NVBANDWIDTH: a path to the binary, or "off"; unset: nvbandwidth on PATH, if any.
+// Throws SettingsError for a path that is not an executable file.
+std::optional<std::filesystem::path> reference_tool_from_environment();
+
+// nvbandwidth's copy-engine tests this suite has figures for, by the suite's name for them.
+struct ReferenceTest {
+  std::string ours;  // "h2d", "d2h", "h2d-bidirectional", "d2h-bidirectional"
+  std::string nvbandwidth;
+};
+const std::vector<ReferenceTest>& reference_tests();
+
+struct ReferenceRun {
+  std::string command;
+  std::string error;                         // empty when it ran and every figure was read
+  std::map<std::string, double> gbps;        // by ReferenceTest::ours
+};
+
+// nvbandwidth's JSON output (-j) -> GB/s by test name (its "sum" over the one visible GPU);
+// throws std::runtime_error naming what is missing or malformed.
+std::map<std::string, double> parse_nvbandwidth_json(const std::string& text);
+
+// Runs nvbandwidth on the GPU with `uuid` alone (CUDA_VISIBLE_DEVICES) with a buffer of `bytes`.
+ReferenceRun run_reference(const std::filesystem::path& tool, const std::string& uuid, std::size_t bytes);
+
+// ours / reference per figure, in JSON for the report.
+nlohmann::json side_by_side(double ours_gbps, double reference_gbps);
+
+}  // namespace hazardlab::perf
