@@ -159,10 +159,8 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
       for (const CatalogHazard& h : catalog.hazards) {
         for (const CatalogVariant& v : h.variants) run.registered.push_back(label + "/" + h.id + "/" + v.id);
       }
-      // Under a sanitizer nothing is timed (ctest registers no performance case), so none is missing.
-      if (settings.sanitizer.empty()) {
-        for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
-      }
+      // Under a sanitizer nothing is timed, so such a run is never a complete validation (PARTIAL).
+      for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
     }
     store_run_record(dir, run);
     prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
