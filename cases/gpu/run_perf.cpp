@@ -223,13 +223,9 @@ int main(int argc, char** argv) {
     if (alone) {
       record.measurements["isolation"] = {
           {"alone_on_host", alone->held()}, {"waited_ms", alone->waited().count()}, {"lock", HostLock::path()}};
+      // Measured beside other work: the figures stand, but no check is decided by them.
       if (!alone->held()) {
-        // Measured beside other work: the figures stand, but no check can be decided from them.
-        for (Check& c : record.checks) {
-          if (!c.applicable) continue;
-          c.applicable = false;
-          c.not_applicable_reason = "not measured alone on the host: " + alone->why_not();
-        }
+        for (Check& c : record.checks) c.untrusted_reason = "not measured alone on the host: " + alone->why_not();
       }
     }
     record.status = PerfStatus::Measured;
@@ -243,10 +239,8 @@ int main(int argc, char** argv) {
   int status = record.status == PerfStatus::Measured ? 0 : 1;
   if (status) std::cout << "   FAILED: " << record.reason << '\n';
   for (const Check& c : record.checks) {
-    const char* verdict = !c.applicable ? "NOT APPLICABLE" : c.passed ? "PASSED" : "FAILED";
-    std::cout << "   check " << c.id << ": " << verdict << ": " << c.description << "; "
-              << (c.applicable ? c.measured : c.not_applicable_reason) << '\n';
-    if (c.applicable && !c.passed) status = 1;
+    std::cout << "   check " << c.id << ": " << c.result_word() << ": " << c.description << "; " << c.detail() << '\n';
+    if (c.applicable && !(c.decided() && c.passed)) status = 1;  // missed, or no verdict from it
   }
   std::cout << "   (" << static_cast<long>(record.duration_ms) << " ms)\n";
   return status;

@@ -276,3 +276,28 @@ TEST(PerfReport, MeasurementsAloneWithThresholdsMetArePartialNeverPass) {
   EXPECT_NE(reports[0].verdict_reason.find("threshold met"), std::string::npos) << reports[0].verdict_reason;
   EXPECT_NE(reports[0].verdict_reason.find("did not run"), std::string::npos) << reports[0].verdict_reason;
 }
+
+TEST(PerfReport, AThresholdMeasuredBesideOtherWorkIsInconclusiveNeverPassOrFail) {
+  PerfRecord record;
+  record.part = "overlap";
+  record.device_index = 0;
+  record.status = PerfStatus::Measured;
+  record.checks = check_overlap({{HostMemoryKind::Pinned, true, 1, 5, 5, 5.1, 0.98}}, gen5_x16(), Thresholds{});
+  ASSERT_TRUE(record.checks[0].passed);
+  record.checks[0].untrusted_reason = "not measured alone on the host: another process held the host lock";
+  const auto dir = std::filesystem::temp_directory_path() / ("hazardlab-untrusted-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  store_perf(dir, record);
+  const auto loaded = load_perf(dir, 0);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_FALSE(loaded[0].checks[0].decided());  // the reason survives the run folder
+  EXPECT_STREQ(loaded[0].checks[0].result_word(), "UNTRUSTED");
+
+  VerdictInput in;
+  in.measured = 1;
+  in.untrusted_checks = 1;
+  const auto [verdict, why] = decide_verdict(in);
+  EXPECT_EQ(verdict, Verdict::Inconclusive);
+  EXPECT_NE(why.find("beside other work"), std::string::npos);
+}

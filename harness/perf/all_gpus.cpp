@@ -14,8 +14,7 @@
 
 namespace hazardlab::perf {
 
-AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<DeviceFingerprint>& devices,
-                                       Direction d) {
+AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<DeviceFingerprint>& devices, Direction d) {
   const std::size_t bytes = std::min<std::size_t>(p.bidirectional_bytes, p.pinned_budget / (2 * devices.size()));
   const int copies = p.copies_for(bytes);
   AllGpusResult result{d, bytes, {}, 0};

@@ -43,8 +43,8 @@ HostLock::HostLock(Mode mode, std::chrono::milliseconds wait) {
       break;
     }
     if (std::chrono::steady_clock::now() - start >= wait) {
-      why_not_ = "another process held the host lock " + file + " for longer than " + std::to_string(wait.count()) +
-                 " ms";
+      why_not_ =
+          "another process held the host lock " + file + " for longer than " + std::to_string(wait.count()) + " ms";
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));

@@ -70,7 +70,8 @@ std::map<std::string, double> parse_nvbandwidth_json(const std::string& text) {
     const std::string name = test.value("name", "");
     const std::string status = test.value("status", "");
     if (status != "Passed") throw std::runtime_error("nvbandwidth test " + name + ": status " + status);
-    if (!test.contains("sum") || !test["sum"].is_number()) throw std::runtime_error("nvbandwidth test " + name + ": no sum");
+    if (!test.contains("sum") || !test["sum"].is_number())
+      throw std::runtime_error("nvbandwidth test " + name + ": no sum");
     by_name[name] = test["sum"].get<double>();
   }
   return by_name;

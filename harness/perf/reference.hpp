@@ -24,8 +24,8 @@ const std::vector<ReferenceTest>& reference_tests();
 
 struct ReferenceRun {
   std::string command;
-  std::string error;                         // empty when it ran and every figure was read
-  std::map<std::string, double> gbps;        // by ReferenceTest::ours
+  std::string error;                   // empty when it ran and every figure was read
+  std::map<std::string, double> gbps;  // by ReferenceTest::ours
 };
 
 // nvbandwidth's JSON output (-j) -> GB/s by test name (its "sum" over the one visible GPU);

@@ -38,7 +38,7 @@ Spread spread_of(std::vector<double> samples) {
 }
 
 void to_json(nlohmann::json& j, const Spread& s) {
-  j = {{"n", s.n},   {"median", s.median}, {"min", s.min},     {"max", s.max},
+  j = {{"n", s.n},   {"median", s.median}, {"min", s.min},   {"max", s.max},
        {"q1", s.q1}, {"q3", s.q3},         {"iqr", s.iqr()}, {"cv", s.cv}};
 }
 

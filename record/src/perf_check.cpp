@@ -11,6 +11,7 @@ void to_json(nlohmann::json& j, const Check& c) {
        {"passed", c.passed},
        {"measured", c.measured}};
   if (!c.attempts.empty()) j["attempts"] = c.attempts;
+  if (!c.untrusted_reason.empty()) j["untrusted_reason"] = c.untrusted_reason;
 }
 
 void from_json(const nlohmann::json& j, Check& c) {
@@ -22,6 +23,7 @@ void from_json(const nlohmann::json& j, Check& c) {
   j.at("passed").get_to(c.passed);
   c.measured = j.value("measured", "");
   c.attempts = j.value("attempts", std::vector<std::string>{});
+  c.untrusted_reason = j.value("untrusted_reason", "");
 }
 
 }  // namespace hazardlab::perf

@@ -191,15 +191,11 @@ std::string report_to_html(const GpuReport& report) {
       }
       for (const perf::Check& c : p.checks) {
         html << "<tr class='"
-             << (!c.applicable ? "idle"
-                 : c.passed    ? "good"
-                               : "bad")
-             << "'><td>" << escape(c.description) << "</td><td>"
-             << (!c.applicable ? "not applicable"
-                 : c.passed    ? "PASSED"
-                               : "FAILED")
-             << "</td><td>" << escape(c.applicable ? c.measured : c.not_applicable_reason) << "</td><td><small>"
-             << escape(c.rationale) << "</small></td></tr>";
+             << (!c.decided() ? "idle"
+                 : c.passed   ? "good"
+                              : "bad")
+             << "'><td>" << escape(c.description) << "</td><td>" << c.result_word() << "</td><td>" << escape(c.detail())
+             << "</td><td><small>" << escape(c.rationale) << "</small></td></tr>";
       }
     }
     html << "</table>";

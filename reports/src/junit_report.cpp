@@ -75,10 +75,10 @@ std::string report_to_junit(const GpuReport& report) {
       if (record->status == PerfStatus::Failed) c.kind = Case::Kind::Failure;
       if (record->status == PerfStatus::Skipped) c.kind = Case::Kind::Skipped;
       for (const perf::Check& check : record->checks) {
-        if (check.applicable && !check.passed) {
+        if (check.missed() || (check.applicable && !check.decided())) {
           c.kind = Case::Kind::Failure;
-          c.type = "threshold-missed";
-          c.message += (c.message.empty() ? "" : "; ") + check.description + ": " + check.measured;
+          c.type = check.missed() ? "threshold-missed" : "untrusted-measurement";
+          c.message += (c.message.empty() ? "" : "; ") + check.description + ": " + check.detail();
         }
       }
     }

@@ -128,11 +128,8 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
   md << "\n| Check | Result | Measured | Why this threshold |\n|---|---|---|---|\n";
   for (const PerfRecord& p : report.perf) {
     for (const perf::Check& c : p.checks) {
-      md << "| " << cell(c.description) << " | "
-         << (!c.applicable ? "not applicable"
-             : c.passed    ? "**PASSED**"
-                           : "**FAILED**")
-         << " | " << cell(c.applicable ? c.measured : c.not_applicable_reason) << " | " << cell(c.rationale) << " |\n";
+      md << "| " << cell(c.description) << " | **" << c.result_word() << "** | " << cell(c.detail()) << " | "
+         << cell(c.rationale) << " |\n";
     }
   }
   for (const PerfRecord& p : report.perf) {

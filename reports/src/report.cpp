@@ -117,7 +117,15 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
     }
     return {Verdict::Fail, why + partial};
   }
-  if (undecided) return {Verdict::Inconclusive, std::to_string(undecided) + " case(s) could not decide" + partial};
+  if (undecided || in.untrusted_checks) {
+    std::string why;
+    if (undecided) why = std::to_string(undecided) + " case(s) could not decide";
+    if (in.untrusted_checks) {
+      why += (why.empty() ? "" : "; ") + std::to_string(in.untrusted_checks) +
+             " validation threshold(s) measured beside other work, so no verdict on them";
+    }
+    return {Verdict::Inconclusive, why + partial};
+  }
   // What held, said of everything registered or only of what ran.
   const auto held = [&](bool all) {
     std::string what;
@@ -153,8 +161,9 @@ std::vector<GpuReport> build_reports(const RunContents& contents, bool require_g
       if (p.status == PerfStatus::Measured) ++in.measured;
       if (p.status == PerfStatus::Skipped) ++in.totals["skipped"];
       for (const perf::Check& c : p.checks) {
-        in.failed_checks += c.applicable && !c.passed;
-        in.passed_checks += c.applicable && c.passed;
+        in.failed_checks += c.missed();
+        in.passed_checks += c.decided() && c.passed;
+        in.untrusted_checks += c.applicable && !c.decided();
       }
     }
     std::tie(r.verdict, r.verdict_reason) = decide_verdict(in);

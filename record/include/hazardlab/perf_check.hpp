@@ -26,6 +26,20 @@ struct Check {
   bool applicable = true;
   std::string not_applicable_reason;
   bool passed = false;
+  // Why the figure cannot decide the check (measured beside other work on the host), "" when it
+  // can. An untrusted check neither passes nor fails: the verdict is INCONCLUSIVE.
+  std::string untrusted_reason;
+  bool decided() const noexcept { return applicable && untrusted_reason.empty(); }
+  bool missed() const noexcept { return decided() && !passed; }
+  // "PASSED", "FAILED", "UNTRUSTED" or "NOT APPLICABLE", as every report and the case print it.
+  const char* result_word() const noexcept {
+    return !applicable ? "NOT APPLICABLE" : !decided() ? "UNTRUSTED" : passed ? "PASSED" : "FAILED";
+  }
+  // What was measured, or why nothing could be decided.
+  std::string detail() const {
+    if (!applicable) return not_applicable_reason;
+    return decided() ? measured : measured + " (" + untrusted_reason + ")";
+  }
   std::string measured;  // the figure, in words
   // Every attempt, in words, when a threshold miss was measured again before the check decided.
   std::vector<std::string> attempts;

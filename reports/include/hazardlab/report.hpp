@@ -65,6 +65,7 @@ struct VerdictInput {
   bool require_gpu = false;
   int failed_checks = 0;  // applicable validation thresholds that were missed
   int passed_checks = 0;
+  int untrusted_checks = 0;     // applicable thresholds whose figure could not be trusted
   int measured = 0;             // performance measurement groups taken
   int failed_measurements = 0;  // performance measurements that could not be taken
 };
