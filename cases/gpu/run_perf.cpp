@@ -52,25 +52,20 @@ nlohmann::json compare_with_reference(const std::filesystem::path& tool, const P
       std::printf("   nvbandwidth (%zu B): %s\n", bytes, run.error.c_str());
       continue;
     }
-    for (const BandwidthPoint& b : points) {
-      if (b.host != HostMemoryKind::Pinned || b.bytes != bytes) continue;
-      const std::string name(to_string(b.direction));
-      nlohmann::json f = side_by_side(b.median_gbps, run.gbps.at(name));
+    const auto beside = [&](const std::string& name, double ours) {
+      nlohmann::json f = side_by_side(ours, run.gbps.at(name));
       f["figure"] = name;
       f["bytes"] = bytes;
-      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes,
-                  b.median_gbps, run.gbps.at(name), f["ratio"].get<double>());
+      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes, ours,
+                  run.gbps.at(name), f["ratio"].get<double>());
       out["figures"].push_back(f);
+    };
+    for (const BandwidthPoint& b : points) {
+      if (b.host == HostMemoryKind::Pinned && b.bytes == bytes)
+        beside(std::string(to_string(b.direction)), b.median_gbps);
     }
     for (const BidirectionalResult& r : bidirectional) {
-      if (r.bytes != bytes) continue;
-      const std::string name = std::string(to_string(r.measured)) + "-bidirectional";
-      nlohmann::json f = side_by_side(r.spread.median, run.gbps.at(name));
-      f["figure"] = name;
-      f["bytes"] = bytes;
-      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes,
-                  r.spread.median, run.gbps.at(name), f["ratio"].get<double>());
-      out["figures"].push_back(f);
+      if (r.bytes == bytes) beside(std::string(to_string(r.measured)) + "-bidirectional", r.spread.median);
     }
   }
   return out;
@@ -117,6 +112,7 @@ nlohmann::json run_part(const std::string& part, const Profile& profile, const D
     out = run_bandwidth(profile, device, thresholds, checks);
   } else if (part == "overlap") {
     // Confirmed before failing, like the bandwidth: a miss is measured again, every attempt kept.
+    std::vector<std::string> tried;
     for (int attempt = 1; attempt <= kConfirmAttempts; ++attempt) {
       const auto overlap = measure_overlap(profile);
       for (const auto& o : overlap) {
@@ -124,15 +120,13 @@ nlohmann::json run_part(const std::string& part, const Profile& profile, const D
                     std::string(to_string(o.host)).c_str(), o.separate_streams ? "separate" : "same", o.kernel_ms,
                     o.copy_ms, o.both_ms, o.fraction * 100);
       }
-      const std::vector<Check> attempt_checks = check_overlap(overlap, device, thresholds);
+      checks = check_overlap(overlap, device, thresholds);
       out["overlap"] = overlap;
       out["overlap_attempts"].push_back(overlap);
-      std::vector<std::string> earlier = checks.empty() ? std::vector<std::string>{} : checks[0].attempts;
-      checks = attempt_checks;
-      earlier.push_back("attempt " + std::to_string(attempt) + ": " + checks[0].measured);
-      if (attempt > 1 || !checks[0].passed) checks[0].attempts = earlier;
+      tried.push_back("attempt " + std::to_string(attempt) + ": " + checks[0].measured);
       if (!checks[0].applicable || checks[0].passed) break;
     }
+    if (tried.size() > 1 || !checks[0].passed) checks[0].attempts = tried;
   } else {
     const auto findings = measure_tutorial_findings(profile);
     for (const auto& c : findings) {

@@ -51,7 +51,7 @@ AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<Devic
         stop.synchronize();
         float ms = 0;
         HL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-        gbps[i] = ms > 0 ? static_cast<double>(bytes) * copies / (ms / 1e3) / 1e9 : 0;
+        gbps[i] = gbps_of(bytes, copies, ms);
       } catch (const std::exception& e) {
         errors[i] = e.what();
         if (!counted) queued.count_down();

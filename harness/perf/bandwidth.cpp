@@ -31,10 +31,6 @@ void copy(Direction d, std::byte* host, std::byte* device, std::size_t bytes, cu
     HL_CUDA(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, s));
 }
 
-double gbps(std::size_t bytes, int copies, float ms) {
-  return ms > 0 ? static_cast<double>(bytes) * copies / (static_cast<double>(ms) / 1e3) / 1e9 : 0;
-}
-
 float elapsed(const Event& start, const Event& stop) {
   float ms = 0;
   HL_CUDA(cudaEventElapsedTime(&ms, start.get(), stop.get()));
@@ -54,7 +50,7 @@ double timed_loop(const Profile& p, Direction d, HostMemoryKind kind, std::byte*
   if (gate) gate->open(GateOpener::Host);
   stop.synchronize();
   if (gate && gate->timed_out()) throw std::runtime_error("the bandwidth loop's gate timed out");
-  return gbps(bytes, copies, elapsed(start, stop));
+  return gbps_of(bytes, copies, elapsed(start, stop));
 }
 
 Attempt measure_attempt(const Profile& p, Direction d, HostMemoryKind kind, std::byte* host, std::byte* device,
@@ -146,7 +142,7 @@ BidirectionalResult measure_bidirectional(const Profile& p, Direction measured) 
     stop.synchronize();
     HL_CUDA(cudaStreamSynchronize(side.get()));
     if (gate->timed_out()) throw std::runtime_error("the bidirectional loop's gate timed out");
-    samples.push_back(gbps(bytes, copies, elapsed(start, stop)));
+    samples.push_back(gbps_of(bytes, copies, elapsed(start, stop)));
   }
   return {measured, bytes, spread_of(std::move(samples))};
 }

@@ -69,6 +69,10 @@ ConfirmedFigure confirm(const std::function<Attempt()>& measure, const std::func
   return c;
 }
 
+double gbps_of(std::size_t bytes, int copies, double ms) noexcept {
+  return ms > 0 ? static_cast<double>(bytes) * copies / (ms / 1e3) / 1e9 : 0;
+}
+
 double ratio_to_reference(double ours, double reference) noexcept { return reference > 0 ? ours / reference : 0; }
 
 }  // namespace hazardlab::perf

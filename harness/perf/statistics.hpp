@@ -43,6 +43,9 @@ struct ConfirmedFigure {
 ConfirmedFigure confirm(const std::function<Attempt()>& measure, const std::function<bool(const Attempt&)>& meets,
                         int max_attempts = kConfirmAttempts);
 
+// GB/s (1e9 bytes per second) of `copies` copies of `bytes` timed at `ms`; 0 for no time.
+double gbps_of(std::size_t bytes, int copies, double ms) noexcept;
+
 // ours / reference, 0 when the reference is missing or not positive.
 double ratio_to_reference(double ours, double reference) noexcept;
 
