@@ -9,6 +9,8 @@
 
 #include "hazardlab/publish.hpp"
 #include "lesson/registry.hpp"
+#include "perf/checks.hpp"
+#include "perf/reference.hpp"
 #include "run_start.hpp"
 #include "settings/settings.hpp"
 
@@ -119,6 +121,10 @@ int main(int argc, char** argv) {
   try {
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
+    // The measurement settings too, so that a bad one stops the run at ctest's start.
+    (void)perf::profile_from_environment();
+    (void)perf::thresholds_from_environment();
+    (void)perf::reference_tool_from_environment();
     for (const std::string& w : settings.warnings) std::cerr << "hazardlab: warning: " << w << '\n';
     if (*list_cmd) return list_hazards();
     if (*explain_cmd) return explain(hazard_id);

@@ -214,6 +214,8 @@ def bad_input_exits_2_everywhere(world):
         ([tool, "list"], {"HAZARDLAB_TRIALS": ""}, 2, "HAZARDLAB_TRIALS is set but empty"),
         ([tool, "list"], {"HAZARDLAB_TRIALS": "-3"}, 2, "expected a whole number from 1"),
         (manifest, {"HAZARDLAB_SANITIZE": "garbage"}, 2, "HAZARDLAB_SANITIZE='garbage'"),
+        (manifest, {"HAZARDLAB_PERF_PROFILE": "medium"}, 2, "HAZARDLAB_PERF_PROFILE='medium'"),
+        (manifest, {"HAZARDLAB_NVBANDWIDTH": "/no/such/nvbandwidth"}, 2, "HAZARDLAB_NVBANDWIDTH='/no/such/nvbandwidth'"),
         ([tool, "session-start", "--results-root", world.results], {}, 2, "--run-id"),
         ([tool, "no-such-command"], {}, 2, "no command 'no-such-command'"),
         ([cases, "--device", "-1"], {}, 2, "--device '-1'"),
