@@ -39,13 +39,16 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
       {"HAZARDLAB_SANITIZE", s.sanitizer.empty() ? "none" : s.sanitizer},
       {"HAZARDLAB_KEEP_RUNS", std::to_string(s.keep_runs)},
       {"HAZARDLAB_STRICT", flag(s.strict)},
+      {"HAZARDLAB_FRESH_PROCESSES", flag(s.fresh_processes || !s.sanitizer.empty())},
   };
   std::vector<RecordedSetting> recorded;
   for (const auto& [name, value] : values) {
     const char* env = std::getenv(name.c_str());
     const bool profiled =
         std::find(s.sanitizer_profile.begin(), s.sanitizer_profile.end(), name) != s.sanitizer_profile.end();
-    recorded.push_back({name, value, env != nullptr, profiled ? "sanitizer profile" : ""});
+    std::string note = profiled ? "sanitizer profile" : "";
+    if (name == "HAZARDLAB_FRESH_PROCESSES" && !s.sanitizer.empty()) note = "a sanitizer must see each case's process";
+    recorded.push_back({name, value, env != nullptr, note});
   }
   return recorded;
 }

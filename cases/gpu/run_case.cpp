@@ -1,5 +1,6 @@
-// Runs GPU cases as GoogleTest tests, one variant on one GPU per process when ctest runs it, so
-// that a sticky CUDA error in one case cannot fail or hang another.
+// Runs GPU cases: by hand as GoogleTest tests in this process; under ctest (--warm) one variant
+// per client, run by the GPU's warm worker process (warm_worker.hpp), which a sticky CUDA error,
+// a crash or a failure retires, so that no case can fail or hang another.
 //
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate --variant unsafe-mutate-after-call
 //   hazardlab-cases --device 0 --hazard h2d-pinned-mutate          (every variant of a hazard)
@@ -7,132 +8,118 @@
 // Exit status: 0 passed, 1 failed, 2 bad arguments or settings (or a filter that selects no case),
 // 77 skipped (no GPU, not applicable).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <optional>
 
-#include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
-#include "judge/judge_variant.hpp"
 #include "lesson/registry.hpp"
-#include "perf/host_lock.hpp"
+#include "variant_case.hpp"
+#include "warm_worker.hpp"
 
 namespace hazardlab {
 namespace {
-
-constexpr int kSkipExitCode = 77;
 
 std::string test_name(std::string id) {
   std::replace(id.begin(), id.end(), '-', '_');
   return id;
 }
 
-std::string upper(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return std::toupper(c); });
-  return out;
-}
-
 class VariantCase : public ::testing::Test {
  public:
-  VariantCase(const Hazard& h, const Variant& v, std::optional<DeviceFingerprint> device, std::string no_device,
-              Settings settings)
-      : hazard_(h),
-        variant_(v),
-        device_(std::move(device)),
-        no_device_(std::move(no_device)),
-        settings_(std::move(settings)) {}
+  VariantCase(const Hazard& h, const Variant& v, DeviceChoice choice, Settings settings)
+      : hazard_(h), variant_(v), choice_(std::move(choice)), settings_(std::move(settings)) {}
 
   void TestBody() override {
-    std::cout << "\n== " << hazard_.id << " / " << variant_.id << " (" << to_string(variant_.kind) << ") on "
-              << (device_ ? "GPU " + std::to_string(device_->index) + " (" + device_->name + ")" : "no GPU") << "\n   "
-              << hazard_.title << "\n   variant: " << variant_.title << '\n';
-    if (!device_) return no_device();
-
-    VariantResult marker;
-    marker.hazard_id = hazard_.id;
-    marker.variant_id = variant_.id;
-    marker.kind = variant_.kind;
-    marker.device_index = device_->index;
-    marker.outcome = Outcome::Failed;
-    marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
-    record(marker);
-
-    // Shared with every other case of the host; a bandwidth or overlap measurement takes it alone.
-    const perf::HostLock host_in_use(perf::HostLock::Mode::Shared, std::chrono::minutes(2));
-    const VariantResult r = judge_variant(hazard_, variant_, *device_, settings_);
-    record(r);
-    print(r);
-    switch (standing_of(r.outcome)) {
+    const CaseEnd end =
+        run_variant_case(hazard_, variant_, choice_.device, choice_.no_device_reason, settings_, std::cout);
+    switch (end.standing) {
       case Standing::Good:
         return;
       case Standing::NotRun:
-        GTEST_SKIP() << r.reason;
-      case Standing::Undecided:
-        FAIL() << "INCONCLUSIVE (not a pass): " << r.reason;
-      case Standing::Bad:
-        FAIL() << upper(to_string(r.outcome)) << ": " << r.reason;
+        GTEST_SKIP() << end.message;
+      default:
+        FAIL() << end.message;
     }
   }
 
  private:
-  void record(const VariantResult& r) const {
-    if (!settings_.run_dir.empty()) store_result(settings_.run_dir, r);
-  }
-
-  static void print(const VariantResult& r) {
-    std::cout << "   outcome: " << upper(to_string(r.outcome)) << " after " << r.trials << " trial(s)";
-    if (r.kind == VariantKind::Control || r.kind == VariantKind::Observation)
-      std::cout << ", hazard seen in " << r.reproduced;
-    if (r.seed) std::cout << ", seed " << *r.seed;
-    std::cout << " (" << static_cast<long>(r.duration_ms) << " ms)\n";
-    if (!r.reason.empty()) std::cout << "   " << r.reason << '\n';
-    if (!r.finding.empty()) std::cout << "   finding: " << r.finding << '\n';
-    if (!r.minimal_case.is_null()) std::cout << "   smallest failing case: " << r.minimal_case.dump() << '\n';
-    if (r.mutation_check) {
-      const MutationCheck& m = *r.mutation_check;
-      std::cout << "   mutation check (the same property without the guard's synchronization): "
-                << (m.caught ? "CAUGHT, " : "NOT CAUGHT, ") << to_string(m.outcome_without_synchronization) << ": "
-                << m.reason << '\n';
-    }
-  }
-
-  void no_device() {
-    const std::string why = "no usable GPU: " + no_device_;
-    {
-      VariantResult r;
-      r.hazard_id = hazard_.id;
-      r.variant_id = variant_.id;
-      r.kind = variant_.kind;
-      r.outcome = Outcome::Skipped;
-      r.reason = why;
-      record(r);
-    }
-    if (settings_.require_gpu) FAIL() << "HAZARDLAB_REQUIRE_GPU=1, but there is " << why;
-    GTEST_SKIP() << why;
-  }
-
   const Hazard& hazard_;
   const Variant& variant_;
-  std::optional<DeviceFingerprint> device_;
-  std::string no_device_;
+  DeviceChoice choice_;
   Settings settings_;
 };
+
+const Variant* find_variant(const std::string& hazard_id, const std::string& variant_id, const Hazard** hazard) {
+  for (const Hazard& h : Registry::instance().hazards()) {
+    if (h.id != hazard_id) continue;
+    for (const Variant& v : h.variants) {
+      if (v.id != variant_id) continue;
+      *hazard = &h;
+      return &v;
+    }
+  }
+  return nullptr;
+}
+
+// A case in the warm worker: the same case, judged and recorded the same way; the process then
+// retires unless the case passed or was skipped and left the GPU without an error.
+warm::CaseReply run_in_this_worker(const warm::CaseRequest& request, const Settings& settings) {
+  static std::optional<DeviceChoice> choice;  // one GPU per worker, looked up by its first case
+  static int cases_run = 0;
+  try {
+    if (!choice) choice = choose_device(request.device);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "hazardlab-cases: " << e.what() << '\n';
+    return {2, true};
+  }
+  const Hazard* hazard = nullptr;
+  const Variant* variant = find_variant(request.hazard, request.variant, &hazard);
+  if (!variant) {
+    std::cerr << "hazardlab-cases: no case matches --hazard '" << request.hazard << "' --variant '" << request.variant
+              << "'; `hazardlab list` shows them\n";
+    return {2, false};
+  }
+  ++cases_run;
+  std::cout << "\n== in the warm worker process " << ::getpid() << ", its case " << cases_run << '\n';
+  const CaseEnd end =
+      run_variant_case(*hazard, *variant, choice->device, choice->no_device_reason, settings, std::cout);
+  warm::CaseReply reply{exit_code_of(end), end.standing != Standing::Good && end.standing != Standing::NotRun};
+  std::cout << "   "
+            << (reply.exit_code == 0               ? "PASSED"
+                : reply.exit_code == kSkipExitCode ? "SKIPPED"
+                                                   : "FAILED")
+            << (end.message.empty() ? "" : ": " + end.message) << '\n';
+  if (choice->device) {
+    if (const std::string left = cuda_error_left_behind(choice->device->index); !left.empty()) {
+      std::cout << "   the case left a CUDA error behind (" << left << "): the next case gets a new process\n";
+      reply.retire = true;
+    }
+  }
+  return reply;
+}
 
 }  // namespace
 }  // namespace hazardlab
 
 int main(int argc, char** argv) {
   using namespace hazardlab;
+  const int original_argc = argc;
   ::testing::InitGoogleTest(&argc, argv);
+  const bool gtest_flags = argc != original_argc;  // GoogleTest's own flags: its runner, in this process
 
   CLI::App app{"hazardlab-cases: runs hazardlab's GPU cases as GoogleTest tests"};
   std::string device_arg = "0", hazard_id, variant_id;
+  bool warm_worker = false;
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the cases as skipped");
   app.add_option("--hazard", hazard_id, "only this hazard");
   app.add_option("--variant", variant_id, "only this variant");
+  app.add_flag("--warm", warm_worker,
+               "run the case in this GPU's warm worker process (ctest's registration asks for it; "
+               "HAZARDLAB_FRESH_PROCESSES=1 or a sanitizer turns it off)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -153,6 +140,16 @@ int main(int argc, char** argv) {
   }
   for (const std::string& w : settings.warnings) std::cerr << "hazardlab-cases: warning: " << w << '\n';
 
+  // Before anything touches CUDA: the worker is forked from this process.
+  if (warm_worker && !gtest_flags && settings.sanitizer.empty() && !settings.fresh_processes && !hazard_id.empty() &&
+      !variant_id.empty()) {
+    std::string why_not;
+    const warm::CaseRequest request{device_arg, hazard_id, variant_id};
+    const auto runner = [settings](const warm::CaseRequest& r) { return run_in_this_worker(r, settings); };
+    if (const std::optional<int> rc = warm::run_in_worker(request, runner, why_not)) return *rc;
+    std::cerr << "hazardlab-cases: " << why_not << "; running the case in this process\n";
+  }
+
   DeviceChoice choice;
   try {
     choice = choose_device(device_arg);
@@ -160,18 +157,15 @@ int main(int argc, char** argv) {
     std::cerr << "hazardlab-cases: " << e.what() << '\n';
     return 2;
   }
-  const std::optional<DeviceFingerprint> device = choice.device;
-  const std::string no_device = choice.no_device_reason;
 
   int registered = 0;
   for (const Hazard& h : Registry::instance().hazards()) {
     if (!hazard_id.empty() && h.id != hazard_id) continue;
     for (const Variant& v : h.variants) {
       if (!variant_id.empty() && v.id != variant_id) continue;
-      ::testing::RegisterTest(test_name(h.id).c_str(), test_name(v.id).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                              [&h, &v, device, no_device, settings]() -> ::testing::Test* {
-                                return new VariantCase(h, v, device, no_device, settings);
-                              });
+      ::testing::RegisterTest(
+          test_name(h.id).c_str(), test_name(v.id).c_str(), nullptr, nullptr, __FILE__, __LINE__,
+          [&h, &v, choice, settings]() -> ::testing::Test* { return new VariantCase(h, v, choice, settings); });
       ++registered;
     }
   }

@@ -221,6 +221,10 @@ def bad_input_exits_2_everywhere(world):
         ([cases, "--device", "-1"], {}, 2, "--device '-1'"),
         ([cases, "--device", "99"], {}, 2, "--device 99"),
         ([cases, "--device", "gpu0"], {}, 2, "--device 'gpu0'"),
+        ([cases, "--device", "99", "--hazard", "h2d-pinned-mutate", "--variant", "stream-synchronize", "--warm"], {}, 2,
+         "--device 99"),
+        ([cases, "--device", "none", "--hazard", "h2d-pinned-mutate", "--variant", "no-such", "--warm"], {}, 2,
+         "no case matches"),
         ([cases, "--device", "none", "--gtest_filter=NoSuchCase*"], {}, 2, "selects none"),
         ([cases, "--device", "none", "--hazard", "no-such-hazard"], {}, 2, "no case matches"),
         ([cases, "--device", "none"], {"HAZARDLAB_RUN_DIR": str(world.root)}, 2, "is not a run folder"),
@@ -243,6 +247,53 @@ def bad_input_exits_2_everywhere(world):
     check(rc == 0 and "did you mean HAZARDLAB_TRIALS" in " ".join(out.split()), "ctest with a misspelt setting:\n" + out)
     record = world.run_record(world.run_ids()[-1])
     check(any("HAZARDLAB_TRAILS" in w for w in record["warnings"]), f"warnings: {record['warnings']}")
+
+
+def warm_workers_seen(out):
+    """(worker pid, its case number) for every case of a verbose ctest log."""
+    seen = []
+    for line in out.splitlines():
+        if "== in the warm worker process" in line:
+            words = line.replace(",", "").split()
+            seen.append((int(words[words.index("process") + 1]), int(words[-1])))
+    return seen
+
+
+def process_exists(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@scenario
+def cases_share_a_warm_worker_that_leaves_with_ctest(world):
+    """ctest's cases run in one warm worker per GPU, which ends with the ctest that started it;
+    HAZARDLAB_FRESH_PROCESSES=1 gives every case its own process again."""
+    cases = registered_case_count(world)
+    rc, out = world.run([world.args.ctest, "--test-dir", world.ctest_dir, "-j4", "-V"])
+    check(rc == 0, out)
+    seen = warm_workers_seen(out)
+    check(len(seen) == cases, f"{len(seen)} of {cases} cases say they ran in a warm worker")
+    workers = {pid for pid, _ in seen}
+    # A skipped case keeps the worker: one process took every case, one after another.
+    check(len(workers) == 1, f"workers: {workers}")
+    check(sorted(n for _, n in seen) == list(range(1, cases + 1)), f"case numbers: {sorted(n for _, n in seen)}")
+    deadline = time.time() + 10
+    while any(process_exists(p) for p in workers) and time.time() < deadline:
+        time.sleep(0.1)
+    check(not any(process_exists(p) for p in workers), "the warm worker outlived its ctest by 10 s")
+    record = world.run_record(world.run_ids()[-1])
+    check(record["complete"], f"the warm run is not complete: {record}")
+
+    rc, out = world.run([world.args.ctest, "--test-dir", world.ctest_dir, "-j4", "-V"],
+                        {"HAZARDLAB_FRESH_PROCESSES": "1"})
+    check(rc == 0 and not warm_workers_seen(out), "HAZARDLAB_FRESH_PROCESSES=1 still used a warm worker:\n" + out)
+    record = world.run_record(world.run_ids()[-1])
+    check(record["complete"], f"the fresh-process run is not complete: {record}")
+    settings = {s["name"]: s for s in record["settings"]}
+    check(settings["HAZARDLAB_FRESH_PROCESSES"]["value"] == "1", f"recorded: {settings['HAZARDLAB_FRESH_PROCESSES']}")
 
 
 @scenario

@@ -54,11 +54,9 @@ double timed_loop(const Profile& p, Direction d, HostMemoryKind kind, std::byte*
 }
 
 Attempt measure_attempt(const Profile& p, Direction d, HostMemoryKind kind, std::byte* host, std::byte* device,
-                        std::size_t bytes, cudaStream_t stream) {
+                        std::size_t bytes, int copies, cudaStream_t stream) {
   std::vector<double> samples;
-  for (int s = 0; s < p.samples; ++s) {
-    samples.push_back(timed_loop(p, d, kind, host, device, bytes, p.copies_for(bytes), stream));
-  }
+  for (int s = 0; s < p.samples; ++s) samples.push_back(timed_loop(p, d, kind, host, device, bytes, copies, stream));
   return attempt_of(std::move(samples));
 }
 
@@ -92,6 +90,7 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
     DeviceBuffer device(*std::max_element(sizes.begin(), sizes.end()));
     for (std::size_t bytes : sizes) {
       const bool checked = is_checked(p, kind, bytes);
+      const int copies = checked ? p.copies_for(bytes) : p.unchecked_copies_for(bytes);
       std::optional<HostBuffer> own;
       if (checked) own.emplace(filled(kind, bytes));
       HostBuffer& first = checked ? *own : *shared;
@@ -100,14 +99,14 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
         const auto measure = [&] {
           if (first_attempt) {
             first_attempt = false;
-            return measure_attempt(p, d, kind, first.data(), device.data(), bytes, stream.get());
+            return measure_attempt(p, d, kind, first.data(), device.data(), bytes, copies, stream.get());
           }
           HostBuffer fresh = filled(kind, bytes);
-          return measure_attempt(p, d, kind, fresh.data(), device.data(), bytes, stream.get());
+          return measure_attempt(p, d, kind, fresh.data(), device.data(), bytes, copies, stream.get());
         };
         const auto meets = [&](const Attempt& a) { return !checked || a.spread.median >= accept_gbps; };
         const ConfirmedFigure figure = confirm(measure, meets, checked && accept_gbps > 0 ? kConfirmAttempts : 1);
-        points.push_back(point_of(d, kind, bytes, p.copies_for(bytes), figure));
+        points.push_back(point_of(d, kind, bytes, copies, figure));
       }
     }
   }

@@ -23,18 +23,20 @@ std::string_view to_string(Direction d) noexcept;
 // whole with events; `samples` such loops give the median and the spread.
 struct Profile {
   std::string name;
-  std::vector<std::size_t> sizes;          // bandwidth sizes, every host memory kind
-  std::vector<std::size_t> pinned_sizes;   // page-locked memory only (large copies need large buffers)
-  std::vector<std::size_t> checked_sizes;  // pinned sizes the link check applies to, confirmed before failing
-  int samples = 5;                         // timed loops per figure
-  std::size_t bytes_per_sample = 0;        // a loop queues copies until about this many bytes...
-  int min_copies = 2, max_copies = 16;     // ...within these bounds
-  int warmup_copies = 1;                   // queued ahead of the timed loop, in every sample
-  std::size_t bidirectional_bytes = 0;     // the measured copy of the bidirectional figures
-  std::size_t overlap_bytes = 0;           // copy size in the overlap test
-  int repeats = 3;                         // of the overlap and findings timings (median of these)
-  std::size_t pinned_budget = 0;           // page-locked bytes the measurements may hold at once
+  std::vector<std::size_t> sizes;              // bandwidth sizes, every host memory kind
+  std::vector<std::size_t> pinned_sizes;       // page-locked memory only (large copies need large buffers)
+  std::vector<std::size_t> checked_sizes;      // pinned sizes the link check applies to, confirmed before failing
+  int samples = 5;                             // timed loops per figure
+  std::size_t bytes_per_sample = 0;            // a loop queues copies until about this many bytes...
+  int min_copies = 2, max_copies = 16;         // ...within these bounds
+  std::size_t unchecked_bytes_per_sample = 0;  // the same for figures no check reads (0: bytes_per_sample)
+  int warmup_copies = 1;                       // queued ahead of the timed loop, in every sample
+  std::size_t bidirectional_bytes = 0;         // the measured copy of the bidirectional figures
+  std::size_t overlap_bytes = 0;               // copy size in the overlap test
+  int repeats = 3;                             // of the overlap and findings timings (median of these)
+  std::size_t pinned_budget = 0;               // page-locked bytes the measurements may hold at once
   int copies_for(std::size_t bytes) const;
+  int unchecked_copies_for(std::size_t bytes) const;
 };
 
 // HAZARDLAB_PERF_PROFILE (quick|full) and HAZARDLAB_PINNED_BUDGET_MB; throws SettingsError.

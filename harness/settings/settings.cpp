@@ -148,6 +148,8 @@ const std::vector<SettingInfo>& known_settings() {
       {"HAZARDLAB_RESULTS_ROOT", "where runs are kept, one folder each (default <build>/results)"},
       {"HAZARDLAB_REPORTS_DIR", "where reports are published (default <build>/gpu-reports)"},
       {"HAZARDLAB_KEEP_RUNS", "run folders and report sets kept, newest first (default 20)"},
+      {"HAZARDLAB_FRESH_PROCESSES",
+       "1: every case in a new process of its own, not in the GPU's warm worker (default 0)"},
       {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
       {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
   };
@@ -190,6 +192,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_REQUIRE_GPU", s.require_gpu);
   read_flag(env, "HAZARDLAB_SABOTAGE_GUARDS", s.sabotage_guards);
   read_flag(env, "HAZARDLAB_MUTATION_CHECK", s.mutation_check);
+  read_flag(env, "HAZARDLAB_FRESH_PROCESSES", s.fresh_processes);
   if (const std::string* v = env.find("HAZARDLAB_RUN_DIR")) s.run_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
   if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;

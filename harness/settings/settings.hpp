@@ -37,6 +37,7 @@ struct Settings {
   std::size_t keep_runs = 20;          // HAZARDLAB_KEEP_RUNS: run folders and report sets kept
   std::string sanitizer;               // HAZARDLAB_SANITIZE: compute-sanitizer tool for the GPU cases, "" for none
   bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
+  bool fresh_processes = false;        // HAZARDLAB_FRESH_PROCESSES=1: no warm worker, a process per case
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
   std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
 
