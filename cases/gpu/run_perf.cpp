@@ -71,17 +71,31 @@ nlohmann::json compare_with_reference(const std::filesystem::path& tool, const P
   return out;
 }
 
+struct Stopwatch {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); }
+};
+
 nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& device, const Thresholds& thresholds,
                              std::vector<Check>& checks) {
   nlohmann::json out;
   const double link = device.pcie.max_raw_gbps_per_direction();
   std::vector<HostMemoryKind> kinds{HostMemoryKind::Pageable, HostMemoryKind::Pinned, HostMemoryKind::WriteCombined};
   if (device.host_register_supported) kinds.insert(kinds.begin() + 2, HostMemoryKind::Registered);
-  const auto points = measure_bandwidth(profile, kinds, link > 0 ? link * thresholds.min_link_fraction : 0);
+  // Where the time goes is printed too: these measurements hold every GPU of the host.
+  std::vector<BandwidthPoint> points;
+  for (HostMemoryKind kind : kinds) {
+    const Stopwatch watch;
+    const auto some = measure_bandwidth(profile, {kind}, link > 0 ? link * thresholds.min_link_fraction : 0);
+    points.insert(points.end(), some.begin(), some.end());
+    std::printf("   %s memory measured in %.2f s\n", std::string(to_string(kind)).c_str(), watch.seconds());
+  }
   print_bandwidth(points);
   std::vector<BidirectionalResult> bidirectional;
   for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
+    const Stopwatch watch;
     bidirectional.push_back(measure_bidirectional(profile, d));
+    std::printf("   bidirectional, %s measured, in %.2f s\n", std::string(to_string(d)).c_str(), watch.seconds());
     std::printf("   bidirectional (nvbandwidth's method), %s measured, %zu B: %.2f GB/s (CV %.1f%%)\n",
                 std::string(to_string(d)).c_str(), bidirectional.back().bytes, bidirectional.back().spread.median,
                 bidirectional.back().spread.cv * 100);
