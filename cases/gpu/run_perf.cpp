@@ -91,14 +91,12 @@ nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& de
     std::printf("   %s memory measured in %.2f s\n", std::string(to_string(kind)).c_str(), watch.seconds());
   }
   print_bandwidth(points);
-  std::vector<BidirectionalResult> bidirectional;
-  for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
-    const Stopwatch watch;
-    bidirectional.push_back(measure_bidirectional(profile, d));
-    std::printf("   bidirectional, %s measured, in %.2f s\n", std::string(to_string(d)).c_str(), watch.seconds());
+  const Stopwatch watch;
+  const std::vector<BidirectionalResult> bidirectional = measure_bidirectional(profile);
+  std::printf("   bidirectional figures measured in %.2f s\n", watch.seconds());
+  for (const BidirectionalResult& b : bidirectional) {
     std::printf("   bidirectional (nvbandwidth's method), %s measured, %zu B: %.2f GB/s (CV %.1f%%)\n",
-                std::string(to_string(d)).c_str(), bidirectional.back().bytes, bidirectional.back().spread.median,
-                bidirectional.back().spread.cv * 100);
+                std::string(to_string(b.measured)).c_str(), b.bytes, b.spread.median, b.spread.cv * 100);
   }
   out["bandwidth"] = points;
   out["bidirectional"] = bidirectional;

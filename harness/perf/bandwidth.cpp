@@ -60,9 +60,11 @@ Attempt measure_attempt(const Profile& p, Direction d, HostMemoryKind kind, std:
   return attempt_of(std::move(samples));
 }
 
-HostBuffer filled(HostMemoryKind kind, std::size_t bytes) {
+// Page-locked memory is resident from its allocation; pageable memory is written once, so that
+// every page exists before a copy is timed.
+HostBuffer placed(HostMemoryKind kind, std::size_t bytes) {
   HostBuffer host(kind, bytes);
-  fill_pattern(host.span(), PatternSpec{}, PatternVersion::Original);  // also places every page now
+  if (!is_page_locked(kind)) fill_pattern(host.span(), PatternSpec{}, PatternVersion::Original);
   return host;
 }
 
@@ -86,13 +88,13 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
     for (std::size_t b : sizes)
       if (!is_checked(p, kind, b)) shared_bytes = std::max(shared_bytes, b);
     std::optional<HostBuffer> shared;
-    if (shared_bytes) shared.emplace(filled(kind, shared_bytes));
+    if (shared_bytes) shared.emplace(placed(kind, shared_bytes));
     DeviceBuffer device(*std::max_element(sizes.begin(), sizes.end()));
     for (std::size_t bytes : sizes) {
       const bool checked = is_checked(p, kind, bytes);
       const int copies = checked ? p.copies_for(bytes) : p.unchecked_copies_for(bytes);
       std::optional<HostBuffer> own;
-      if (checked) own.emplace(filled(kind, bytes));
+      if (checked) own.emplace(placed(kind, bytes));
       HostBuffer& first = checked ? *own : *shared;
       for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
         bool first_attempt = true;
@@ -101,7 +103,7 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
             first_attempt = false;
             return measure_attempt(p, d, kind, first.data(), device.data(), bytes, copies, stream.get());
           }
-          HostBuffer fresh = filled(kind, bytes);
+          HostBuffer fresh = placed(kind, bytes);
           return measure_attempt(p, d, kind, fresh.data(), device.data(), bytes, copies, stream.get());
         };
         const auto meets = [&](const Attempt& a) { return !checked || a.spread.median >= accept_gbps; };
@@ -113,37 +115,42 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
   return points;
 }
 
-BidirectionalResult measure_bidirectional(const Profile& p, Direction measured) {
+std::vector<BidirectionalResult> measure_bidirectional(const Profile& p) {
   const std::size_t bytes = std::min(p.bidirectional_bytes, p.pinned_budget / 3);
-  const Direction other = measured == Direction::HostToDevice ? Direction::DeviceToHost : Direction::HostToDevice;
-  HostBuffer host = filled(HostMemoryKind::Pinned, bytes), other_host = filled(HostMemoryKind::Pinned, 2 * bytes);
+  // The other direction copies twice as much per copy, so that it runs for the whole measured loop.
+  HostBuffer host = placed(HostMemoryKind::Pinned, bytes), other_host = placed(HostMemoryKind::Pinned, 2 * bytes);
   DeviceBuffer device(bytes), other_device(2 * bytes);
   Stream main(StreamKind::NonBlocking), side(StreamKind::NonBlocking);
   const int copies = p.copies_for(bytes);
-  std::vector<double> samples;
-  for (int s = 0; s < p.samples; ++s) {
-    Event released(cudaEventDisableTiming), start(cudaEventDefault), stop(cudaEventDefault);
-    auto gate = close_gate(GateKind::HostFunction, main.get(), kGateTimeout);
-    released.record(main.get());
-    HL_CUDA(cudaStreamWaitEvent(side.get(), released.get(), 0));
-    for (int i = 0; i < p.warmup_copies; ++i) {
-      copy(measured, host.data(), device.data(), bytes, main.get());
-      copy(other, other_host.data(), other_device.data(), 2 * bytes, side.get());
+  std::vector<BidirectionalResult> results;
+  for (Direction measured : {Direction::HostToDevice, Direction::DeviceToHost}) {
+    const Direction other = measured == Direction::HostToDevice ? Direction::DeviceToHost : Direction::HostToDevice;
+    std::vector<double> samples;
+    for (int s = 0; s < p.samples; ++s) {
+      Event released(cudaEventDisableTiming), start(cudaEventDefault), stop(cudaEventDefault);
+      auto gate = close_gate(GateKind::HostFunction, main.get(), kGateTimeout);
+      released.record(main.get());
+      HL_CUDA(cudaStreamWaitEvent(side.get(), released.get(), 0));
+      for (int i = 0; i < p.warmup_copies; ++i) {
+        copy(measured, host.data(), device.data(), bytes, main.get());
+        copy(other, other_host.data(), other_device.data(), 2 * bytes, side.get());
+      }
+      start.record(main.get());
+      HL_CUDA(cudaStreamWaitEvent(side.get(), start.get(), 0));
+      for (int i = 0; i < copies; ++i) {
+        copy(measured, host.data(), device.data(), bytes, main.get());
+        copy(other, other_host.data(), other_device.data(), 2 * bytes, side.get());
+      }
+      stop.record(main.get());
+      gate->open(GateOpener::Host);
+      stop.synchronize();
+      HL_CUDA(cudaStreamSynchronize(side.get()));
+      if (gate->timed_out()) throw std::runtime_error("the bidirectional loop's gate timed out");
+      samples.push_back(gbps_of(bytes, copies, elapsed(start, stop)));
     }
-    start.record(main.get());
-    HL_CUDA(cudaStreamWaitEvent(side.get(), start.get(), 0));
-    for (int i = 0; i < copies; ++i) {
-      copy(measured, host.data(), device.data(), bytes, main.get());
-      copy(other, other_host.data(), other_device.data(), 2 * bytes, side.get());
-    }
-    stop.record(main.get());
-    gate->open(GateOpener::Host);
-    stop.synchronize();
-    HL_CUDA(cudaStreamSynchronize(side.get()));
-    if (gate->timed_out()) throw std::runtime_error("the bidirectional loop's gate timed out");
-    samples.push_back(gbps_of(bytes, copies, elapsed(start, stop)));
+    results.push_back({measured, bytes, spread_of(std::move(samples))});
   }
-  return {measured, bytes, spread_of(std::move(samples))};
+  return results;
 }
 
 }  // namespace hazardlab::perf

@@ -109,7 +109,9 @@ struct Comparison {
 // kConfirmAttempts attempts in all.
 std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
                                               double accept_gbps);
-BidirectionalResult measure_bidirectional(const Profile& p, Direction measured);
+// Host-to-device measured against device-to-host on a second stream, then the other way round, on
+// the same buffers.
+std::vector<BidirectionalResult> measure_bidirectional(const Profile& p);
 std::vector<OverlapResult> measure_overlap(const Profile& p);
 std::vector<Comparison> measure_tutorial_findings(const Profile& p);
 
