@@ -4,14 +4,20 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
+#include "cuda/device.hpp"
 #include "hazardlab/publish.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
 #include "perf/reference.hpp"
 #include "run_start.hpp"
+#include "run_suite.hpp"
 #include "settings/settings.hpp"
 
 namespace fs = std::filesystem;
@@ -75,7 +81,25 @@ int list_settings() {
 
 }  // namespace
 
+// `hazardlab merge ...` is `hazardlab-report merge ...`, the CUDA-free tool installed beside this
+// one: one implementation, which also runs on machines that only collect reports.
+static int merge_in_report_tool(int argc, char** argv) {
+  std::error_code ec;
+  const fs::path tool = fs::read_symlink("/proc/self/exe", ec).parent_path() / "hazardlab-report";
+  std::vector<char*> args{const_cast<char*>("hazardlab-report")};
+  for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
+  args.push_back(nullptr);
+  ::execv(tool.c_str(), args.data());
+  std::cerr << "hazardlab: merge needs " << tool.string() << ", which could not be started: " << std::strerror(errno)
+            << '\n';
+  return 2;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_in_report_tool(argc, argv);
+  // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
+  if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
+    std::cerr << "hazardlab: warning: " << w << '\n';
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};
   app.require_subcommand(1);
   std::string hazard_id;
@@ -99,6 +123,13 @@ int main(int argc, char** argv) {
   start_cmd->add_option("--results-root", start.results_root, "the results root")->required();
   start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")->required();
   start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")->required();
+  RunSuiteRequest suite;
+  auto* run_cmd = app.add_subcommand("run", "run every case on every GPU, without ctest, and write the reports");
+  run_cmd->add_option("--results-root", suite.results_root,
+                      "where run folders go (else HAZARDLAB_RESULTS_ROOT, else ./hazardlab-results)");
+  run_cmd->add_option("--reports-dir", suite.reports_dir,
+                      "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)");
+  app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required();
   report_cmd->add_option("--out", out, "the report folder")->required();
@@ -108,7 +139,8 @@ int main(int argc, char** argv) {
       (void)app.get_subcommand(argv[1]);
     } catch (const CLI::OptionNotFound&) {
       std::cerr << "hazardlab: no command '" << argv[1]
-                << "'; the commands are list, explain, devices, settings, ctest-manifest, session-start and report\n";
+                << "'; the commands are list, explain, devices, settings, run, ctest-manifest, session-start, report "
+                   "and merge\n";
       return 2;
     }
   }
@@ -132,6 +164,7 @@ int main(int argc, char** argv) {
     if (*settings_cmd) return list_settings();
     if (*manifest_cmd) return print_ctest_manifest(manifest, settings, std::cout);
     if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
+    if (*run_cmd) return run_suite(suite, settings, std::cout, std::cerr);
     if (*report_cmd) {
       return report_run(run_dir, ReportOptions{out, settings.require_gpu, settings.keep_runs}, std::cout, std::cerr);
     }

@@ -2,18 +2,73 @@
 // hazard registry: the run folder carries its catalogue, its GPUs and every result.
 //
 //   hazardlab-report --run results/runs/<run-id> --out gpu-reports
+//   hazardlab-report merge --out fleet RUN_FOLDER...      (many hosts' runs: a row per GPU)
 //
 // Exit status as `hazardlab report`: 0 every verdict PASS, SKIPPED or PARTIAL; 1 a FAIL or
 // INCONCLUSIVE verdict, an unreadable result, or (--require-gpu) a partial run or no GPU; 2 bad
-// arguments or a report folder hazardlab will not write into.
+// arguments or a report folder hazardlab will not write into. `merge`: 0 only if every row is
+// PASS, 1 otherwise, 2 bad input (fleet.hpp).
 #include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstring>
 #include <iostream>
 
+#include "hazardlab/fleet.hpp"
 #include "hazardlab/publish.hpp"
+
+namespace {
+
+// `merge` is parsed on its own: the report's --run and --out stay required and unchanged.
+int merge_main(int argc, char** argv) {
+  using namespace hazardlab;
+  CLI::App app{"hazardlab-report merge: merges many hosts' run folders into one fleet report (a row per GPU)",
+               "hazardlab-report merge"};
+  FleetOptions options;
+  std::vector<std::filesystem::path> runs;
+  long stale_after_hours = options.stale_after.count();
+  app.add_option("--out", options.out_dir, "the fleet report's folder (new, empty, or an earlier fleet report's)")
+      ->required();
+  app.add_option("--outlier-mads", options.outlier_mads,
+                 "flag a figure this many scaled MADs below its GPU model's median (default 3.5)")
+      ->check(
+          [](const std::string& text) -> std::string {
+            try {
+              std::size_t used = 0;
+              const double value = std::stod(text, &used);
+              if (used == text.size() && std::isfinite(value) && value > 0) return {};
+            } catch (const std::exception&) {
+            }
+            return "'" + text + "' is not allowed; expected a number above 0 (default 3.5)";
+          },
+          "NUMBER > 0");
+  app.add_option("--stale-after-hours", stale_after_hours,
+                 "a run this much older than the newest run merged is stale (default 168)")
+      ->check(CLI::Range(1L, 24L * 365 * 100));
+  app.add_option("runs", runs, "run folders (<results root>/runs/<run-id>), from any hosts")->required();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  options.stale_after = std::chrono::hours(stale_after_hours);
+  return merge_command(runs, options, std::cout, std::cerr);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace hazardlab;
-  CLI::App app{"hazardlab-report: writes the per-GPU reports of a hazardlab run folder"};
+  if (argc > 1 && std::strcmp(argv[1], "merge") == 0) {
+    try {
+      return merge_main(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::cerr << "hazardlab-report merge: " << e.what() << '\n';
+      return 1;
+    }
+  }
+  CLI::App app{
+      "hazardlab-report: writes the per-GPU reports of a hazardlab run folder\n"
+      "(hazardlab-report merge --help: many run folders merged into a fleet report)"};
   std::filesystem::path run_dir;
   ReportOptions options;
   app.add_option("--run", run_dir, "the run folder (<results root>/runs/<run-id>)")->required();

@@ -15,6 +15,7 @@
 #include <iostream>
 #include <optional>
 
+#include "cuda/device.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "lesson/registry.hpp"
 #include "variant_case.hpp"
@@ -106,6 +107,9 @@ warm::CaseReply run_in_this_worker(const warm::CaseRequest& request, const Setti
 }  // namespace hazardlab
 
 int main(int argc, char** argv) {
+  // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
+  if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
+    std::cerr << "hazardlab-cases: warning: " << w << '\n';
   using namespace hazardlab;
   const int original_argc = argc;
   ::testing::InitGoogleTest(&argc, argv);

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "cuda/check.hpp"
+#include "cuda/device.hpp"
 #include "cuda/kernel_loading.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/results_layout.hpp"
@@ -153,6 +154,9 @@ nlohmann::json run_part(const std::string& part, const Profile& profile, const D
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
+  if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
+    std::cerr << "hazardlab-perf: warning: " << w << '\n';
   CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
   std::string device_arg = "0", part;
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");

@@ -9,7 +9,9 @@ the same on a GPU machine and without one.
     test_runs.py <scenario> --source-dir S --build-dir B --register-script R --tool T ...
 """
 import argparse
+import csv
 import hashlib
+import html.parser
 import json
 import os
 import pathlib
@@ -18,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timedelta
 
 import jsonschema
 
@@ -296,6 +299,119 @@ def cases_share_a_warm_worker_that_leaves_with_ctest(world):
     check(settings["HAZARDLAB_FRESH_PROCESSES"]["value"] == "1", f"recorded: {settings['HAZARDLAB_FRESH_PROCESSES']}")
 
 
+def install_into(world, prefix):
+    rc, out = world.run([world.args.cmake, "--install", world.args.build_dir, "--prefix", prefix])
+    check(rc == 0, out)
+    return prefix
+
+
+@scenario
+def installed_suite_runs_outside_any_tree(world):
+    """`cmake --install` into a temporary prefix; `hazardlab run` from there, in a folder outside
+    the source and build trees, runs every case and writes a complete run and its reports."""
+    prefix = install_into(world, world.root / "prefix")
+    for program in ("bin/hazardlab", "bin/hazardlab-report", "libexec/hazardlab/hazardlab-cases",
+                    "libexec/hazardlab/hazardlab-perf", "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch",
+                    "share/hazardlab/schema/gpu-report.schema.json"):
+        check((prefix / program).exists(), f"the install lacks {program}")
+    elsewhere = world.root / "node"
+    elsewhere.mkdir()
+    env = {"HAZARDLAB_RESULTS_ROOT": "", "HAZARDLAB_REPORTS_DIR": ""}
+    command = [prefix / "bin/hazardlab", "run"]
+    p = subprocess.run([str(c) for c in command], cwd=elsewhere, timeout=600, text=True, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, env={k: v for k, v in world.env.items() if k not in env})
+    check(p.returncode == 0, p.stdout)
+    cases = registered_case_count(world)
+    check(f"/{cases + 3} nogpu/perf/findings" in p.stdout or f"{cases + 3}/{cases + 3}" in p.stdout,
+          "not every case and measurement ran:\n" + p.stdout)
+    runs = list((elsewhere / "hazardlab-results" / "runs").iterdir())
+    check(len(runs) == 1, f"run folders: {runs}")
+    record = json.loads((runs[0] / "run.json").read_text())
+    jsonschema.validate(record, world.run_schema)
+    check(record["complete"] and record["selection"]["all"], f"the installed run is not complete: {record}")
+    report = json.loads((elsewhere / "hazardlab-reports" / "current" / "nogpu.json").read_text())
+    jsonschema.validate(report, world.report_schema)
+    check(report["verdict"] == "SKIPPED", f"verdict without a GPU: {report['verdict']}")
+    logs = list((runs[0] / "logs" / "nogpu").glob("*.log"))
+    check(len(logs) == cases + 3, f"{len(logs)} case logs for {cases} cases and 3 measurements")
+    # Required to have a GPU, the same run fails loudly.
+    p = subprocess.run([str(prefix / "bin/hazardlab"), "run"], cwd=elsewhere, timeout=600, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       env={**{k: v for k, v in world.env.items() if k not in env}, "HAZARDLAB_REQUIRE_GPU": "1"})
+    check(p.returncode != 0, "HAZARDLAB_REQUIRE_GPU=1 without a GPU exited 0:\n" + p.stdout)
+
+
+@scenario
+def debian_package_needs_only_the_driver(world):
+    """cpack -G DEB builds a package whose programs need nothing but libc and the driver."""
+    cpack = pathlib.Path(world.args.cmake).with_name("cpack")
+    folder = world.root / "package"
+    folder.mkdir()
+    rc, out = world.run([cpack, "-G", "DEB", "--config", pathlib.Path(world.args.build_dir) / "CPackConfig.cmake"],
+                        cwd=folder, timeout=900)
+    check(rc == 0, out)
+    debs = list(folder.glob("hazardlab_*.deb"))
+    check(len(debs) == 1, f"packages: {debs}\n{out}")
+    fields = subprocess.run(["dpkg-deb", "-f", str(debs[0])], text=True, stdout=subprocess.PIPE).stdout
+    check("Depends:" not in fields.replace("Recommends:", ""), "the package depends on something:\n" + fields)
+    check("Recommends: libcuda1 |" in fields, "the package does not name the driver:\n" + fields)
+    unpacked = world.root / "unpacked"
+    subprocess.run(["dpkg-deb", "-x", str(debs[0]), str(unpacked)], check=True)
+    for program in ("usr/bin/hazardlab", "usr/bin/hazardlab-report", "usr/libexec/hazardlab/hazardlab-cases",
+                    "usr/libexec/hazardlab/hazardlab-perf"):
+        needed = subprocess.run(["objdump", "-p", str(unpacked / program)], text=True, stdout=subprocess.PIPE).stdout
+        libraries = sorted(line.split()[1] for line in needed.splitlines() if line.strip().startswith("NEEDED"))
+        check(set(libraries) <= {"libc.so.6", "libm.so.6", "ld-linux-x86-64.so.2"},
+              f"{program} needs {libraries}: more than libc")
+    print(fields.strip())
+
+
+FAKE_SRUN = """#!/usr/bin/env bash
+# A stand-in for srun: the command once per simulated node, all at once, as one task per node.
+while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do shift; done
+pids=()
+for node in $SIMULATED_NODES; do SLURMD_NODENAME=$node "$@" & pids+=($!); done
+status=0
+for p in "${pids[@]}"; do wait $p || status=1; done
+exit $status
+"""
+
+
+@scenario
+def slurm_script_on_simulated_hosts(world):
+    """The installed Slurm script, with a stand-in srun that starts three nodes at once on this
+    machine: each leaves its run folder under its own name, and the merge has a row for each."""
+    prefix = install_into(world, world.root / "prefix")
+    fake = world.root / "fakebin"
+    fake.mkdir()
+    (fake / "srun").write_text(FAKE_SRUN)
+    (fake / "srun").chmod(0o755)
+    shared = world.root / "shared"
+    nodes = ["sim-a", "sim-b", "sim-c"]
+    env = {k: v for k, v in world.env.items() if k not in ("HAZARDLAB_RESULTS_ROOT", "HAZARDLAB_REPORTS_DIR")}
+    env.update(PATH=f"{fake}:{env['PATH']}", SLURM_JOB_ID="4242", SIMULATED_NODES=" ".join(nodes),
+               HAZARDLAB_BIN=str(prefix / "bin/hazardlab"))
+    script = prefix / "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch"
+    p = subprocess.run(["bash", str(script), str(shared)], cwd=world.root, env=env, timeout=600, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # No GPU here: every row is SKIPPED, which a fleet does not count as passed.
+    check(p.returncode == 1, f"the fleet job exited {p.returncode}, not 1 (no GPU is not a pass):\n{p.stdout}")
+    job = shared / "4242"
+    for node in nodes:
+        runs = list((job / "nodes" / node / "results" / "runs").iterdir())
+        check(len(runs) == 1, f"{node}: run folders {runs}\n{p.stdout}")
+        record = json.loads((runs[0] / "run.json").read_text())
+        check(record["host"] == node and record["complete"], f"{node}: {record['host']}, complete {record['complete']}")
+    fleet = json.loads((job / "fleet" / "fleet.json").read_text())
+    jsonschema.validate(fleet, json.loads((pathlib.Path(world.args.source_dir) /
+                                           "reports/schema/fleet-report.schema.json").read_text()))
+    with open(job / "fleet" / "fleet.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    host_column = next(c for c in rows[0] if c.lower() == "host")
+    check(sorted(r[host_column] for r in rows) == nodes, f"fleet rows: {rows}")
+    html.parser.HTMLParser().feed((job / "fleet" / "fleet.html").read_text())
+
+
 @scenario
 def a_run_folder_reports_anywhere(world):
     """A run folder copied off its node is reported, with no build tree and no GPU, by hazardlab-report."""
@@ -330,6 +446,122 @@ def record_and_reports_build_without_cuda(world):
     rc, out = world.run([world.args.ctest, "--test-dir", build, "--output-on-failure", "-j2"])
     check(rc == 0 and "tests passed" in out, out)
     print(out.strip().splitlines()[-3])
+
+
+FLEET_COLUMNS = ["host", "pci_bus_id", "uuid", "nvidia_smi_index", "cuda_index", "name", "driver_release", "verdict",
+                 "failing_checks", "failing_cases", "pinned_h2d_gbps", "pinned_d2h_gbps", "controls_reproduced",
+                 "controls_run", "run_id", "run_started_at", "partial", "stale", "outlier", "outlier_reason",
+                 "superseded_runs", "newer_partial_runs", "no_device_reason"]
+
+
+class StrictPage(html.parser.HTMLParser):
+    """Reads a page and collects what would make it not self-contained or not well formed."""
+    VOID = {"meta", "br", "hr", "img", "input", "link"}
+
+    def __init__(self):
+        super().__init__()
+        self.open, self.problems = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "object", "embed", "link", "img"):
+            self.problems.append(f"<{tag}> loads or runs something")
+        self.problems += [f"<{tag} {name}=...> points elsewhere" for name, _ in attrs if name in ("src", "href")]
+        if tag not in self.VOID:
+            self.open.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.open or self.open[-1] != tag:
+            self.problems.append(f"</{tag}> closes {self.open[-1:] or 'nothing'}")
+        else:
+            self.open.pop()
+
+
+def run_as_host(world, run_id, host, into, days_back=0):
+    """A copy of a run folder as if `host` had run it. hazardlab records gethostname() with no
+    override, so another host is simulated by editing the copy's run record (and its id, which names the host)."""
+    record = world.run_record(run_id)
+    started = datetime.strptime(record["started_at"], "%Y-%m-%dT%H:%M:%SZ") - timedelta(days=days_back)
+    record.update(host=host, started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                  id=f"{started:%Y%m%dT%H%M%SZ}-{host}-{record['pid']}")
+    jsonschema.validate(record, world.run_schema)
+    folder = into / host / record["id"]
+    shutil.copytree(world.results / "runs" / run_id, folder)
+    (folder / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    return folder
+
+
+@scenario
+def merge_runs_of_three_hosts(world):
+    """Three hosts' run folders merged by `hazardlab-report merge`: a row per host (no GPU here), the latest
+    complete run shown, partial and stale runs flagged, every file readable; bad input exits 2 naming the path."""
+    rc, out = world.ctest()
+    check(rc == 0, "the full run failed:\n" + out)
+    full = world.run_ids()[-1]
+    time.sleep(1.1)
+    rc, out = world.ctest("-R", "h2d-pinned-mutate/unsafe")
+    check(rc == 0, "the one-case run failed:\n" + out)
+    lab = world.run_ids()[-1]
+    into = world.root / "copied"
+    runs = [run_as_host(world, full, "node-a", into), run_as_host(world, lab, "node-a", into),
+            run_as_host(world, lab, "node-b", into), run_as_host(world, full, "node-c", into, days_back=30)]
+    fleet = world.root / "fleet"
+    rc, out = world.run([world.args.report_tool, "merge", "--out", fleet, *runs])
+    check(rc == 1, f"merge exited {rc}, not 1 (no GPU: every row SKIPPED):\n{out}")
+    for says in ("node-a/nogpu", "node-b/nogpu", "node-c/nogpu", "SKIPPED", "stale", "partial",
+                 "wrote " + str(fleet / "fleet.csv")):
+        check(says in out, f"merge does not say '{says}':\n{out}")
+
+    schema = json.loads((pathlib.Path(world.args.source_dir) / "reports/schema/fleet-report.schema.json").read_text())
+    report = json.loads((fleet / "fleet.json").read_text())
+    jsonschema.validate(report, schema)
+    check(report["counts"]["SKIPPED"] == 3 and report["exit_status"] == 1, f"counts: {report['counts']}")
+    rows = {row["key"]: row for row in report["rows"]}
+    check(sorted(rows) == ["node-a/nogpu", "node-b/nogpu", "node-c/nogpu"], f"rows: {sorted(rows)}")
+    a, b, c = rows["node-a/nogpu"], rows["node-b/nogpu"], rows["node-c/nogpu"]
+    check(a["run"]["id"] == runs[0].name and a["superseded_runs"] == 1 and not a["partial"] and not a["stale"],
+          f"node-a shows {a['run']['id']} (superseded {a['superseded_runs']}), not its complete run")
+    check([p["run_id"] for p in a["newer_partial_runs"]] == [runs[1].name], f"node-a: {a['newer_partial_runs']}")
+    check(b["partial"] and b["verdict"] == "SKIPPED" and b["superseded_runs"] == 0, f"node-b: {b}")
+    check(c["stale"] and "days before the newest run" in c["stale_reason"], f"node-c: {c}")
+    check(all(r["no_device_reason"] and not r["has_gpu"] for r in rows.values()), "a no-GPU row does not say why")
+
+    with open(fleet / "fleet.csv", newline="") as f:
+        table = list(csv.reader(f))
+    check(table[0] == FLEET_COLUMNS, f"CSV columns: {table[0]}")
+    records = [dict(zip(table[0], r)) for r in table[1:]]
+    check(all(len(r) == len(FLEET_COLUMNS) for r in table[1:]), "a CSV row has the wrong number of fields")
+    check([(r["host"], r["verdict"], r["partial"], r["stale"]) for r in records] ==
+          [("node-a", "SKIPPED", "false", "false"), ("node-b", "SKIPPED", "true", "false"),
+           ("node-c", "SKIPPED", "false", "true")], f"CSV rows: {records}")
+    check(records[0]["run_id"] == runs[0].name and records[0]["superseded_runs"] == "1", f"CSV: {records[0]}")
+
+    page = StrictPage()
+    page.feed((fleet / "fleet.html").read_text())
+    page.close()
+    check(not page.problems and not page.open, f"fleet.html: {page.problems}, left open: {page.open}")
+    check("SKIPPED 3" in (fleet / "fleet.md").read_text(), "fleet.md has no headline counts")
+
+    # Merging again into its own folder is fine; bad input is refused with exit 2, naming the path.
+    rc, out = world.run([world.args.report_tool, "merge", "--out", fleet, *runs])
+    check(rc == 1, f"a second merge into the fleet folder exited {rc}:\n{out}")
+    not_a_run = world.root / "not-a-run"
+    not_a_run.mkdir()
+    foreign = world.root / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    merge = [world.args.report_tool, "merge", "--out"]
+    for command, says in [(merge + [world.root / "out1", runs[0], world.root / "missing"],
+                           [str(world.root / "missing"), "does not exist"]),
+                          (merge + [world.root / "out2", not_a_run], [str(not_a_run), "run.json"]),
+                          (merge + [foreign, runs[0]], [str(foreign), "notes.txt"]),
+                          (merge + [world.root / "out3"], ["runs"]),
+                          (merge + [world.root / "out4", "--outlier-mads", "-1", runs[0]], ["--outlier-mads"])]:
+        rc, out = world.run(command)
+        check(rc == 2, f"`{' '.join(map(str, command[1:]))}` exited {rc}, not 2:\n{out}")
+        for text in says:
+            check(text in out, f"`{' '.join(map(str, command[1:]))}` does not say '{text}':\n{out}")
+    check(not any((world.root / f"out{i}").exists() for i in range(1, 5)), "a refused merge wrote a folder")
+    check([p.name for p in foreign.iterdir()] == ["notes.txt"], "the foreign folder was written into")
 
 
 def main():

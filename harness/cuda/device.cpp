@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "cuda/check.hpp"
 #include "cuda/nvml.hpp"
@@ -85,7 +87,21 @@ DeviceFingerprint fingerprint_device(int index) {
   f.ecc_enabled = attribute(cudaDevAttrEccEnabled, index) != 0;
   f.driver_release = nvml::driver_release();
   f.pcie = nvml::query_pcie_link(f.pci_bus_id);
+  const nvml::SmiIdentity smi = nvml::smi_identity(f.pci_bus_id);
+  f.nvidia_smi_index = smi.index;
+  f.mig = smi.mig;
   return f;
+}
+
+std::string use_pci_bus_order() {
+  const char* order = std::getenv("CUDA_DEVICE_ORDER");
+  std::string warning;
+  if (order && std::string_view(order) != "PCI_BUS_ID") {
+    warning = std::string("CUDA_DEVICE_ORDER=") + order +
+              ": hazardlab numbers GPUs in PCI bus order, as nvidia-smi does, and uses PCI_BUS_ID";
+  }
+  ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+  return warning;
 }
 
 DeviceInventory discover_devices() {

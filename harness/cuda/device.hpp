@@ -9,6 +9,12 @@
 
 namespace hazardlab {
 
+// GPUs numbered as nvidia-smi numbers them: sets CUDA_DEVICE_ORDER=PCI_BUS_ID for this process
+// and every process it starts, before CUDA is first used (CUDA's default order puts the fastest
+// GPU first, so its ordinals differ from nvidia-smi's on mixed hosts). Returns a warning when the
+// environment asked for another order, else "".
+std::string use_pci_bus_order();
+
 // Never throws for "no driver" or "no device": those end up in no_device_reason.
 DeviceInventory discover_devices();
 DeviceFingerprint fingerprint_device(int index);

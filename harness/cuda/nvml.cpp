@@ -24,6 +24,8 @@ struct Api {
   Return (*max_width)(Device, unsigned*) = nullptr;
   Return (*driver_version)(char*, unsigned) = nullptr;
   Return (*set_cpu_affinity)(Device) = nullptr;  // optional: absent or unsupported leaves the thread as it is
+  Return (*index)(Device, unsigned*) = nullptr;
+  Return (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;  // optional: absent before MIG existed
   bool ready = false;
 };
 
@@ -51,6 +53,8 @@ Api& api() {
                        bind(a.library, "nvmlDeviceGetMaxPcieLinkWidth", a.max_width) &&
                        bind(a.library, "nvmlSystemGetDriverVersion", a.driver_version);
     bind(a.library, "nvmlDeviceSetCpuAffinity", a.set_cpu_affinity);
+    bind(a.library, "nvmlDeviceGetIndex", a.index);
+    bind(a.library, "nvmlDeviceGetMigMode", a.mig_mode);
     if (!bound) {
       a.load_error = "libnvidia-ml.so.1 lacks an expected entry point";
       return;
@@ -126,6 +130,22 @@ std::string bind_thread_to_device_cpus(const std::string& pci_bus_id) {
   rc = nv.set_cpu_affinity(device);
   if (rc != kSuccess) return std::string("nvmlDeviceSetCpuAffinity: ") + nv.error_string(rc);
   return {};
+}
+
+}  // namespace hazardlab::nvml
+
+namespace hazardlab::nvml {
+
+SmiIdentity smi_identity(const std::string& pci_bus_id) {
+  SmiIdentity id;
+  Api& nv = api();
+  Device device = nullptr;
+  if (!nv.ready || nv.handle_by_pci_bus_id(pci_bus_id.c_str(), &device) != kSuccess) return id;
+  unsigned index = 0, current = 0, pending = 0;
+  if (nv.index && nv.index(device, &index) == kSuccess) id.index = static_cast<int>(index);
+  // NVML_DEVICE_MIG_ENABLE is 1; a GPU without MIG support answers NOT_SUPPORTED.
+  if (nv.mig_mode && nv.mig_mode(device, &current, &pending) == kSuccess) id.mig = current == 1;
+  return id;
 }
 
 }  // namespace hazardlab::nvml

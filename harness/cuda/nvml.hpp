@@ -11,6 +11,14 @@ namespace hazardlab::nvml {
 // says why.
 PcieLink query_pcie_link(const std::string& pci_bus_id);
 
+// How nvidia-smi names the GPU at `pci_bus_id`: its NVML index (-1 when NVML cannot tell) and
+// whether MIG mode is on (then CUDA's devices on it are MIG instances, not the whole GPU).
+struct SmiIdentity {
+  int index = -1;
+  bool mig = false;
+};
+SmiIdentity smi_identity(const std::string& pci_bus_id);
+
 // The driver's release string ("580.95.05"), or "" when NVML is unavailable.
 std::string driver_release();
 

@@ -59,11 +59,13 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
         "PCIe headers and flow control take 10-15% of the raw rate, so a healthy link delivers 85-90% of it; the "
         "default 80% (HAZARDLAB_MIN_LINK_FRACTION) still fails a link trained down a generation or to fewer lanes. "
         "One allocation's pages can slow its copies by a fifth, so only a miss that persists fails.";
-    if (device.integrated || link <= 0) {
+    if (device.integrated || device.mig || link <= 0) {
       c.applicable = false;
-      c.not_applicable_reason = device.integrated
-                                    ? "an integrated GPU has no PCIe link"
-                                    : "NVML did not report the link (" + device.pcie.unavailable_reason + ")";
+      c.not_applicable_reason =
+          device.integrated ? "an integrated GPU has no PCIe link"
+          : device.mig      ? "a MIG instance shares its GPU's PCIe link and copy engines with the other instances, so "
+                              "its share of the link says nothing about the link; the check applies to whole GPUs"
+                            : "NVML did not report the link (" + device.pcie.unavailable_reason + ")";
       checks.push_back(c);
       continue;
     }

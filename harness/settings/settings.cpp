@@ -150,6 +150,7 @@ const std::vector<SettingInfo>& known_settings() {
       {"HAZARDLAB_KEEP_RUNS", "run folders and report sets kept, newest first (default 20)"},
       {"HAZARDLAB_FRESH_PROCESSES",
        "1: every case in a new process of its own, not in the GPU's warm worker (default 0)"},
+      {"HAZARDLAB_HOST_NAME", "the host name recorded in runs and fleet reports (default: the machine's)"},
       {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
       {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
   };
@@ -194,6 +195,14 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_MUTATION_CHECK", s.mutation_check);
   read_flag(env, "HAZARDLAB_FRESH_PROCESSES", s.fresh_processes);
   if (const std::string* v = env.find("HAZARDLAB_RUN_DIR")) s.run_dir = *v;
+  if (const std::string* v = env.find("HAZARDLAB_HOST_NAME")) {
+    // It becomes part of run ids and folder names.
+    const bool plain = v->size() <= 64 && std::all_of(v->begin(), v->end(), [](unsigned char c) {
+                         return std::isalnum(c) || c == '-' || c == '.' || c == '_';
+                       });
+    if (!plain)
+      throw SettingsError("HAZARDLAB_HOST_NAME='" + *v + "': expected up to 64 letters, digits, '-', '.' or '_'");
+  }
   if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
   if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_SANITIZE")) {

@@ -20,6 +20,8 @@ void to_json(nlohmann::json& j, const DeviceFingerprint& d) {
                      {"name", d.name},
                      {"uuid", d.uuid},
                      {"pci_bus_id", d.pci_bus_id},
+                     {"nvidia_smi_index", d.nvidia_smi_index},
+                     {"mig", d.mig},
                      {"compute_capability", d.compute_capability()},
                      {"driver_version", d.driver_version},
                      {"driver_release", d.driver_release},
@@ -52,6 +54,8 @@ void from_json(const nlohmann::json& j, DeviceFingerprint& d) {
   j.at("name").get_to(d.name);
   j.at("uuid").get_to(d.uuid);
   j.at("pci_bus_id").get_to(d.pci_bus_id);
+  d.nvidia_smi_index = j.value("nvidia_smi_index", -1);
+  d.mig = j.value("mig", false);
   const std::string cc = j.at("compute_capability").get<std::string>();
   const auto dot = cc.find('.');
   if (dot == std::string::npos) throw std::runtime_error("malformed compute_capability '" + cc + "'");

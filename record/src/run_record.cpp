@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <ctime>
 #include <stdexcept>
 
@@ -179,6 +180,8 @@ RunRecord load_run_record(const std::filesystem::path& run_dir) {
 std::string_view hazardlab_version() noexcept { return HAZARDLAB_VERSION; }
 
 std::string host_name() {
+  // A container's or a job's host name is often not the node's; the fleet's scripts say which.
+  if (const char* given = std::getenv("HAZARDLAB_HOST_NAME"); given && *given) return given;
   char name[256] = {};
   return ::gethostname(name, sizeof name - 1) == 0 && name[0] ? std::string(name) : std::string("unknown-host");
 }

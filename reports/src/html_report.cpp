@@ -166,6 +166,8 @@ std::string report_to_html(const GpuReport& report) {
     const DeviceFingerprint& d = *report.device;
     html << "<h2>Device</h2><table><tr><th>Name</th><td>" << escape(d.name) << "</td></tr><tr><th>UUID</th><td>"
          << escape(d.uuid) << "</td></tr><tr><th>PCI bus id</th><td>" << escape(d.pci_bus_id)
+         << "</td></tr><tr><th>nvidia-smi index</th><td>"
+         << (d.nvidia_smi_index >= 0 ? std::to_string(d.nvidia_smi_index) : "?") << (d.mig ? " (MIG instance)" : "")
          << "</td></tr><tr><th>Compute capability</th><td>" << d.compute_capability()
          << "</td></tr><tr><th>Driver</th><td>" << escape(d.driver_release) << "</td></tr><tr><th>Copy engines</th><td>"
          << d.async_engine_count << "</td></tr><tr><th>PCIe link</th><td>";

@@ -100,6 +100,8 @@ void device_section(std::ostringstream& md, const GpuReport& report) {
      << "| Name | " << cell(d.name) << " |\n"
      << "| UUID | `" << d.uuid << "` |\n"
      << "| PCI bus id | `" << d.pci_bus_id << "` |\n"
+     << "| nvidia-smi index | " << (d.nvidia_smi_index >= 0 ? std::to_string(d.nvidia_smi_index) : "?")
+     << (d.mig ? " (MIG instance)" : "") << " |\n"
      << "| Compute capability | " << d.compute_capability() << " |\n"
      << "| Driver | " << (d.driver_release.empty() ? "?" : d.driver_release) << " (supports CUDA "
      << cuda_version(d.driver_version) << ") |\n"

@@ -24,8 +24,10 @@ struct PcieLink {
 struct DeviceFingerprint {
   int index = -1;
   std::string name;
-  std::string uuid;        // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
-  std::string pci_bus_id;  // "0000:17:00.0"
+  std::string uuid;           // "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"
+  std::string pci_bus_id;     // "0000:17:00.0"
+  int nvidia_smi_index = -1;  // NVML's index, the one nvidia-smi shows; -1 without NVML
+  bool mig = false;           // a MIG instance, not a whole GPU
   int compute_capability_major = 0;
   int compute_capability_minor = 0;
   int driver_version = 0;      // cudaDriverGetVersion, e.g. 13000

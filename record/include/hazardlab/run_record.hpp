@@ -73,7 +73,7 @@ RunRecord load_run_record(const std::filesystem::path& run_dir);  // throws std:
 std::string_view hazardlab_version() noexcept;
 
 // Utilities of the record: this host's name, now in UTC as ISO 8601 and as a compact stamp.
-std::string host_name();
+std::string host_name();  // HAZARDLAB_HOST_NAME if set (validated by the settings), else gethostname()
 std::string utc_now_iso8601();
 std::string utc_now_compact();
 

@@ -1,0 +1,47 @@
+# What a GPU node gets: `cmake --install` (or the Debian package CPack makes from it) puts the
+# command-line tools in bin/, the case and measurement runners in libexec/hazardlab/ (found by
+# `hazardlab run` next to itself), the schemas in share/hazardlab/ and the docs and the Slurm
+# script in share/doc/hazardlab/. The binaries link the CUDA runtime, libstdc++ and libgcc
+# statically and load the driver's libcuda and NVML at run time, so the NVIDIA driver is all a
+# node needs.
+include(GNUInstallDirs)
+
+set(_hl_bin hazardlab-report)
+set(_hl_libexec "")
+if(HAZARDLAB_WITH_CUDA)
+  list(APPEND _hl_bin hazardlab)
+  set(_hl_libexec hazardlab-cases hazardlab-perf)
+endif()
+foreach(program IN LISTS _hl_bin _hl_libexec)
+  target_link_options(${program} PRIVATE -static-libstdc++ -static-libgcc)
+endforeach()
+install(TARGETS ${_hl_bin} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+if(_hl_libexec)
+  install(TARGETS ${_hl_libexec} RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+endif()
+install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.schema.json
+              record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)
+install(FILES README.md reports/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES hazards/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME hazards.md)
+install(PROGRAMS tools/slurm/hazardlab-fleet.sbatch DESTINATION ${CMAKE_INSTALL_DOCDIR}/slurm)
+
+# cpack -G DEB (from the build folder). Debian's shlibdeps would list libc6 and libstdc++6; libc6
+# is essential and libstdc++ is linked in, so the package names only what it cannot carry: the
+# driver's libcuda (in Debian's libcuda1, in Ubuntu's and NVIDIA's libnvidia-compute-<branch>).
+# It is a recommendation, not a dependency, because many GPU nodes get their driver from NVIDIA's
+# .run installer, which no package manager knows about; without a driver `hazardlab run` reports
+# "no usable GPU" and exits non-zero under HAZARDLAB_REQUIRE_GPU=1.
+set(CPACK_PACKAGE_NAME hazardlab)
+set(CPACK_PACKAGE_VENDOR "hazardlab")
+set(CPACK_PACKAGE_CONTACT "hazardlab maintainers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION utils)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "")
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libcuda1 | libnvidia-compute-580 | libnvidia-compute-575 | libnvidia-compute-570 | libnvidia-compute-560 | libnvidia-compute-550")
+set(CPACK_STRIP_FILES ON)
+set(CPACK_GENERATOR DEB)
+include(CPack)

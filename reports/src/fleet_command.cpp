@@ -1,0 +1,98 @@
+// Writing a fleet report into its folder, and the merge command that both CLIs run.
+#include <ostream>
+#include <stdexcept>
+
+#include "hazardlab/atomic_file.hpp"
+#include "hazardlab/fleet.hpp"
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kOutExpected = "expected a new folder, an empty one, or one holding an earlier fleet.json";
+
+// The folder may be written only if it is new, empty, or an earlier fleet report's: a folder of
+// someone else's files is never written into, so nothing of theirs is overwritten.
+void require_fleet_folder(const fs::path& out_dir) {
+  if (out_dir.empty()) throw std::invalid_argument(std::string("no output folder given (--out); ") + kOutExpected);
+  std::error_code ec;
+  if (!fs::exists(out_dir, ec)) return;
+  if (!fs::is_directory(out_dir, ec)) {
+    throw std::invalid_argument("the output folder " + out_dir.string() + " is not a folder; " + kOutExpected);
+  }
+  if (fs::exists(out_dir / kFleetJsonFile, ec)) return;
+  fs::directory_iterator entries(out_dir, ec);
+  if (ec) throw std::invalid_argument("cannot read the output folder " + out_dir.string() + ": " + ec.message());
+  if (entries != fs::directory_iterator()) {
+    throw std::invalid_argument("the output folder " + out_dir.string() + " holds " +
+                                entries->path().filename().string() + " and no fleet.json, so it is not a fleet " +
+                                "report's and is left untouched; " + kOutExpected);
+  }
+}
+
+std::string row_line(const FleetRow& row) {
+  std::string line = row.key() + "  " + (row.has_gpu ? row.name : "no GPU: " + row.no_device_reason) + "  " +
+                     std::string(to_string(row.verdict)) + "  run " + row.run_id;
+  if (row.partial) line += "  partial";
+  if (row.stale) line += "  stale";
+  if (row.superseded_runs) line += "  (" + std::to_string(row.superseded_runs) + " other run(s) seen)";
+  for (const NewerPartialRun& p : row.newer_partial_runs) {
+    line += "  newer partial run " + p.run_id + ": " + std::string(to_string(p.verdict));
+  }
+  for (const auto* list : {&row.failing_cases, &row.failing_checks, &row.inconclusive_cases}) {
+    for (const std::string& id : *list) line += "  " + id;
+  }
+  if (row.outlier) line += "  outlier: " + row.outlier_reason;
+  return line;
+}
+
+}  // namespace
+
+std::vector<fs::path> write_fleet_report(const FleetReport& report, const fs::path& out_dir) {
+  require_fleet_folder(out_dir);
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) throw std::runtime_error("cannot create the output folder " + out_dir.string() + ": " + ec.message());
+  // fleet.json first: once it is there the folder is recognisably ours, even if a later write fails.
+  const std::vector<std::pair<fs::path, std::string>> files = {
+      {out_dir / kFleetJsonFile, fleet_to_json(report).dump(2) + "\n"},
+      {out_dir / "fleet.md", fleet_to_markdown(report)},
+      {out_dir / "fleet.html", fleet_to_html(report)},
+      {out_dir / "fleet.csv", fleet_to_csv(report)},
+  };
+  std::vector<fs::path> written;
+  for (const auto& [path, text] : files) {
+    write_file_atomically(path, text);
+    written.push_back(path);
+  }
+  return written;
+}
+
+int merge_command(const std::vector<fs::path>& runs, const FleetOptions& options, std::ostream& out,
+                  std::ostream& err) {
+  FleetReport report;
+  std::vector<fs::path> written;
+  try {
+    require_fleet_folder(options.out_dir);  // before reading anything: a refusal costs nothing
+    report = merge_runs(runs, options);
+    written = write_fleet_report(report, options.out_dir);
+  } catch (const std::invalid_argument& e) {
+    err << "hazardlab: " << e.what() << "; no fleet report written\n";
+    return 2;
+  } catch (const std::exception& e) {
+    err << "hazardlab: " << e.what() << "; the fleet report was not (fully) written\n";
+    return 1;
+  }
+  for (const FleetRow& row : report.rows) out << "hazardlab: " << row_line(row) << '\n';
+  for (const std::string& note : report.notes) out << "hazardlab: note: " << note << '\n';
+  std::string counts;
+  for (const auto& [verdict, count] : report.counts()) {
+    counts += (counts.empty() ? "" : ", ") + std::to_string(count) + " " + std::string(to_string(verdict));
+  }
+  out << "hazardlab: " << report.rows.size() << " row(s) from " << report.runs.size() << " run(s): " << counts << '\n';
+  for (const fs::path& path : written) out << "hazardlab: wrote " << path.string() << '\n';
+  return fleet_exit_status(report);
+}
+
+}  // namespace hazardlab

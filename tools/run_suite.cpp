@@ -1,0 +1,128 @@
+#include "run_suite.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <ostream>
+#include <thread>
+#include <vector>
+
+#include "child_process.hpp"
+#include "cuda/device.hpp"
+#include "hazardlab/perf_store.hpp"
+#include "hazardlab/publish.hpp"
+#include "hazardlab/results_layout.hpp"
+#include "hazardlab/run_record.hpp"
+#include "lesson/registry.hpp"
+#include "run_start.hpp"
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::chrono::seconds kCaseLimit{600};  // the TIMEOUT ctest's registration gives a case
+
+// Installed: <prefix>/bin/hazardlab and <prefix>/libexec/hazardlab/<name>. Build tree:
+// <build>/tools/hazardlab and <build>/cases/<name>.
+fs::path sibling_program(const std::string& name) {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& dir :
+       {self.parent_path() / ".." / "libexec" / "hazardlab", self.parent_path() / ".." / "cases"}) {
+    const fs::path candidate = (dir / name).lexically_normal();
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  throw std::invalid_argument(name + " was not found next to " + self.string() +
+                              " (looked in ../libexec/hazardlab and ../cases): a broken install?");
+}
+
+fs::path absolute_path(const fs::path& p) { return fs::absolute(p).lexically_normal(); }
+
+// One GPU's (or no GPU's) share of the run, printed line by line as ctest would.
+class Progress {
+ public:
+  Progress(std::ostream& out, int total) : out_(out), total_(total) {}
+  void done(const std::string& name, const ChildEnd& end) {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    const std::string word = end.exit_code == 0    ? "passed"
+                             : end.exit_code == 77 ? "skipped"
+                             : end.exit_code == 1  ? "FAILED"
+                                                   : "FAILED (" + end.how + ")";
+    out_ << "hazardlab: " << ++finished_ << "/" << total_ << " " << name << " ... " << word << " ("
+         << static_cast<long>(end.seconds * 1000) << " ms)\n"
+         << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  int total_;
+  int finished_ = 0;
+  std::mutex mutex_;
+};
+
+struct Target {
+  std::string device;  // the --device argument: an index or "none"
+  std::string label;   // gpu0, or nogpu
+};
+
+}  // namespace
+
+int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ostream& out, std::ostream& err) {
+  if (!settings.sanitizer.empty()) {
+    throw std::invalid_argument("HAZARDLAB_SANITIZE='" + settings.sanitizer +
+                                "': sanitizer runs need ctest and the CUDA Toolkit (`ctest --preset suite` in a build "
+                                "tree); `hazardlab run` runs the validation suite");
+  }
+  const fs::path cases = sibling_program("hazardlab-cases"), perf = sibling_program("hazardlab-perf");
+  const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {
+    return absolute_path(!given.empty() ? given : !environment.empty() ? environment : fs::path(fallback));
+  };
+  const fs::path root = chosen(request.results_root, settings.results_root, "hazardlab-results");
+  const fs::path reports = chosen(request.reports_dir, settings.reports_dir, "hazardlab-reports");
+  const long owner = static_cast<long>(::getpid());
+  const std::string run_id = make_run_id(utc_now_compact(), host_name(), owner);
+  if (const int rc = start_run(RunStart{root, run_id, owner}, settings, out, err); rc != 0) return rc;
+  const fs::path run_dir = run_folder(root, run_id);
+  ::setenv("HAZARDLAB_RUN_DIR", run_dir.c_str(), 1);
+
+  std::vector<Target> targets;
+  for (const DeviceFingerprint& d : discover_devices().devices)
+    targets.push_back({std::to_string(d.index), device_label(d.index)});
+  if (targets.empty()) targets.push_back({"none", device_label(-1)});
+  int total = 0;
+  for (const Hazard& h : Registry::instance().hazards()) total += static_cast<int>(h.variants.size());
+  total = (total + static_cast<int>(std::size(kPerfParts))) * static_cast<int>(targets.size());
+  Progress progress(out, total);
+  const fs::path logs = run_dir / "logs";
+  const auto perf_part = [&](const Target& t, std::string_view part) {
+    const std::string name = t.label + "/perf/" + std::string(part);
+    progress.done(name, run_child({perf.string(), "--device", t.device, "--part", std::string(part)},
+                                  logs / t.label / ("perf--" + std::string(part) + ".log"), kCaseLimit));
+  };
+
+  // Bandwidth and overlap first, one GPU at a time: nothing else of this run is on the host.
+  for (const Target& t : targets) {
+    perf_part(t, "bandwidth");
+    perf_part(t, "overlap");
+  }
+  // Then every GPU's cases at once, one at a time per GPU.
+  std::vector<std::thread> gpus;
+  for (const Target& t : targets) {
+    gpus.emplace_back([&, t] {
+      for (const Hazard& h : Registry::instance().hazards()) {
+        for (const Variant& v : h.variants) {
+          progress.done(t.label + "/" + h.id + "/" + v.id,
+                        run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
+                                  logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
+        }
+      }
+      perf_part(t, "findings");
+    });
+  }
+  for (std::thread& g : gpus) g.join();
+  return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
+}
+
+}  // namespace hazardlab

@@ -1,0 +1,30 @@
+#pragma once
+// `hazardlab run`: the whole suite on every GPU of this machine without ctest or a build tree,
+// as an installed package runs it on a GPU node. It schedules what ctest's registration does:
+//
+//   1. the run starts (session-start: folder, lock, record);
+//   2. bandwidth and overlap of each GPU, one GPU after the other, with nothing else running;
+//   3. on every GPU at once, one thread per GPU: each case in its own client process (the GPU's
+//      warm worker runs it, as under ctest), with a 600 s limit, then the GPU's findings;
+//   4. the reports, whose verdicts give the exit status.
+//
+// Each case's output goes to <run folder>/logs/<gpu>/<hazard>--<variant>.log.
+#include <filesystem>
+#include <iosfwd>
+
+#include "settings/settings.hpp"
+
+namespace hazardlab {
+
+// Folders: the option given, else HAZARDLAB_RESULTS_ROOT / HAZARDLAB_REPORTS_DIR, else
+// ./hazardlab-results and ./hazardlab-reports.
+struct RunSuiteRequest {
+  std::filesystem::path results_root;
+  std::filesystem::path reports_dir;
+};
+
+// Exit status as the report's: 0 every GPU PASS (or SKIPPED without a GPU), 1 anything else, 2 bad
+// input (a sanitizer, which needs ctest; the case binaries not found next to this one).
+int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ostream& out, std::ostream& err);
+
+}  // namespace hazardlab
