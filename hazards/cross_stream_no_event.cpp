@@ -43,6 +43,10 @@ Hazard cross_stream_no_event() {
                    make_variant(VariantKind::Guard, "stream-wait-event",
                                 "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer",
                                 nonblocking, across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
+      .pytorch = R"py(s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+with torch.cuda.stream(s1): y = x * 2
+with torch.cuda.stream(s2): z = y + 1  # nothing orders s2 after s1
+# fix: s2.wait_stream(s1), or e = s1.record_event(); s2.wait_event(e))py",
   };
 }
 

@@ -34,6 +34,9 @@ Hazard d2h_pinned_read_early() {
                    guard(FenceKind::StreamSynchronize, space, scenario),
                    guard(FenceKind::EventSynchronize, space, scenario), guard(FenceKind::EventQuery, space, scenario),
                    guard(FenceKind::HostFunction, space, scenario)},
+      .pytorch = R"py(y = x_gpu.to("cpu", non_blocking=True)   # y is pinned; the copy is only queued
+total = y.sum()                          # may read y before the copy landed
+# fix: torch.cuda.current_stream().synchronize() before reading y)py",
   };
 }
 

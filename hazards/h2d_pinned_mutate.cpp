@@ -38,6 +38,10 @@ Hazard h2d_pinned_mutate() {
                    guard(FenceKind::StreamSynchronize, space, scenario),
                    guard(FenceKind::EventSynchronize, space, scenario), guard(FenceKind::EventQuery, space, scenario),
                    guard(FenceKind::HostFunction, space, scenario)},
+      .pytorch = R"py(x = torch.ones(n, pin_memory=True)
+y = x.to("cuda", non_blocking=True)   # only queued
+x.fill_(2)                            # y may receive 2s, or a mix
+# fix: torch.cuda.current_stream().synchronize() (or an event's synchronize()) before x.fill_(2))py",
   };
 }
 

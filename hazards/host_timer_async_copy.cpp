@@ -118,6 +118,11 @@ Hazard host_timer_async_copy() {
                    make_variant(VariantKind::Guard, "host-timer-after-synchronize",
                                 "host clock stopped after cudaStreamSynchronize", timed,
                                 with(Clock::HostAfterSynchronize))},
+      .pytorch = R"py(t0 = time.perf_counter()
+y = x.to("cuda", non_blocking=True)
+dt = time.perf_counter() - t0         # the call, not the copy
+# fix: start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True);
+#      record both around the copy, end.synchronize(), then start.elapsed_time(end))py",
   };
 }
 

@@ -44,6 +44,11 @@ Hazard legacy_stream_nonblocking_consumer() {
                    make_variant(VariantKind::Guard, "stream-wait-event",
                                 "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer", space,
                                 across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
+      .pytorch = R"py(y = x * 2                              # on the default (legacy) stream
+side = torch.cuda.Stream()             # PyTorch's streams are non-blocking streams
+with torch.cuda.stream(side):
+    z = y + 1                          # may read y before it is written
+# fix: side.wait_stream(torch.cuda.current_stream()) before using y on side)py",
   };
 }
 

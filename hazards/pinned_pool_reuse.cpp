@@ -92,6 +92,11 @@ Hazard pinned_pool_reuse() {
                                 [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return reuse_pooled_block(rig, c, true, s);
                                 })},
+      .pytorch = R"py(buf = torch.empty(n, pin_memory=True)
+for batch in batches:
+    buf.copy_(batch)                   # may overwrite the previous batch before its copy ran
+    out.append(buf.to("cuda", non_blocking=True))
+# fix: after each copy e = torch.cuda.Event(); e.record(); and e.synchronize() before refilling buf)py",
   };
 }
 

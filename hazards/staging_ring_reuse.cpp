@@ -93,6 +93,12 @@ Hazard staging_ring_reuse() {
                                 [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return stream_batches(rig, c, true, s);
                                 })},
+      .pytorch = R"py(ring = [torch.empty(n, pin_memory=True) for _ in range(2)]
+for i, batch in enumerate(batches):
+    slot = ring[i % 2]
+    slot.copy_(batch)                  # the slot's previous copy may still be queued
+    out.append(slot.to("cuda", non_blocking=True))
+# fix: one torch.cuda.Event per slot, recorded after its copy and synchronized before refilling it)py",
   };
 }
 

@@ -94,6 +94,12 @@ Hazard stream_ordered_allocator_reuse() {
                                 [](Rig& rig, const TrialCase& c, const Settings& s) {
                                   return free_while_read(rig, c, true, s);
                                 })},
+      .pytorch = R"py(side = torch.cuda.Stream()
+with torch.cuda.stream(side):
+    y = x_gpu * 2                      # x_gpu was allocated on the default stream
+del x_gpu                              # the caching allocator may hand its memory out again
+                                       # while side still reads it
+# fix: x_gpu.record_stream(side) before del x_gpu)py",
   };
 }
 

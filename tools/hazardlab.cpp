@@ -47,6 +47,15 @@ int explain(const std::string& id) {
     for (const Requirement& r : h->requirements) std::cout << ' ' << r.what << ';';
     std::cout << '\n';
   }
+  if (!h->pytorch.empty()) {
+    std::cout << "\nThe same mistake in PyTorch:\n";
+    std::size_t start = 0;
+    while (start < h->pytorch.size()) {
+      const std::size_t end = std::min(h->pytorch.find('\n', start), h->pytorch.size());
+      std::cout << "    " << h->pytorch.substr(start, end - start) << '\n';
+      start = end + 1;
+    }
+  }
   std::cout << "\nVariants:\n";
   for (const Variant& v : h->variants) {
     std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';

@@ -43,6 +43,8 @@ struct Hazard {
   std::vector<Requirement> requirements;
   std::string explanation;
   std::vector<Variant> variants;
+  // PyTorch code that makes the same mistake, and its fix, where there is one ("" where not).
+  std::string pytorch;
 
   const Variant* find_variant(std::string_view variant_id) const;
   // "" when `device` meets every requirement, else the first unmet reason.

@@ -153,7 +153,7 @@ void md_table(std::ostringstream& md, const Table& t) {
 }
 
 void html_table(std::ostringstream& html, const Table& t) {
-  html << "<table>\n<tr>";
+  html << "<div style='overflow-x:auto'><table>\n<tr>";  // wide fleets scroll inside the box
   for (const std::string& h : t.headers) html << "<th>" << escape_markup(h) << "</th>";
   html << "</tr>\n";
   for (std::size_t r = 0; r < t.rows.size(); ++r) {
@@ -161,7 +161,7 @@ void html_table(std::ostringstream& html, const Table& t) {
     for (const std::string& cell : t.rows[r]) html << "<td>" << escape_markup(cell) << "</td>";
     html << "</tr>\n";
   }
-  html << "</table>\n";
+  html << "</table></div>\n";
 }
 
 }  // namespace

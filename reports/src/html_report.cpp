@@ -153,7 +153,10 @@ std::string report_to_html(const GpuReport& report) {
        << escape(report.hazardlab_version) << ".</small></p>";
   html << "<p>Run <code>" << escape(report.run.id) << "</code>: ";
   if (report.complete()) {
-    html << "<b>complete</b>, every registered case ran on this GPU.</p>";
+    html << "<b>complete</b>, "
+         << (report.device ? "every registered case ran on this GPU."
+                           : "every registered case was recorded (skipped: no usable GPU).")
+         << "</p>";
   } else {
     html << "<b>partial</b>, " << report.not_run.size()
          << " registered case(s) did not run on this GPU; this report does not replace the last complete one."

@@ -58,7 +58,9 @@ void run_section(std::ostringstream& md, const GpuReport& report) {
   md << "Run `" << run.id << "`, started " << run.started_at << (run.ended_at.empty() ? "" : ", ended " + run.ended_at)
      << ". ";
   if (report.complete()) {
-    md << "**Complete**: every registered case ran on this GPU.\n\n";
+    md << "**Complete**: "
+       << (report.device ? "every registered case ran on this GPU.\n\n"
+                         : "every registered case was recorded (skipped: no usable GPU).\n\n");
   } else {
     md << "**Partial**: " << report.not_run.size()
        << " registered case(s) did not run on this GPU, so this report does not replace the last complete one.\n\n"
