@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -34,6 +35,28 @@ int list_hazards() {
   return 0;
 }
 
+#ifndef HAZARDLAB_LESSON_IDS
+#define HAZARDLAB_LESSON_IDS ""
+#endif
+
+// Where the hazard's plain-CUDA lesson is, if it has one: next to this program when built
+// (<build>/lessons) or installed (<prefix>/libexec/hazardlab/lessons).
+std::string lesson_of(const std::string& id) {
+  const std::string ids = "," + std::string(HAZARDLAB_LESSON_IDS) + ",";
+  if (ids.find("," + id + ",") == std::string::npos) return "";
+  std::string file = id;
+  std::replace(file.begin(), file.end(), '-', '_');
+  std::string text = "Plain-CUDA lesson: lessons/" + file + ".cu, the unsafe and the fixed code side by side";
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& dir :
+       {self.parent_path() / ".." / "lessons", self.parent_path() / ".." / "libexec/hazardlab/lessons"}) {
+    const fs::path program = (dir / ("lesson-" + id)).lexically_normal();
+    if (fs::exists(program)) return text + ".\nRun it: " + program.string() + " [--delay-us N] [--trials N]\n";
+  }
+  return text + "; the build makes it lesson-" + id + " (`ctest -L lesson -R " + id + "` runs it).\n";
+}
+
 int explain(const std::string& id) {
   const Hazard* h = Registry::instance().find(id);
   if (!h) {
@@ -56,6 +79,7 @@ int explain(const std::string& id) {
       start = end + 1;
     }
   }
+  if (const std::string lesson = lesson_of(h->id); !lesson.empty()) std::cout << '\n' << lesson;
   std::cout << "\nVariants:\n";
   for (const Variant& v : h->variants) {
     std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
