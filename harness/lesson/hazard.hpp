@@ -44,7 +44,7 @@ struct Hazard {
   std::string explanation;
   std::vector<Variant> variants;
   // PyTorch code that makes the same mistake, and its fix, where there is one ("" where not).
-  std::string pytorch;
+  std::string pytorch{};  // (braced: a hazard without one may leave it out of its initializer)
 
   const Variant* find_variant(std::string_view variant_id) const;
   // "" when `device` meets every requirement, else the first unmet reason.

@@ -15,7 +15,7 @@ struct Case {
   std::string classname, name;
   double seconds = 0;
   enum class Kind { Passed, Failure, Error, Skipped } kind = Kind::Passed;
-  std::string type, message;
+  std::string type{}, message{};
 };
 
 std::string seconds_text(double s) {

@@ -20,7 +20,7 @@ struct RecordedSetting {
   std::string name;   // HAZARDLAB_TRIALS...
   std::string value;  // as the run used it
   bool from_environment = false;
-  std::string note;  // where a value that is not the default came from, if not the environment
+  std::string note{};  // where a value that is not the default came from, if not the environment
 };
 
 // Which cases the run was asked to run: the ctest filters, or all of them.
