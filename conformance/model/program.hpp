@@ -1,0 +1,100 @@
+// A program for the model: the entities (host threads, streams, events, buffers) and the sequence of
+// CUDA and host commands, in the order they were issued. No CUDA headers: the model runs anywhere.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace hazardlab::conformance {
+
+enum class StreamKind {
+  Legacy,       // the NULL stream, with its implicit synchronization
+  Blocking,     // cudaStreamCreate (default flags): synchronizes with the legacy stream
+  NonBlocking,  // cudaStreamNonBlocking: exempt from the legacy stream's implicit synchronization
+};
+
+enum class BufferKind { HostPinned, HostPageable, Device };
+
+using StreamId = std::size_t;
+using EventId = std::size_t;
+using BufferId = std::size_t;
+using HostThreadId = std::size_t;
+using CommandIndex = std::size_t;
+
+// Stream 0 is the legacy stream, present in every program.
+inline constexpr StreamId kLegacyStream = 0;
+
+enum class CommandKind {
+  HostWrite,
+  HostRead,
+  MemcpyAsync,
+  Memcpy,  // synchronous cudaMemcpy
+  MemsetAsync,
+  Kernel,
+  HostFunc,
+  EventRecord,
+  StreamWaitEvent,
+  EventSynchronize,
+  StreamSynchronize,
+  DeviceSynchronize,
+  EventQuery,
+};
+
+// One issued command. A copy reads {src} and writes {dst}; a kernel or host function lists what it
+// reads and writes. Fields a kind does not use stay at their defaults.
+struct Command {
+  CommandKind kind;
+  HostThreadId thread = 0;
+  StreamId stream = kLegacyStream;
+  EventId event = 0;
+  std::vector<BufferId> reads;
+  std::vector<BufferId> writes;
+  // EventQuery only: the program saw cudaSuccess. Otherwise the query orders nothing.
+  bool observed_complete = false;
+};
+
+// Builds a program. Each command method returns the command's index, which also names the writes it
+// makes (see observed_writes.hpp).
+class Program {
+ public:
+  Program();
+
+  StreamId add_stream(StreamKind kind);
+  EventId add_event();
+  BufferId add_buffer(BufferKind kind, std::string name);
+
+  CommandIndex host_write(BufferId buffer, HostThreadId thread = 0);
+  CommandIndex host_read(BufferId buffer, HostThreadId thread = 0);
+  CommandIndex memcpy_async(BufferId dst, BufferId src, StreamId stream, HostThreadId thread = 0);
+  CommandIndex memcpy(BufferId dst, BufferId src, HostThreadId thread = 0);
+  CommandIndex memset_async(BufferId buffer, StreamId stream, HostThreadId thread = 0);
+  CommandIndex kernel(std::vector<BufferId> reads, std::vector<BufferId> writes, StreamId stream,
+                      HostThreadId thread = 0);
+  CommandIndex host_func(std::vector<BufferId> reads, std::vector<BufferId> writes, StreamId stream,
+                         HostThreadId thread = 0);
+  CommandIndex event_record(EventId event, StreamId stream, HostThreadId thread = 0);
+  CommandIndex stream_wait_event(StreamId stream, EventId event, HostThreadId thread = 0);
+  CommandIndex event_synchronize(EventId event, HostThreadId thread = 0);
+  CommandIndex stream_synchronize(StreamId stream, HostThreadId thread = 0);
+  CommandIndex device_synchronize(HostThreadId thread = 0);
+  CommandIndex event_query(EventId event, bool observed_complete, HostThreadId thread = 0);
+
+  [[nodiscard]] const std::vector<Command>& commands() const { return commands_; }
+  [[nodiscard]] StreamKind stream_kind(StreamId stream) const { return streams_.at(stream); }
+  [[nodiscard]] std::size_t stream_count() const { return streams_.size(); }
+  [[nodiscard]] BufferKind buffer_kind(BufferId buffer) const { return buffers_.at(buffer); }
+  [[nodiscard]] const std::string& buffer_name(BufferId buffer) const { return buffer_names_.at(buffer); }
+  [[nodiscard]] std::size_t buffer_count() const { return buffers_.size(); }
+
+ private:
+  CommandIndex append(Command command);
+
+  std::vector<StreamKind> streams_;
+  std::vector<BufferKind> buffers_;
+  std::vector<std::string> buffer_names_;
+  std::size_t event_count_ = 0;
+  std::vector<Command> commands_;
+};
+
+}  // namespace hazardlab::conformance

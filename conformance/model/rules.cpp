@@ -1,0 +1,60 @@
+#include "conformance/model/rules.hpp"
+
+#include <array>
+
+namespace hazardlab::conformance {
+namespace {
+
+// "Runtime API" is the CUDA Runtime API reference; "PG" is the CUDA C++ Programming Guide.
+constexpr std::array<RuleInfo, kRuleCount> kRules{{
+    {Rule::kStreamOrder, "stream-order", "operations on one stream run in issue order",
+     "CUDA C++ Programming Guide, Asynchronous Concurrent Execution: Streams"},
+    {Rule::kLegacyStreamImplicitSync, "legacy-stream-implicit-sync",
+     "work on the legacy (NULL) stream waits for all prior work on blocking streams, and later work on blocking "
+     "streams waits for it; cudaStreamNonBlocking streams are exempt",
+     "CUDA Runtime API, Stream synchronization behavior: Legacy default stream"},
+    {Rule::kEventRecordWait, "event-record-wait",
+     "an event captures the work enqueued on its stream at cudaEventRecord; cudaStreamWaitEvent makes later work "
+     "of the waiting stream wait for the most recent record before the wait; a never-recorded event waits for "
+     "nothing",
+     "CUDA Runtime API, cudaEventRecord and cudaStreamWaitEvent"},
+    {Rule::kHostSynchronization, "host-synchronization",
+     "cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize (and a cudaEventQuery observed to return "
+     "cudaSuccess) order later host operations after the captured or queued work",
+     "CUDA Runtime API, cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventQuery"},
+    {Rule::kAsyncCopyPinnedOnStream, "async-copy-pinned-on-stream",
+     "cudaMemcpyAsync between device and pinned host memory reads or writes the host buffer when it runs on the "
+     "stream, not at the call",
+     "CUDA Runtime API, API synchronization behavior: Asynchronous (\"for all other transfers, the function should "
+     "be fully asynchronous\")"},
+    {Rule::kAsyncCopyPageableH2DStaged, "async-copy-pageable-h2d-staged",
+     "cudaMemcpyAsync from pageable host memory to the device has read (staged) its source when it returns; the "
+     "device write still happens on the stream",
+     "CUDA Runtime API, API synchronization behavior: Asynchronous (pageable memory \"staged\" to pinned memory) "
+     "and Synchronous (\"return once the pageable buffer has been copied to the staging memory\")"},
+    {Rule::kAsyncCopyPageableD2HNoHostGuarantee, "async-copy-pageable-d2h-no-host-guarantee",
+     "cudaMemcpyAsync from the device to pageable host memory \"might be synchronous\": no completion at return "
+     "is promised, so the host buffer is written when the copy runs on the stream (the 9.2/11.0 pages promised "
+     "completion; switching this rule off models that older reading)",
+     "CUDA Runtime API 12.x, API synchronization behavior: Asynchronous (\"for transfers between device memory "
+     "and pageable host memory, the function might be synchronous with respect to host\")"},
+    {Rule::kSyncMemcpy, "sync-memcpy",
+     "cudaMemcpy runs on the legacy stream; device to host and pinned host to device return after the copy; "
+     "pageable host to device waits for the stream, stages the source and may return before the device write; "
+     "device to device does not synchronize the host",
+     "CUDA Runtime API, API synchronization behavior: Synchronous"},
+    {Rule::kHostFunctionOrder, "host-function-order",
+     "a host function runs after prior work on its stream, and later work on the stream waits for it",
+     "CUDA Runtime API, cudaLaunchHostFunc; CUDA C++ Programming Guide, Host Functions (Callbacks)"},
+    {Rule::kMemsetAsyncOnStream, "memset-async-on-stream",
+     "cudaMemsetAsync writes its buffer when it runs on the stream, not at the call",
+     "CUDA Runtime API, API synchronization behavior: Memset (\"the Async versions are always asynchronous\")"},
+}};
+
+}  // namespace
+
+std::span<const RuleInfo> all_rules() { return kRules; }
+
+const RuleInfo& rule_info(Rule rule) { return kRules.at(static_cast<std::size_t>(rule)); }
+
+}  // namespace hazardlab::conformance
