@@ -21,7 +21,15 @@ function(hazardlab_add_test_file file)
   add_executable(${name} ${file})
   target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main ${ARG_LIBRARIES})
   hazardlab_warnings(${name})
-  gtest_discover_tests(${name} TEST_PREFIX "${name}." PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60)
+  # gtest_discover_tests would keep only the first of several labels (it writes the list unquoted),
+  # so the labels are set by a script ctest runs after it has read the discovered tests.
+  set(script ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  string(REPLACE "\\;" ";" labels "${ARG_LABELS}")  # one quoted "a;b" argument arrives escaped
+  file(WRITE ${script} "set(hazardlab_discovered_glob \"${CMAKE_CURRENT_BINARY_DIR}/${name}[[]*_tests.cmake\")\n"
+                       "set(hazardlab_labels \"${labels}\")\n"
+                       "include(\"${PROJECT_SOURCE_DIR}/cmake/HazardlabLabelDiscoveredTests.cmake\")\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
 endfunction()
 
 function(hazardlab_add_gpu_cases)
