@@ -43,5 +43,9 @@ function(hazardlab_add_scenarios script)
                      --cases $<TARGET_FILE:${ARG_CASES}> --perf $<TARGET_FILE:${ARG_PERF}>
                      --ctest ${CMAKE_CTEST_COMMAND} --cmake ${CMAKE_COMMAND})
     set_tests_properties(scenarios/${name} PROPERTIES LABELS "selftest;scenario" TIMEOUT 900)
+    # Installing and packaging read the build tree and write its install_manifest.txt: one at a time.
+    if(name MATCHES "install|package|slurm")
+      set_tests_properties(scenarios/${name} PROPERTIES RESOURCE_LOCK build-tree-install)
+    endif()
   endforeach()
 endfunction()
