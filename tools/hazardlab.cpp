@@ -17,6 +17,7 @@
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
 #include "perf/reference.hpp"
+#include "program_paths.hpp"
 #include "run_start.hpp"
 #include "run_suite.hpp"
 #include "settings/settings.hpp"
@@ -47,12 +48,9 @@ std::string lesson_of(const std::string& id) {
   std::string file = id;
   std::replace(file.begin(), file.end(), '-', '_');
   std::string text = "Plain-CUDA lesson: lessons/" + file + ".cu, the unsafe and the fixed code side by side";
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& dir :
-       {self.parent_path() / ".." / "lessons", self.parent_path() / ".." / "libexec/hazardlab/lessons"}) {
-    const fs::path program = (dir / ("lesson-" + id)).lexically_normal();
-    if (fs::exists(program)) return text + ".\nRun it: " + program.string() + " [--delay-us N] [--trials N]\n";
+  if (const fs::path program = find_companion("lesson-" + id, {"../lessons", "../libexec/hazardlab/lessons"});
+      !program.empty()) {
+    return text + ".\nRun it: " + program.string() + " [--delay-us N] [--trials N]\n";
   }
   return text + "; the build makes it lesson-" + id + " (`ctest -L lesson -R " + id + "` runs it).\n";
 }
@@ -117,8 +115,7 @@ int list_settings() {
 // `hazardlab merge ...` is `hazardlab-report merge ...`, the CUDA-free tool installed beside this
 // one: one implementation, which also runs on machines that only collect reports.
 static int merge_in_report_tool(int argc, char** argv) {
-  std::error_code ec;
-  const fs::path tool = fs::read_symlink("/proc/self/exe", ec).parent_path() / "hazardlab-report";
+  const fs::path tool = program_folder() / "hazardlab-report";
   std::vector<char*> args{const_cast<char*>("hazardlab-report")};
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);

@@ -14,6 +14,7 @@
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
+#include "program_paths.hpp"
 #include "settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
@@ -65,12 +66,6 @@ std::vector<std::string> command_of(long pid) {
     // Not Linux, or the process is gone: the selection stays unknown, completeness still counts.
   }
   return args;
-}
-
-fs::path absolute_path(const fs::path& p) {
-  std::error_code ec;
-  const fs::path a = fs::absolute(p, ec);
-  return ec ? p : a.lexically_normal();
 }
 
 }  // namespace

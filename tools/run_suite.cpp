@@ -15,6 +15,7 @@
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
+#include "program_paths.hpp"
 #include "run_start.hpp"
 
 namespace hazardlab {
@@ -27,18 +28,13 @@ constexpr std::chrono::seconds kCaseLimit{600};  // the TIMEOUT ctest's registra
 // Installed: <prefix>/bin/hazardlab and <prefix>/libexec/hazardlab/<name>. Build tree:
 // <build>/tools/hazardlab and <build>/cases/<name>.
 fs::path sibling_program(const std::string& name) {
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& dir :
-       {self.parent_path() / ".." / "libexec" / "hazardlab", self.parent_path() / ".." / "cases"}) {
-    const fs::path candidate = (dir / name).lexically_normal();
-    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  const fs::path found = find_companion(name, {"../libexec/hazardlab", "../cases"});
+  if (found.empty()) {
+    throw std::invalid_argument(name + " was not found next to " + program_folder().string() +
+                                " (looked in ../libexec/hazardlab and ../cases): a broken install?");
   }
-  throw std::invalid_argument(name + " was not found next to " + self.string() +
-                              " (looked in ../libexec/hazardlab and ../cases): a broken install?");
+  return found;
 }
-
-fs::path absolute_path(const fs::path& p) { return fs::absolute(p).lexically_normal(); }
 
 // One GPU's (or no GPU's) share of the run, printed line by line as ctest would.
 class Progress {

@@ -1,0 +1,28 @@
+#include "program_paths.hpp"
+
+#include <unistd.h>
+
+namespace hazardlab {
+namespace fs = std::filesystem;
+
+fs::path program_folder() {
+  std::error_code ec;
+  return fs::read_symlink("/proc/self/exe", ec).parent_path();
+}
+
+fs::path find_companion(const std::string& name, std::initializer_list<const char*> folders) {
+  const fs::path here = program_folder();
+  for (const char* folder : folders) {
+    const fs::path candidate = (here / folder / name).lexically_normal();
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return {};
+}
+
+fs::path absolute_path(const fs::path& p) {
+  std::error_code ec;
+  const fs::path a = fs::absolute(p, ec);
+  return ec ? p : a.lexically_normal();
+}
+
+}  // namespace hazardlab
