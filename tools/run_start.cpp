@@ -95,7 +95,11 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     out << "device\t" << d.index << '\t' << device_label(d.index) << '\t' << d.name << '\n';
   }
   for (const Hazard& h : Registry::instance().hazards()) {
-    for (const Variant& v : h.variants) out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\n';
+    for (const Variant& v : h.variants) {
+      std::string labels;
+      for (const std::string& l : v.labels) labels += (labels.empty() ? "" : ",") + l;
+      out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\t' << labels << '\n';
+    }
   }
   return 0;
 }

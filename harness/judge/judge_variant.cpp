@@ -32,6 +32,8 @@ VariantResult with_mutation_check(const RunContext& ctx, const Variant& variant,
 }
 
 VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
+  // A variant that measures and judges itself (the race-window sweeps, the conformance programs).
+  if (variant.measure) return variant.measure(ctx.device, ctx.settings);
   switch (variant.kind) {
     case VariantKind::Control:
       return check_positive_control(ctx, variant.space, variant.trial);
@@ -51,7 +53,6 @@ VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
     case VariantKind::Observation:
       break;
   }
-  if (variant.measure) return variant.measure(ctx.device, ctx.settings);
   return observe(ctx, variant.space, variant.trial);
 }
 

@@ -33,7 +33,10 @@ struct Variant {
   std::string title;
   CaseSpace space;
   TrialFn trial;
-  Measurement measure;  // observations only, instead of `trial`
+  Measurement measure;  // instead of `trial`: a variant that judges its own run (an observation or a rule)
+  // Extra ctest labels beyond gpu, the GPU, hazard:<id> and kind:<kind> (e.g. "sweep"), so that a
+  // family of cases that spans hazards can be selected with -L.
+  std::vector<std::string> labels{};
 };
 
 struct Hazard {
