@@ -31,6 +31,16 @@ struct Action {
   std::vector<BufferId> writes;
 };
 
+inline constexpr ActionId kNoAction = static_cast<ActionId>(-1);
+
+// Where one command's actions are, and which gates were closed when the host began it.
+struct CommandActions {
+  ActionId call = kNoAction;
+  ActionId work = kNoAction;  // kNoAction when the command has no stream work (under these rules)
+  ActionId ret = kNoAction;
+  std::vector<ActionId> closed_gates;  // the stream work of every gate closed when the command began
+};
+
 class HappensBefore {
  public:
   HappensBefore(const Program& program, const RuleSet& rules);
@@ -38,11 +48,19 @@ class HappensBefore {
   [[nodiscard]] const std::vector<Action>& actions() const { return actions_; }
   // True when `before` happens-before `after` (irreflexive, transitive).
   [[nodiscard]] bool ordered(ActionId before, ActionId after) const { return reaches_[after][before]; }
+  [[nodiscard]] const std::vector<CommandActions>& commands() const { return commands_; }
+  // The gates still closed after the last command (the runner opens them before it synchronizes).
+  [[nodiscard]] const std::vector<ActionId>& closed_at_end() const { return closed_at_end_; }
+
+  struct Builder;  // happens_before.cpp
 
  private:
   std::vector<Action> actions_;
+  std::vector<CommandActions> commands_;
+  std::vector<ActionId> closed_at_end_;
   // reaches_[b][a]: a happens-before b. Edges only go from earlier actions to later ones (an action can
-  // only wait for something already issued), so creation order is a topological order.
+  // only wait for something already issued), so creation order is a topological order. A gate's opening
+  // is no edge here: it is a fact of the schedule (conformance/schedule).
   std::vector<std::vector<bool>> reaches_;
 };
 

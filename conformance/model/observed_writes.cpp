@@ -7,40 +7,9 @@
 namespace hazardlab::conformance {
 namespace {
 
-const char* kind_name(CommandKind kind) {
-  switch (kind) {
-    case CommandKind::HostWrite:
-      return "HostWrite";
-    case CommandKind::HostRead:
-      return "HostRead";
-    case CommandKind::MemcpyAsync:
-      return "MemcpyAsync";
-    case CommandKind::Memcpy:
-      return "Memcpy";
-    case CommandKind::MemsetAsync:
-      return "MemsetAsync";
-    case CommandKind::Kernel:
-      return "Kernel";
-    case CommandKind::HostFunc:
-      return "HostFunc";
-    case CommandKind::EventRecord:
-      return "EventRecord";
-    case CommandKind::StreamWaitEvent:
-      return "StreamWaitEvent";
-    case CommandKind::EventSynchronize:
-      return "EventSynchronize";
-    case CommandKind::StreamSynchronize:
-      return "StreamSynchronize";
-    case CommandKind::DeviceSynchronize:
-      return "DeviceSynchronize";
-    case CommandKind::EventQuery:
-      return "EventQuery";
-  }
-  return "?";
-}
-
 std::string describe_read(const Program& program, const Action& action, BufferId buffer) {
-  std::string text = "#" + std::to_string(action.command) + " " + kind_name(program.commands()[action.command].kind);
+  std::string text =
+      "#" + std::to_string(action.command) + " " + std::string(to_string(program.commands()[action.command].kind));
   text += action.site == ActionSite::StreamWork ? " (on stream " + std::to_string(action.stream) + ")"
                                                 : " (host thread " + std::to_string(action.thread) + ")";
   return text + " reads " + program.buffer_name(buffer);

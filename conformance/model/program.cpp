@@ -43,6 +43,8 @@ CommandIndex Program::append(Command command) {
   const bool uses_event = command.kind == CommandKind::EventRecord || command.kind == CommandKind::StreamWaitEvent ||
                           command.kind == CommandKind::EventSynchronize || command.kind == CommandKind::EventQuery;
   if (uses_event && command.event >= event_count_) throw std::out_of_range("unknown event");
+  if (command.kind == CommandKind::GateClose) command.gate = gate_count_++;
+  if (command.kind == CommandKind::GateOpen && command.gate >= gate_count_) throw std::out_of_range("unknown gate");
   for (BufferId b : command.reads)
     if (b >= buffers_.size()) throw std::out_of_range("unknown buffer");
   for (BufferId b : command.writes)
@@ -108,6 +110,35 @@ CommandIndex Program::event_query(EventId event, bool observed_complete, HostThr
   Command query = make(CommandKind::EventQuery, thread, kLegacyStream, {}, {}, event);
   query.observed_complete = observed_complete;
   return append(std::move(query));
+}
+
+}  // namespace hazardlab::conformance
+
+namespace hazardlab::conformance {
+
+GateId Program::gate_close(StreamId stream, GateStyle style) {
+  Command close = make(CommandKind::GateClose, 0, stream, {}, {});
+  close.gate_style = style;
+  return commands_[append(std::move(close))].gate;
+}
+
+CommandIndex Program::gate_open(GateId gate) {
+  Command open = make(CommandKind::GateOpen, 0, kLegacyStream, {}, {});
+  open.gate = gate;
+  return append(std::move(open));
+}
+
+CommandIndex Program::drain() { return append(make(CommandKind::Drain, 0, kLegacyStream, {}, {})); }
+
+bool is_host_buffer(BufferKind kind) { return kind != BufferKind::Device; }
+
+std::string_view to_string(CommandKind kind) {
+  static constexpr std::string_view kNames[] = {
+      "HostWrite",       "HostRead",         "MemcpyAsync",       "Memcpy",
+      "MemsetAsync",     "Kernel",           "HostFunc",          "EventRecord",
+      "StreamWaitEvent", "EventSynchronize", "StreamSynchronize", "DeviceSynchronize",
+      "EventQuery",      "GateClose",        "GateOpen",          "Drain"};
+  return kNames[static_cast<std::size_t>(kind)];
 }
 
 }  // namespace hazardlab::conformance

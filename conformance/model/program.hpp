@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hazardlab::conformance {
@@ -39,7 +40,17 @@ enum class CommandKind {
   StreamSynchronize,
   DeviceSynchronize,
   EventQuery,
+  // Schedule commands: what a runner adds to force an unlikely interleaving (conformance/schedule).
+  GateClose,  // a gate queued on a stream: later work there waits until the host opens it
+  GateOpen,   // the host opens a gate
+  Drain,      // the host waits for all work the model says is not behind a closed gate
 };
+
+// How a gate holds its stream: a host function waiting on a latch (its edges are host-function edges,
+// rule 9) or a spinning kernel (ordinary stream work, rule 1).
+enum class GateStyle { HostFunction, SpinKernel };
+
+using GateId = std::size_t;
 
 // One issued command. A copy reads {src} and writes {dst}; a kernel or host function lists what it
 // reads and writes. Fields a kind does not use stay at their defaults.
@@ -52,7 +63,15 @@ struct Command {
   std::vector<BufferId> writes;
   // EventQuery only: the program saw cudaSuccess. Otherwise the query orders nothing.
   bool observed_complete = false;
+  GateId gate = 0;                               // GateClose, GateOpen
+  GateStyle gate_style = GateStyle::SpinKernel;  // GateClose
+  // A host call that found a gate closed and was not back within the call limit: every gate closed when
+  // it began was opened while it waited (the watchdog), so the gates are open after it.
+  bool watchdog_opened = false;
 };
+
+std::string_view to_string(CommandKind kind);
+bool is_host_buffer(BufferKind kind);
 
 // Builds a program. Each command method returns the command's index, which also names the writes it
 // makes (see observed_writes.hpp).
@@ -79,6 +98,13 @@ class Program {
   CommandIndex stream_synchronize(StreamId stream, HostThreadId thread = 0);
   CommandIndex device_synchronize(HostThreadId thread = 0);
   CommandIndex event_query(EventId event, bool observed_complete, HostThreadId thread = 0);
+  GateId gate_close(StreamId stream, GateStyle style);
+  CommandIndex gate_open(GateId gate);
+  CommandIndex drain();
+  // Appends a command as it is (the generator and the runner copy commands between programs).
+  CommandIndex append(Command command);
+  // Marks the command as one during which the watchdog opened the closed gates.
+  void set_watchdog_opened(CommandIndex index) { commands_.at(index).watchdog_opened = true; }
 
   [[nodiscard]] const std::vector<Command>& commands() const { return commands_; }
   [[nodiscard]] StreamKind stream_kind(StreamId stream) const { return streams_.at(stream); }
@@ -86,14 +112,15 @@ class Program {
   [[nodiscard]] BufferKind buffer_kind(BufferId buffer) const { return buffers_.at(buffer); }
   [[nodiscard]] const std::string& buffer_name(BufferId buffer) const { return buffer_names_.at(buffer); }
   [[nodiscard]] std::size_t buffer_count() const { return buffers_.size(); }
+  [[nodiscard]] std::size_t event_count() const { return event_count_; }
+  [[nodiscard]] std::size_t gate_count() const { return gate_count_; }
 
  private:
-  CommandIndex append(Command command);
-
   std::vector<StreamKind> streams_;
   std::vector<BufferKind> buffers_;
   std::vector<std::string> buffer_names_;
   std::size_t event_count_ = 0;
+  std::size_t gate_count_ = 0;
   std::vector<Command> commands_;
 };
 

@@ -1,0 +1,55 @@
+// How the model lowers copies: cudaMemcpyAsync (rules 5, 6, 7) and cudaMemcpy (rule 8).
+#include <stdexcept>
+
+#include "conformance/model/graph_builder.hpp"
+
+namespace hazardlab::conformance {
+
+using Builder = HappensBefore::Builder;
+
+// cudaMemcpyAsync, and cudaMemcpy when rule 8 is off (then it is an async copy on the legacy stream).
+void Builder::lower_copy(CommandIndex index, const Command& c, StreamId stream) {
+  const BufferId dst = c.writes.at(0);
+  const BufferId src = c.reads.at(0);
+  const BufferKind dst_kind = program_.buffer_kind(dst);
+  const BufferKind src_kind = program_.buffer_kind(src);
+  if (is_host_buffer(dst_kind) && is_host_buffer(src_kind))
+    throw std::invalid_argument("host-to-host copies are not modelled");
+  // Rule 6: a pageable source is staged before the call returns. Without rule 5 a pinned source is taken
+  // (wrongly) at the call too: the mutant that believes the copy snapshots its source.
+  const bool source_read_at_call = src_kind == BufferKind::HostPageable ? rules_.has(Rule::kAsyncCopyPageableH2DStaged)
+                                                                        : !rules_.has(Rule::kAsyncCopyPinnedOnStream);
+  // Rule 7: the 12.x text promises no completion for device to pageable; without it, the archived "returns
+  // only once the copy has completed". Without rule 5 a pinned destination is (wrongly) complete at return.
+  const bool complete_at_return = dst_kind == BufferKind::HostPageable
+                                      ? !rules_.has(Rule::kAsyncCopyPageableD2HNoHostGuarantee)
+                                      : !rules_.has(Rule::kAsyncCopyPinnedOnStream);
+  const bool host_source = is_host_buffer(src_kind) && source_read_at_call;
+  const ActionId call = host_source ? host_call(index, c, {src}) : host_call(index, c);
+  const ActionId work = stream_work(call, c, stream, host_source ? std::vector<BufferId>{} : c.reads, c.writes);
+  if (is_host_buffer(dst_kind) && complete_at_return) host_return(work, c);
+}
+
+// Rule 8: cudaMemcpy, on the legacy stream, as the Runtime API's "Synchronous" list describes it.
+void Builder::lower_sync_memcpy(CommandIndex index, const Command& c) {
+  const BufferId dst = c.writes.at(0);
+  const BufferId src = c.reads.at(0);
+  const BufferKind dst_kind = program_.buffer_kind(dst);
+  const BufferKind src_kind = program_.buffer_kind(src);
+  if (is_host_buffer(dst_kind) && is_host_buffer(src_kind))
+    throw std::invalid_argument("host-to-host copies are not modelled");
+  if (src_kind == BufferKind::HostPageable) {
+    // "A stream sync is performed before the copy is initiated", the source is staged, and the call may return
+    // before the DMA to device memory has completed.
+    const ActionId call = host_call(index, c, {src}, {}, stream_work_[kLegacyStream]);
+    stream_work(call, c, kLegacyStream, {}, c.writes);
+    return;
+  }
+  const ActionId call = host_call(index, c);
+  const ActionId work = stream_work(call, c, kLegacyStream, c.reads, c.writes);
+  // Pinned to device is synchronous; device to host "returns only once the copy has completed"; device to
+  // device has "no host-side synchronization".
+  if (is_host_buffer(src_kind) || is_host_buffer(dst_kind)) host_return(work, c);
+}
+
+}  // namespace hazardlab::conformance
