@@ -103,6 +103,12 @@ class Program {
   CommandIndex drain();
   // Appends a command as it is (the generator and the runner copy commands between programs).
   CommandIndex append(Command command);
+  // The program cut after its first `count` commands (what had been issued by then).
+  [[nodiscard]] Program prefix(std::size_t count) const {
+    Program copy = *this;
+    copy.commands_.resize(count);
+    return copy;
+  }
   // Marks the command as one during which the watchdog opened the closed gates.
   void set_watchdog_opened(CommandIndex index) { commands_.at(index).watchdog_opened = true; }
 

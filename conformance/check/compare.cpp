@@ -1,0 +1,87 @@
+#include "conformance/check/compare.hpp"
+
+#include <algorithm>
+
+namespace hazardlab::conformance {
+namespace {
+
+std::string name(ValueId v) {
+  if (v == kUnknownValue) return "unknown";
+  if (v >= kInitialValueBase) return "initial(buffer " + std::to_string(v - kInitialValueBase) + ")";
+  return "#" + std::to_string(v);
+}
+
+std::string names(const std::set<ValueId>& values) {
+  std::string text = "{";
+  for (ValueId v : values) text += (text.size() > 1 ? ", " : "") + name(v);
+  return text + "}";
+}
+
+std::string command_names(const std::set<CommandIndex>& commands) {
+  std::string text;
+  for (CommandIndex k : commands) text += (text.empty() ? "#" : ", #") + std::to_string(k);
+  return text;
+}
+
+const char* to_text(Wait w) { return w == Wait::Waits ? "to wait" : "not to wait"; }
+
+}  // namespace
+
+std::vector<std::string> disagreements(const Program& executed, const Prediction& prediction,
+                                       const Observation& observation) {
+  std::vector<std::string> found;
+  for (const auto& [read, values] : observation.reads) {
+    const ReadPrediction* p = prediction.find(read.first, read.second);
+    if (p == nullptr) continue;  // a read this model does not make (a mutant that moved it)
+    std::set<ValueId> unexpected;
+    std::set_difference(values.begin(), values.end(), p->values.begin(), p->values.end(),
+                        std::inserter(unexpected, unexpected.end()));
+    if (!unexpected.empty())
+      found.push_back(p->reader + ": saw " + names(unexpected) + ", allowed " + names(p->values));
+  }
+  for (const auto& [drain, finished] : observation.finished_at_drain) {
+    const auto it = prediction.drains.find(drain);
+    if (it == prediction.drains.end()) continue;
+    std::set<CommandIndex> unfinished, ran;
+    for (CommandIndex k : it->second.done)
+      if (!finished.contains(k)) unfinished.insert(k);
+    for (CommandIndex k : it->second.held)
+      if (finished.contains(k)) ran.insert(k);
+    if (!unfinished.empty())
+      found.push_back("drain #" + std::to_string(drain) + ": " + command_names(unfinished) +
+                      " expected finished, still held back");
+    if (!ran.empty())
+      found.push_back("drain #" + std::to_string(drain) + ": " + command_names(ran) +
+                      " finished although behind a gate still closed");
+  }
+  for (const auto& [k, blocked] : observation.blocked) {
+    const auto it = prediction.waits.find(k);
+    if (it == prediction.waits.end() || it->second == Wait::MayWait) continue;
+    if (blocked != (it->second == Wait::Waits))
+      found.push_back("#" + std::to_string(k) + " " + std::string(to_string(executed.commands()[k].kind)) +
+                      ": expected " + to_text(it->second) + " for a closed gate, " +
+                      (blocked ? "waited" : "returned at once"));
+  }
+  for (const auto& [k, answer] : prediction.queries) {
+    const bool complete = executed.commands()[k].observed_complete;
+    if ((answer == QueryAnswer::Complete && !complete) || (answer == QueryAnswer::NotReady && complete))
+      found.push_back("#" + std::to_string(k) + " EventQuery: expected " +
+                      (answer == QueryAnswer::Complete ? "cudaSuccess" : "cudaErrorNotReady") + ", got " +
+                      (complete ? "cudaSuccess" : "cudaErrorNotReady"));
+  }
+  return found;
+}
+
+void Coverage::add(const Prediction& full, const Observation& observation) {
+  for (const auto& [read, values] : observation.reads) {
+    const ReadPrediction* p = full.find(read.first, read.second);
+    if (p == nullptr) continue;
+    ++reads_checked;
+    if (p->racy_values.size() < 2) continue;
+    ++racy_reads;
+    if (std::any_of(values.begin(), values.end(), [&](ValueId v) { return !p->latest_values.contains(v); }))
+      ++racy_reads_non_latest;
+  }
+}
+
+}  // namespace hazardlab::conformance

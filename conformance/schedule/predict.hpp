@@ -1,0 +1,58 @@
+// What a model predicts for one run of a program with gates and drains: the values every read may
+// observe, which stream work a drain finds finished and which still held, whether a call issued while a
+// gate was closed waits, and what an event query answers. The runner observes the same things; check/
+// compares them. Everything here is CPU-only and the same for the full model and for every mutant.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "conformance/model/observed_writes.hpp"
+#include "conformance/model/program.hpp"
+#include "conformance/model/rules.hpp"
+
+namespace hazardlab::conformance {
+
+// A value a buffer can hold: the write of command `k` (its own tag), or a buffer's initial contents.
+using ValueId = std::size_t;
+inline constexpr ValueId kInitialValueBase = 1'000'000;
+inline ValueId initial_value(BufferId buffer) { return kInitialValueBase + buffer; }
+
+enum class Wait { CannotWait, MayWait, Waits };
+enum class QueryAnswer { Either, Complete, NotReady };
+
+struct ReadPrediction {
+  CommandIndex command;
+  BufferId buffer;
+  std::string reader;
+  std::set<WriteId> writes;         // schedule-aware: the writes it may observe
+  std::set<ValueId> values;         // the values those writes may have stored (a copy stores what it read)
+  std::set<ValueId> racy_values;    // without the schedule: more than one means the read races
+  std::set<ValueId> latest_values;  // the values of the most recently issued of those writes
+};
+
+struct DrainPrediction {
+  std::set<CommandIndex> done;  // stream work finished when the drain returns
+  std::set<CommandIndex> held;  // stream work not started (behind a gate still closed)
+};
+
+struct Prediction {
+  std::vector<ReadPrediction> reads;
+  std::map<CommandIndex, DrainPrediction> drains;
+  std::map<CommandIndex, Wait> waits;  // every CUDA call issued while a gate was closed
+  std::map<CommandIndex, QueryAnswer> queries;
+
+  [[nodiscard]] const ReadPrediction* find(CommandIndex command, BufferId buffer) const;
+};
+
+Prediction predict(const Program& program, const RuleSet& rules = RuleSet::all());
+
+// The stream work a drain waits for under `rules` (the runner asks the full model, the printer too).
+std::set<CommandIndex> drain_waits_for(const Program& program_up_to_drain, const RuleSet& rules = RuleSet::all());
+
+// Propagates values through copies: a copy stores what its read of the source observed.
+void propagate_values(const Program& program, std::vector<ReadPrediction>& reads);
+
+}  // namespace hazardlab::conformance
