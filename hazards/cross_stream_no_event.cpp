@@ -42,7 +42,8 @@ Hazard cross_stream_no_event() {
                                 across(StreamKind::Blocking, Ordering::None, true)),
                    make_variant(VariantKind::Guard, "stream-wait-event",
                                 "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer",
-                                nonblocking, across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
+                                nonblocking, across(StreamKind::NonBlocking, Ordering::WaitEvent, false)),
+                   race_window({RaceShape::TwoStreamsNoEvent, {HostAction::None}, std::nullopt})},
       .pytorch = R"py(s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
 with torch.cuda.stream(s1): y = x * 2
 with torch.cuda.stream(s2): z = y + 1  # nothing orders s2 after s1

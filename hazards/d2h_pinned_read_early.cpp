@@ -33,7 +33,13 @@ Hazard d2h_pinned_read_early() {
                                 scenario(FenceKind::None)),
                    guard(FenceKind::StreamSynchronize, space, scenario),
                    guard(FenceKind::EventSynchronize, space, scenario), guard(FenceKind::EventQuery, space, scenario),
-                   guard(FenceKind::HostFunction, space, scenario)},
+                   guard(FenceKind::HostFunction, space, scenario),
+                   // The tutorial's tensor: 100 x 999999 doubles.
+                   race_window({RaceShape::ReadPinnedDestinationEarly,
+                                {HostAction::ReadOneByte, HostAction::ReadAll},
+                                TutorialDemoSpec{"cpu_tensor = tensor.to('cpu', non_blocking=True); cpu_tensor.mean()",
+                                                 std::size_t{100} * 999'999 * sizeof(double), HostAction::ReadAll, 0,
+                                                 "2 of 100 with PyTorch on an H100, 4 of 100 on an H200"}})},
       .pytorch = R"py(y = x_gpu.to("cpu", non_blocking=True)   # y is pinned; the copy is only queued
 total = y.sum()                          # may read y before the copy landed
 # fix: torch.cuda.current_stream().synchronize() before reading y)py",

@@ -43,7 +43,8 @@ Hazard legacy_stream_nonblocking_consumer() {
                                 across(StreamKind::Blocking, Ordering::None, false)),
                    make_variant(VariantKind::Guard, "stream-wait-event",
                                 "cudaEventRecord after the producer, cudaStreamWaitEvent before the consumer", space,
-                                across(StreamKind::NonBlocking, Ordering::WaitEvent, false))},
+                                across(StreamKind::NonBlocking, Ordering::WaitEvent, false)),
+                   race_window({RaceShape::LegacyProducerNonBlockingConsumer, {HostAction::None}, std::nullopt})},
       .pytorch = R"py(y = x * 2                              # on the default (legacy) stream
 side = torch.cuda.Stream()             # PyTorch's streams are non-blocking streams
 with torch.cuda.stream(side):

@@ -98,7 +98,8 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     for (const Variant& v : h.variants) {
       std::string labels;
       for (const std::string& l : v.labels) labels += (labels.empty() ? "" : ",") + l;
-      out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\t' << labels << '\n';
+      out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\t' << (labels.empty() ? "-" : labels)
+          << '\n';
     }
   }
   return 0;

@@ -33,6 +33,8 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
       {"HAZARDLAB_SABOTAGE_GUARDS", flag(s.sabotage_guards)},
       {"HAZARDLAB_MUTATION_CHECK", flag(s.mutation_check)},
       {"HAZARDLAB_PERF_PROFILE", profile.name},
+      {"HAZARDLAB_SWEEP_PROFILE", s.sweep_full ? "full" : "quick"},
+      {"HAZARDLAB_CONFORMANCE_PROFILE", s.conformance_full ? "full" : "quick"},
       {"HAZARDLAB_PINNED_BUDGET_MB", std::to_string(profile.pinned_budget >> 20)},
       {"HAZARDLAB_MIN_LINK_FRACTION", fraction(thresholds.min_link_fraction)},
       {"HAZARDLAB_MIN_OVERLAP", fraction(thresholds.min_overlap)},

@@ -28,6 +28,16 @@ TEST(Settings, DefaultsMatchTheDocumentation) {
   EXPECT_FALSE(s.sabotage_guards);
   EXPECT_FALSE(s.seed.has_value());
   EXPECT_TRUE(s.gates.empty());
+  EXPECT_FALSE(s.sweep_full);
+  EXPECT_FALSE(s.conformance_full);
+}
+
+TEST(Settings, ProfilesAreQuickOrFull) {
+  ScopedEnv sweep("HAZARDLAB_SWEEP_PROFILE", "full");
+  ScopedEnv conformance("HAZARDLAB_CONFORMANCE_PROFILE", "quick");
+  const Settings s = Settings::from_environment();
+  EXPECT_TRUE(s.sweep_full);
+  EXPECT_FALSE(s.conformance_full);
 }
 
 TEST(Settings, RequireGpuAcceptsTheUsualSpellings) {
@@ -45,7 +55,8 @@ TEST(Settings, MalformedValuesAreErrorsThatNameTheVariable) {
       {"HAZARDLAB_TRIALS", "0"},           {"HAZARDLAB_TRIALS", "12abc"},
       {"HAZARDLAB_PROPERTY_CASES", "-5"},  {"HAZARDLAB_MAX_BYTES", "100"},
       {"HAZARDLAB_SEED", "0x10"},          {"HAZARDLAB_GATES", "host-function,semaphore"},
-      {"HAZARDLAB_CALL_LIMIT_MS", "20000"}};
+      {"HAZARDLAB_CALL_LIMIT_MS", "20000"}, {"HAZARDLAB_SWEEP_PROFILE", "medium"},
+      {"HAZARDLAB_CONFORMANCE_PROFILE", "Full"}};
   for (const auto& [name, value] : bad) {
     ScopedEnv env(name, value);
     try {
@@ -84,6 +95,8 @@ TEST(Settings, EveryVariableReadIsKnownAndExplained) {
                            "HAZARDLAB_MUTATION_CHECK",
                            "HAZARDLAB_GATES",
                            "HAZARDLAB_PERF_PROFILE",
+                           "HAZARDLAB_SWEEP_PROFILE",
+                           "HAZARDLAB_CONFORMANCE_PROFILE",
                            "HAZARDLAB_PINNED_BUDGET_MB",
                            "HAZARDLAB_MIN_LINK_FRACTION",
                            "HAZARDLAB_MIN_OVERLAP",

@@ -10,6 +10,17 @@ Variant measurement(std::string id, std::string title, Measurement measure) {
   return Variant{std::move(id), VariantKind::Observation, std::move(title), {}, nullptr, std::move(measure)};
 }
 
+Variant race_window(RaceWindowSpec spec) {
+  Variant v = measurement("race-window",
+                          "with no gate, only a sleep queued ahead: how often the hazard shows, by delay, size and "
+                          "what the host does",
+                          [spec = std::move(spec)](const DeviceFingerprint& device, const Settings& settings) {
+                            return measure_race_window(spec, device, settings);
+                          });
+  v.labels = {"sweep"};
+  return v;
+}
+
 Variant guard(FenceKind fence, const CaseSpace& space, const Scenario& scenario) {
   std::string title;
   switch (fence) {

@@ -3,7 +3,7 @@
 //   - the lesson itself: Hazard, Variant, Requirement, citations, HAZARDLAB_REGISTER_HAZARD;
 //   - its cases: TrialCase, CaseSpace, Parameter (the hazard's own parameters), Rig, patterns;
 //   - the scenarios it can reuse: host-to-device mutate, device-to-host read, cross-stream,
-//     another host thread (scenario/);
+//     another host thread (scenario/); the gate-free race-window sweep (sweep/);
 //   - what its own trial may need: streams and events, held streams, fences, device kernels,
 //     CUDA error checks.
 // How to add a hazard: hazards/README.md.
@@ -21,6 +21,7 @@
 #include "scenario/host_to_device.hpp"
 #include "scenario/other_thread.hpp"
 #include "scenario/scenario.hpp"
+#include "sweep/measure_window.hpp"
 #include "trial/case_space.hpp"
 #include "trial/device_patterns.hpp"
 #include "trial/trial.hpp"
@@ -34,6 +35,10 @@ Variant make_variant(VariantKind kind, std::string id, std::string title, CaseSp
 
 // An observation that measures directly instead of running trials.
 Variant measurement(std::string id, std::string title, Measurement measure);
+
+// The race window (an observation labelled `sweep`): the hazard with no gate, a sleep of each
+// swept length queued ahead of the racing work, and the tutorial's own demo as a point.
+Variant race_window(RaceWindowSpec spec);
 
 // The guard that waits with `fence` before the host touches its buffer, named after the fence.
 Variant guard(FenceKind fence, const CaseSpace& space, const Scenario& scenario);

@@ -57,6 +57,14 @@ void read_flag(const Environment& env, std::string_view name, bool& out) {
   if (const std::string* v = env.find(name)) out = parse_flag(std::string(name), *v);
 }
 
+// quick (the default run's) or full; `full` is set true for full.
+void read_profile(const Environment& env, std::string_view name, bool& full) {
+  const std::string* v = env.find(name);
+  if (!v) return;
+  if (*v != "quick" && *v != "full") throw SettingsError(std::string(name) + "='" + *v + "': expected quick or full");
+  full = *v == "full";
+}
+
 std::size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
   for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
@@ -139,6 +147,8 @@ const std::vector<SettingInfo>& known_settings() {
       {"HAZARDLAB_SABOTAGE_GUARDS", "1: guards skip their wait, to see the suite catch it (default 0)"},
       {"HAZARDLAB_MUTATION_CHECK", "0: do not rerun each passing guard without its wait (default 1)"},
       {"HAZARDLAB_PERF_PROFILE", "quick or full performance measurements (default quick)"},
+      {"HAZARDLAB_SWEEP_PROFILE", "quick or full race-window sweeps: delays, sizes and trials (default quick)"},
+      {"HAZARDLAB_CONFORMANCE_PROFILE", "quick or full conformance run: how many generated programs (default quick)"},
       {"HAZARDLAB_PINNED_BUDGET_MB", "page-locked memory the measurements may hold at once (default 2048)"},
       {"HAZARDLAB_MIN_LINK_FRACTION", "validation threshold: pinned bandwidth as a share of the link (default 0.80)"},
       {"HAZARDLAB_MIN_OVERLAP", "validation threshold: share of a pinned copy hidden behind a kernel (default 0.50)"},
@@ -194,6 +204,8 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_SABOTAGE_GUARDS", s.sabotage_guards);
   read_flag(env, "HAZARDLAB_MUTATION_CHECK", s.mutation_check);
   read_flag(env, "HAZARDLAB_FRESH_PROCESSES", s.fresh_processes);
+  read_profile(env, "HAZARDLAB_SWEEP_PROFILE", s.sweep_full);
+  read_profile(env, "HAZARDLAB_CONFORMANCE_PROFILE", s.conformance_full);
   if (const std::string* v = env.find("HAZARDLAB_RUN_DIR")) s.run_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_HOST_NAME")) {
     // It becomes part of run ids and folder names.

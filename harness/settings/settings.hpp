@@ -38,6 +38,8 @@ struct Settings {
   std::string sanitizer;               // HAZARDLAB_SANITIZE: compute-sanitizer tool for the GPU cases, "" for none
   bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
   bool fresh_processes = false;        // HAZARDLAB_FRESH_PROCESSES=1: no warm worker, a process per case
+  bool sweep_full = false;             // HAZARDLAB_SWEEP_PROFILE=full: the race-window sweeps' fuller profile
+  bool conformance_full = false;       // HAZARDLAB_CONFORMANCE_PROFILE=full: thousands of generated programs
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
   std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
 

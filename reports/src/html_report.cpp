@@ -8,6 +8,7 @@
 
 #include "hazardlab/report.hpp"
 #include "markup_escape.hpp"
+#include "race_window_section.hpp"
 
 namespace hazardlab {
 namespace {
@@ -250,6 +251,7 @@ std::string report_to_html(const GpuReport& report) {
     }
   }
 
+  html << race_windows_html(report);
   html << "<h2>Hazards</h2><table><tr><th>Hazard</th><th>Variant</th><th>Kind</th><th>Outcome</th><th>Trials</th>"
           "<th>Detail</th></tr>";
   for (const HazardEntry& he : report.hazards) {

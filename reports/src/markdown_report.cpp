@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "hazardlab/report.hpp"
+#include "race_window_section.hpp"
 
 namespace hazardlab {
 namespace {
@@ -262,6 +263,7 @@ std::string report_to_markdown(const GpuReport& report) {
   md << '\n';
   device_section(md, report);
   performance_section(md, report);
+  race_windows_markdown(md, report);
 
   md << "## Hazards\n\n";
   const std::string prefix = report.file_stem();

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hazardlab/results_layout.hpp"
+#include "race_window_section.hpp"
 
 namespace hazardlab {
 namespace {
@@ -243,7 +244,8 @@ nlohmann::json report_to_json(const GpuReport& report) {
           {"totals", report.totals},
           {"hazards", hazards},
           {"performance", report.perf},
-          {"unknown_results", report.unknown_results}};
+          {"unknown_results", report.unknown_results},
+          {"race_windows", race_windows_json(report)}};
 }
 
 }  // namespace hazardlab
