@@ -111,6 +111,8 @@ class Program {
   }
   // Marks the command as one during which the watchdog opened the closed gates.
   void set_watchdog_opened(CommandIndex index) { commands_.at(index).watchdog_opened = true; }
+  // Records what an EventQuery answered when the program ran.
+  void set_observed_complete(CommandIndex index, bool complete) { commands_.at(index).observed_complete = complete; }
 
   [[nodiscard]] const std::vector<Command>& commands() const { return commands_; }
   [[nodiscard]] StreamKind stream_kind(StreamId stream) const { return streams_.at(stream); }

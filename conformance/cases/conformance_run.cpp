@@ -1,0 +1,138 @@
+#include "conformance/cases/conformance_run.hpp"
+
+#include <rapidcheck.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <optional>
+#include <random>
+
+#include "conformance/generate/generate.hpp"
+#include "conformance/print/print_program.hpp"
+#include "conformance/runner/run_program.hpp"
+#include "settings/settings.hpp"
+
+namespace hazardlab::conformance {
+namespace {
+
+// A mutant is refuted when the GPU contradicts it; rule 7's mutant (completion at return) is weaker than
+// nothing the hardware does when pageable device-to-host copies are synchronous, as they usually are.
+constexpr const char* kWhyNot7 =
+    "the older rule (pageable device-to-host cudaMemcpyAsync returns complete) is what this GPU did, so the "
+    "weaker 12.x rule cannot be told apart from it here";
+
+struct MutantTally {
+  Rule rule;
+  std::optional<int> refuted_at;
+};
+
+}  // namespace
+
+Profile profile_from_environment() {
+  const char* value = std::getenv("HAZARDLAB_CONFORMANCE_PROFILE");
+  const std::string v = value == nullptr ? "" : value;
+  if (v.empty() || v == "quick") return {"quick", 300};
+  if (v == "full") return {"full", 3000};
+  throw SettingsError("HAZARDLAB_CONFORMANCE_PROFILE=" + v + ": expected quick or full");
+}
+
+VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings) {
+  const auto start = std::chrono::steady_clock::now();
+  const Profile profile = profile_from_environment();
+  prepare_runner();
+  const RunLimits limits{settings.call_limit, std::min(settings.gate_timeout, std::chrono::milliseconds(2000))};
+  std::vector<MutantTally> mutants;
+  for (const RuleInfo& info : all_rules()) mutants.push_back({info.rule, std::nullopt});
+  Coverage coverage;
+  int programs = 0;
+  long operations = 0, violations = 0;
+  bool timed_out = false;
+  std::string last_violation, last_source;
+  std::mt19937 nonces(std::random_device{}());
+
+  const auto property = [&] {
+    const Program program = build_program(*gen_program_spec());
+    ++programs;
+    operations += static_cast<long>(program.commands().size());
+    const Run run = run_program(program, limits, static_cast<std::uint32_t>(nonces()));
+    if (run.gate_timed_out) {
+      timed_out = true;
+      RC_FAIL("a gate timed out");
+    }
+    const Prediction full = predict(run.executed);
+    coverage.add(full, run.observation);
+    for (MutantTally& m : mutants)
+      if (!m.refuted_at &&
+          !disagreements(run.executed, predict(run.executed, RuleSet::all().without(m.rule)), run.observation).empty())
+        m.refuted_at = programs;
+    const std::vector<std::string> found = disagreements(run.executed, full, run.observation);
+    if (!found.empty()) {
+      ++violations;
+      last_violation = found.front();
+      last_source = to_cuda_source(run.executed);
+      RC_FAIL(found.front());
+    }
+  };
+  rc::detail::TestParams params;
+  params.seed = settings.seed.value_or(std::random_device{}());
+  params.maxSuccess = profile.programs;
+  rc::detail::TestMetadata metadata;
+  metadata.id = metadata.description = "conformance";
+  const rc::detail::TestResult result = rc::detail::checkTestable(property, metadata, params);
+
+  VariantResult r;
+  r.seed = params.seed;
+  r.trials = programs;
+  nlohmann::json json_mutants = nlohmann::json::array();
+  bool all_refutable_refuted = true;
+  for (const MutantTally& m : mutants) {
+    const RuleInfo& info = rule_info(m.rule);
+    std::string why_not;
+    if (!m.refuted_at) {
+      why_not = m.rule == Rule::kAsyncCopyPageableD2HNoHostGuarantee
+                    ? kWhyNot7
+                    : "not refuted within " + std::to_string(programs) + " programs";
+      if (m.rule != Rule::kAsyncCopyPageableD2HNoHostGuarantee) all_refutable_refuted = false;
+    }
+    json_mutants.push_back({{"rule", info.name},
+                            {"citation", info.citation},
+                            {"refuted", m.refuted_at.has_value()},
+                            {"programs_to_refute", m.refuted_at ? nlohmann::json(*m.refuted_at) : nlohmann::json()},
+                            {"why_not", why_not}});
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  r.observations["conformance"] = {{"profile", profile.name},
+                                   {"programs", programs},
+                                   {"operations", operations},
+                                   {"reads_checked", coverage.reads_checked},
+                                   {"racy_reads", coverage.racy_reads},
+                                   {"racy_reads_non_latest", coverage.racy_reads_non_latest},
+                                   {"violations", violations},
+                                   {"wall_ms", wall_ms},
+                                   {"mutants", json_mutants}};
+  r.finding = std::to_string(programs) + " generated programs (" + profile.name + "), " + std::to_string(violations) +
+              " violations; " + std::to_string(coverage.racy_reads_non_latest) + " of " +
+              std::to_string(coverage.racy_reads) + " racy reads seen at a value other than the latest";
+  rc::detail::SuccessResult success;
+  rc::detail::FailureResult failure;
+  const std::string replay = " (replay with HAZARDLAB_SEED=" + std::to_string(params.seed) + ")";
+  if (result.match(failure) && timed_out) {
+    r.outcome = Outcome::Inconclusive;
+    r.reason = "a gate timed out" + replay;
+  } else if (result.match(failure)) {
+    r.outcome = Outcome::Incorrect;
+    r.reason = "smallest violating program: " + last_violation + replay + "\n" + last_source;
+    r.minimal_case = {{"violation", last_violation}, {"cuda_source", last_source}, {"seed", params.seed}};
+  } else if (!result.match(success)) {
+    r.outcome = Outcome::Inconclusive;
+    r.reason = "the run could not decide" + replay;
+  } else if (!all_refutable_refuted) {
+    r.outcome = Outcome::Inconclusive;
+    r.reason = "0 violations, but a mutant model was not refuted (see mutants)" + replay;
+  } else {
+    r.outcome = Outcome::Passed;
+  }
+  return r;
+}
+
+}  // namespace hazardlab::conformance
