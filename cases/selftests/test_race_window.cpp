@@ -62,6 +62,9 @@ TEST(RaceWindow, TheSummaryExplainsTheTutorialsDemoWithThisGpusFigures) {
   EXPECT_NE(text.find("6 of 10 trials here (94 of 100 elsewhere)"), std::string::npos) << text;
   EXPECT_NE(text.find("_sleep(100000000) lasts 52.1 ms"), std::string::npos) << text;
   EXPECT_NE(text.find("queued after the copy"), std::string::npos) << text;
+  // The demo beside the sweep's own 0 us point at its size and host action: 9 of 10.
+  EXPECT_NE(text.find("rewrite-all (this sweep's 0 us point, 4 MiB) reproduced in 9 of 10 trials"), std::string::npos)
+      << text;
 }
 
 TEST(RaceWindow, JsonRoundTripsAndRejectsAnUnknownHostAction) {

@@ -64,7 +64,7 @@ TEST(Registry, DuplicateAndMalformedIdsAreReported) {
   EXPECT_GE(problems.size(), 3u);  // malformed id twice, duplicate once
 }
 
-TEST(Registry, AVariantRunsEitherATrialOrAMeasurementAndOnlyObservationsMeasure) {
+TEST(Registry, AVariantRunsEitherATrialOrAMeasurementAndOnlyObservationsAndRulesMeasure) {
   Registry registry;
   Variant neither = make_variant(VariantKind::Rule, "neither", "t", {}, nullptr);
   Variant both = measurement("both", "t", [](const DeviceFingerprint&, const Settings&) { return VariantResult{}; });
@@ -78,7 +78,7 @@ TEST(Registry, AVariantRunsEitherATrialOrAMeasurementAndOnlyObservationsMeasure)
   ASSERT_EQ(problems.size(), 3u);
   EXPECT_NE(problems[0].find("'neither' needs either a trial or a measurement"), std::string::npos) << problems[0];
   EXPECT_NE(problems[1].find("'both' needs either a trial or a measurement"), std::string::npos) << problems[1];
-  EXPECT_NE(problems[2].find("only an observation may do"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[2].find("only an observation or a rule may do"), std::string::npos) << problems[2];
 }
 
 TEST(Registry, AParameterNeedsANameAndAMeaning) {

@@ -50,13 +50,17 @@ TEST(Settings, RequireGpuAcceptsTheUsualSpellings) {
 }
 
 TEST(Settings, MalformedValuesAreErrorsThatNameTheVariable) {
-  const std::pair<const char*, const char*> bad[] = {
-      {"HAZARDLAB_REQUIRE_GPU", "maybe"},  {"HAZARDLAB_TRIALS", "ten"},
-      {"HAZARDLAB_TRIALS", "0"},           {"HAZARDLAB_TRIALS", "12abc"},
-      {"HAZARDLAB_PROPERTY_CASES", "-5"},  {"HAZARDLAB_MAX_BYTES", "100"},
-      {"HAZARDLAB_SEED", "0x10"},          {"HAZARDLAB_GATES", "host-function,semaphore"},
-      {"HAZARDLAB_CALL_LIMIT_MS", "20000"}, {"HAZARDLAB_SWEEP_PROFILE", "medium"},
-      {"HAZARDLAB_CONFORMANCE_PROFILE", "Full"}};
+  const std::pair<const char*, const char*> bad[] = {{"HAZARDLAB_REQUIRE_GPU", "maybe"},
+                                                     {"HAZARDLAB_TRIALS", "ten"},
+                                                     {"HAZARDLAB_TRIALS", "0"},
+                                                     {"HAZARDLAB_TRIALS", "12abc"},
+                                                     {"HAZARDLAB_PROPERTY_CASES", "-5"},
+                                                     {"HAZARDLAB_MAX_BYTES", "100"},
+                                                     {"HAZARDLAB_SEED", "0x10"},
+                                                     {"HAZARDLAB_GATES", "host-function,semaphore"},
+                                                     {"HAZARDLAB_CALL_LIMIT_MS", "20000"},
+                                                     {"HAZARDLAB_SWEEP_PROFILE", "medium"},
+                                                     {"HAZARDLAB_CONFORMANCE_PROFILE", "Full"}};
   for (const auto& [name, value] : bad) {
     ScopedEnv env(name, value);
     try {

@@ -3,7 +3,6 @@
 #include <rapidcheck.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <optional>
 #include <random>
 
@@ -28,17 +27,14 @@ struct MutantTally {
 
 }  // namespace
 
-Profile profile_from_environment() {
-  const char* value = std::getenv("HAZARDLAB_CONFORMANCE_PROFILE");
-  const std::string v = value == nullptr ? "" : value;
-  if (v.empty() || v == "quick") return {"quick", 300};
-  if (v == "full") return {"full", 3000};
-  throw SettingsError("HAZARDLAB_CONFORMANCE_PROFILE=" + v + ": expected quick or full");
+// HAZARDLAB_CONFORMANCE_PROFILE, validated with every other setting (settings.hpp).
+Profile profile_for(const Settings& settings) {
+  return settings.conformance_full ? Profile{"full", 3000} : Profile{"quick", 300};
 }
 
 VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings) {
   const auto start = std::chrono::steady_clock::now();
-  const Profile profile = profile_from_environment();
+  const Profile profile = profile_for(settings);
   prepare_runner();
   const RunLimits limits{settings.call_limit, std::min(settings.gate_timeout, std::chrono::milliseconds(2000))};
   std::vector<MutantTally> mutants;

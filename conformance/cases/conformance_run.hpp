@@ -11,7 +11,7 @@ struct Profile {
   std::string name;
   int programs;
 };
-Profile profile_from_environment();  // throws SettingsError on a bad value
+Profile profile_for(const Settings& settings);  // HAZARDLAB_CONFORMANCE_PROFILE: quick or full
 
 VariantResult run_conformance(const DeviceFingerprint& device, const Settings& settings);
 

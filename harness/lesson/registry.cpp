@@ -47,8 +47,11 @@ std::vector<std::string> Registry::consistency_problems() const {
       if (!v.trial == !v.measure) {
         problems.push_back(where + ": variant '" + v.id + "' needs either a trial or a measurement");
       }
-      if (v.measure && v.kind != VariantKind::Observation) {
-        problems.push_back(where + ": variant '" + v.id + "' measures directly, which only an observation may do");
+      // A guard or control is judged by the harness (mutation check, planned trials); an observation or
+      // a rule that runs its own checks (the conformance programs) may judge itself.
+      if (v.measure && v.kind != VariantKind::Observation && v.kind != VariantKind::Rule) {
+        problems.push_back(where + ": variant '" + v.id +
+                           "' measures directly, which only an observation or a rule may do");
       }
       for (const Parameter& p : v.space.parameters) {
         if (!std::regex_match(p.name, slug) || p.meaning.empty() || p.min > p.max) {

@@ -35,6 +35,7 @@ TutorialDemo replay_demo(RaceShape shape, WindowRig& rig, const TutorialDemoSpec
   demo.sleep_cycles = spec.sleep_cycles_after;
   demo.sleep_after_copy = spec.sleep_cycles_after > 0;
   demo.elsewhere = spec.elsewhere;
+  demo.note = spec.note;
   if (spec.sleep_cycles_after > 0) demo.sleep_us_here = time_cycle_sleep_us(spec.sleep_cycles_after);
   const WindowPoint p = measure_point(
       shape, rig, {spec.bytes, spec.action, std::chrono::nanoseconds{0}, spec.sleep_cycles_after}, trials);

@@ -22,6 +22,7 @@ struct TutorialDemoSpec {
   HostAction action = HostAction::None;
   long long sleep_cycles_after = 0;  // torch.cuda._sleep(cycles) queued after the copy; 0 for none
   std::string elsewhere;             // what its own PyTorch code showed on other GPUs
+  std::string note;                  // why the demo does what it does (the report's sentence)
 };
 
 struct RaceWindowSpec {

@@ -81,6 +81,15 @@ bool RaceWindow::never_reproduced() const {
   return true;
 }
 
+const WindowPoint* RaceWindow::zero_delay_point(const TutorialDemo& demo) const {
+  const WindowPoint* best = nullptr;
+  for (const WindowSeries& s : series) {
+    if (s.action != demo.action || s.points.empty() || s.points.front().delay_us != 0 || s.bytes > demo.bytes) continue;
+    if (!best || s.bytes > best->bytes) best = &s.points.front();
+  }
+  return best;
+}
+
 std::string RaceWindow::summary() const {
   std::string text;
   if (headline_series < series.size()) {
@@ -99,14 +108,14 @@ std::string RaceWindow::summary() const {
             of_trials(d.reproduced, d.trials) + " here" + (d.elsewhere.empty() ? "" : " (" + d.elsewhere + ")") + ".";
     if (d.sleep_after_copy) {
       text += " Its _sleep(" + std::to_string(d.sleep_cycles) + ") lasts " + format_delay_us(d.sleep_us_here) +
-              " on this GPU but is queued after the copy, so nothing delays the copy: the host's rewrite and the "
-              "copy engine race from the start, and who wins depends on how soon this GPU starts the copy "
-              "against how soon this host starts writing, which differs from GPU to GPU and run to run.";
-    } else {
-      text +=
-          " Nothing is queued ahead of its copy: the copy is already running when the host starts to read, "
-          "and the host sees stale bytes only where it overtakes the copy engine.";
+              " on this GPU, queued after the copy: it delays nothing ahead of it.";
     }
+    if (const WindowPoint* same = zero_delay_point(d)) {
+      text += " The same copy with nothing between the call and the host's " + std::string(to_string(d.action)) +
+              " (this sweep's 0 us point, " + format_bytes(same->bytes) + ") reproduced in " +
+              of_trials(same->reproduced, same->trials) + ".";
+    }
+    if (!d.note.empty()) text += " " + d.note;
     if (const auto from = headline_us())
       text += " With " + format_delay_us(*from) + " of sleep queued ahead of the copy it shows every time.";
   }
@@ -143,7 +152,8 @@ void to_json(nlohmann::json& j, const RaceWindow& w) {
                                    {"delay_ahead_us", d.delay_ahead_us},
                                    {"trials", d.trials},
                                    {"reproduced", d.reproduced},
-                                   {"elsewhere", d.elsewhere}});
+                                   {"elsewhere", d.elsewhere},
+                                   {"note", d.note}});
 }
 
 namespace {
@@ -171,7 +181,8 @@ void from_json(const nlohmann::json& j, RaceWindow& w) {
     w.demos.push_back({d.at("code").get<std::string>(), d.at("bytes").get<std::size_t>(), action_at(d),
                        d.at("sleep_cycles").get<long long>(), d.at("sleep_after_copy").get<bool>(),
                        d.at("sleep_us_here").get<double>(), d.at("delay_ahead_us").get<double>(),
-                       d.at("trials").get<int>(), d.at("reproduced").get<int>(), d.value("elsewhere", "")});
+                       d.at("trials").get<int>(), d.at("reproduced").get<int>(), d.value("elsewhere", ""),
+                       d.value("note", "")});
   }
 }
 

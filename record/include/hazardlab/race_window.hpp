@@ -59,6 +59,7 @@ struct TutorialDemo {
   int trials = 0;
   int reproduced = 0;
   std::string elsewhere;  // its reproduction rate with PyTorch on other GPUs, for comparison
+  std::string note;       // why the demo does what it does, from what the sweep shows
   double rate() const { return trials > 0 ? static_cast<double>(reproduced) / trials : 0.0; }
 };
 
@@ -74,6 +75,8 @@ struct RaceWindow {
   bool never_reproduced() const;  // 0 of every point's trials
   // One or two sentences: the headline, and what the tutorial's demos did here and why.
   std::string summary() const;
+  // The 0 us point of the demo's host action at the largest swept size no larger than the demo's copy.
+  const WindowPoint* zero_delay_point(const TutorialDemo& demo) const;
 };
 
 void to_json(nlohmann::json& j, const RaceWindow& w);
