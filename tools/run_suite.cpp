@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <mutex>
 #include <ostream>
@@ -103,21 +104,30 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     perf_part(t, "bandwidth");
     perf_part(t, "overlap");
   }
+  const auto run_case = [&](const Target& t, const Hazard& h, const Variant& v) {
+    progress.done(t.label + "/" + h.id + "/" + v.id,
+                  run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
+                            logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
+  };
+  const auto uses_two_gpus = [](const Variant& v) {
+    return std::find(v.labels.begin(), v.labels.end(), "peer") != v.labels.end();
+  };
   // Then every GPU's cases at once, one at a time per GPU.
   std::vector<std::thread> gpus;
   for (const Target& t : targets) {
     gpus.emplace_back([&, t] {
-      for (const Hazard& h : Registry::instance().hazards()) {
-        for (const Variant& v : h.variants) {
-          progress.done(t.label + "/" + h.id + "/" + v.id,
-                        run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
-                                  logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
-        }
-      }
+      for (const Hazard& h : Registry::instance().hazards())
+        for (const Variant& v : h.variants)
+          if (!uses_two_gpus(v)) run_case(t, h, v);
       perf_part(t, "findings");
     });
   }
   for (std::thread& g : gpus) g.join();
+  // Cases that use two GPUs last, one at a time: nothing else runs on either GPU beside them.
+  for (const Target& t : targets)
+    for (const Hazard& h : Registry::instance().hazards())
+      for (const Variant& v : h.variants)
+        if (uses_two_gpus(v)) run_case(t, h, v);
   return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
 }
 

@@ -10,6 +10,11 @@ Variant measurement(std::string id, std::string title, Measurement measure) {
   return Variant{std::move(id), VariantKind::Observation, std::move(title), {}, nullptr, std::move(measure)};
 }
 
+Variant labelled(Variant variant, std::string label) {
+  variant.labels.push_back(std::move(label));
+  return variant;
+}
+
 Variant race_window(RaceWindowSpec spec) {
   Variant v = measurement("race-window",
                           "with no gate, only a sleep queued ahead: how often the hazard shows, by delay, size and "

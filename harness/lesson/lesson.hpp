@@ -20,6 +20,7 @@
 #include "scenario/device_to_host.hpp"
 #include "scenario/host_to_device.hpp"
 #include "scenario/other_thread.hpp"
+#include "scenario/peer_pair.hpp"
 #include "scenario/scenario.hpp"
 #include "sweep/measure_window.hpp"
 #include "trial/case_space.hpp"
@@ -39,6 +40,10 @@ Variant measurement(std::string id, std::string title, Measurement measure);
 // The race window (an observation labelled `sweep`): the hazard with no gate, a sleep of each
 // swept length queued ahead of the racing work, and the tutorial's own demo as a point.
 Variant race_window(RaceWindowSpec spec);
+
+// The variant with one more ctest label: "peer" for a variant that uses two GPUs (the
+// registration then holds both GPUs for it).
+Variant labelled(Variant variant, std::string label);
 
 // The guard that waits with `fence` before the host touches its buffer, named after the fence.
 Variant guard(FenceKind fence, const CaseSpace& space, const Scenario& scenario);

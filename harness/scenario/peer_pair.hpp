@@ -1,0 +1,49 @@
+#pragma once
+// Two GPUs of one host: the case's GPU and its peer, the next GPU in PCI bus order (the last one's
+// peer is GPU 0), so that a run over N >= 2 GPUs covers every GPU as a source and as a destination,
+// and on two GPUs both directions. Peer access can be switched on or off per case.
+#include <cstdint>
+#include <string>
+
+#include "hazardlab/device_fingerprint.hpp"
+#include "trial/parameter.hpp"
+
+namespace hazardlab {
+
+struct PeerPair {
+  int source = 0;                // the case's GPU: its stream queues the peer copy
+  int destination = 1;           // the peer GPU
+  std::string describe() const;  // "gpu0 -> gpu1"
+};
+
+// The pair of the case's device. Throws std::runtime_error on a machine with fewer than two GPUs.
+PeerPair peer_pair_of(int device);
+
+// "" when this machine has a second GPU; otherwise why peer copies cannot run here.
+std::string unmet_second_gpu(const DeviceFingerprint& device);
+
+// Whether the two GPUs' contexts may address each other's memory (cudaDeviceEnablePeerAccess).
+// The enumerators follow kPeerAccess's labels.
+enum class PeerAccess : std::uint32_t { Enabled, Disabled };
+inline const Parameter kPeerAccess = Parameter::choice(
+    "peer-access", {"enabled", "disabled"},
+    "cudaDeviceEnablePeerAccess both ways (a direct copy over NVLink or PCIe), or not (the driver stages it)");
+
+// Sets peer access between the pair both ways for the scope and puts it back afterwards. Where
+// the GPUs cannot access each other (cudaDeviceCanAccessPeer), "enabled" is not possible: the
+// scope leaves access off and says so in `note`.
+class PeerAccessScope {
+ public:
+  PeerAccessScope(const PeerPair& pair, PeerAccess wanted);
+  ~PeerAccessScope();
+  PeerAccessScope(const PeerAccessScope&) = delete;
+  PeerAccessScope& operator=(const PeerAccessScope&) = delete;
+  std::string note;
+
+ private:
+  PeerPair pair_;
+  bool was_enabled_[2] = {false, false};  // source -> destination, destination -> source
+  bool enabled_ = false;
+};
+
+}  // namespace hazardlab
