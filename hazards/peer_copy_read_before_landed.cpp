@@ -15,10 +15,12 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
   Stream source_stream(c.stream);
   std::optional<DeviceBuffer> landed;
   std::optional<Stream> reader;
+  std::optional<Event> read_done;  // an event is recorded only on a stream of its own device
   {
     DeviceScope on(pair.destination);
     landed.emplace(c.bytes);
     reader.emplace(StreamKind::NonBlocking);
+    read_done.emplace();
     enqueue_device_fill(landed->data(), c.bytes, c.pattern, PatternVersion::Sentinel, reader->get());
     HL_CUDA(cudaStreamSynchronize(reader->get()));
   }
@@ -27,7 +29,7 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
   HL_CUDA(cudaStreamSynchronize(source_stream.get()));
 
   TrialObservation obs;
-  Event copied, read_done;
+  Event copied;
   {
     HeldStream held(c.hold(s), source_stream.get(), wait_event ? FenceKind::EventSynchronize : FenceKind::None);
     obs.call_blocked = held.issue([&] {
@@ -39,21 +41,22 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
       DeviceScope on(pair.destination);
       if (wait_event && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(reader->get(), copied.get(), 0));
       HL_CUDA(cudaMemcpyAsync(read, landed->data(), c.bytes, cudaMemcpyDeviceToHost, reader->get()));
-      read_done.record(reader->get());
+      read_done->record(reader->get());
     }
     // The unsafe read finishes while the copy is still held; a guarded one must not, for as long as
     // the case holds the gate.
-    const bool read_early = completes_within(read_done, wait_event ? c.hold(s).gate_delay : s.call_limit);
+    const bool read_early = completes_within(*read_done, wait_event ? c.hold(s).gate_delay : s.call_limit);
     if (!wait_event && !read_early) obs.undecided = "the destination's read did not finish while the copy was held";
     obs.gate_timed_out = held.release_and_drain(source_stream.get());
   }
-  read_done.synchronize();
+  read_done->synchronize();
   obs.seen = take_census({read, c.bytes}, c.pattern);
   obs.settled = rig.census_of_device(landed->data(), c);
   obs.hazard_visible = !obs.seen.all_original();
   obs.data_correct = obs.seen.all_original() && obs.settled->all_original();
   obs.detail = pair.describe() + (access.note.empty() ? "" : " (" + access.note + ")");
   DeviceScope on(pair.destination);  // the destination's buffer and stream are freed on their own GPU
+  read_done.reset();
   reader.reset();
   landed.reset();
   return obs;
