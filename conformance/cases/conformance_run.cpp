@@ -64,7 +64,9 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
     const std::vector<std::string> found = disagreements(run.executed, full, run.observation);
     if (!found.empty()) {
       ++violations;
-      last_violation = found.front();
+      // Every disagreement of the run, so that one report shows all that it saw.
+      last_violation.clear();
+      for (const std::string& f : found) last_violation += (last_violation.empty() ? "" : "; ") + f;
       last_source = to_cuda_source(run.executed);
       RC_FAIL(found.front());
     }

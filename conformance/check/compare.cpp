@@ -1,6 +1,7 @@
 #include "conformance/check/compare.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace hazardlab::conformance {
 namespace {
@@ -23,6 +24,19 @@ std::string command_names(const std::set<CommandIndex>& commands) {
   return text;
 }
 
+// The raw words a read held, in hexadecimal: what the next run needs to tell a wrong value's origin.
+std::string raw_text(const Observation& observation, const std::pair<CommandIndex, BufferId>& read) {
+  const auto it = observation.raw_words.find(read);
+  if (it == observation.raw_words.end()) return "";
+  std::string text = " (raw words";
+  for (std::uint32_t w : it->second) {
+    char hex[12];
+    std::snprintf(hex, sizeof hex, " %08x", w);
+    text += hex;
+  }
+  return text + ")";
+}
+
 const char* to_text(Wait w) { return w == Wait::Waits ? "to wait" : "not to wait"; }
 
 }  // namespace
@@ -37,7 +51,18 @@ std::vector<std::string> disagreements(const Program& executed, const Prediction
     std::set_difference(values.begin(), values.end(), p->values.begin(), p->values.end(),
                         std::inserter(unexpected, unexpected.end()));
     if (!unexpected.empty())
-      found.push_back(p->reader + ": saw " + names(unexpected) + ", allowed " + names(p->values));
+      found.push_back(p->reader + ": saw " + names(unexpected) + ", allowed " + names(p->values) +
+                      raw_text(observation, read));
+  }
+  for (const auto& [open, finished] : observation.finished_at_gate_open) {
+    const auto it = prediction.held_at_gate_open.find(open);
+    if (it == prediction.held_at_gate_open.end()) continue;
+    std::set<CommandIndex> ran;
+    std::set_intersection(it->second.begin(), it->second.end(), finished.begin(), finished.end(),
+                          std::inserter(ran, ran.end()));
+    if (!ran.empty())
+      found.push_back("gate open #" + std::to_string(open) + ": " + command_names(ran) +
+                      " finished although behind a gate still closed");
   }
   for (const auto& [drain, finished] : observation.finished_at_drain) {
     const auto it = prediction.drains.find(drain);

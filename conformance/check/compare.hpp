@@ -2,6 +2,7 @@
 // violation of CUDA's documented rules (or of the model); for a mutant it refutes the mutant.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +20,10 @@ inline constexpr ValueId kUnknownValue = static_cast<ValueId>(-1);
 struct Observation {
   std::map<std::pair<CommandIndex, BufferId>, std::set<ValueId>> reads;  // the values each observed read held
   std::map<CommandIndex, std::set<CommandIndex>> finished_at_drain;      // stream work found finished
+  // Stream work found finished just before a GateOpen opened its gate (nothing waited for it).
+  std::map<CommandIndex, std::set<CommandIndex>> finished_at_gate_open;
+  // The distinct raw 32-bit words each read held (the first few), to tell what a wrong value was.
+  std::map<std::pair<CommandIndex, BufferId>, std::set<std::uint32_t>> raw_words;
   std::map<CommandIndex, bool> blocked;  // calls issued while a gate was closed: did the watchdog open it
 };
 

@@ -43,16 +43,8 @@ ActionId Builder::stream_work(ActionId call, const Command& c, StreamId stream, 
     const bool touches_host_function = host_function || actions[prior].host_function;
     if (rules_.has(touches_host_function ? Rule::kHostFunctionOrder : Rule::kStreamOrder)) preds.push_back(prior);
   }
-  if (rules_.has(Rule::kLegacyStreamImplicitSync)) {
-    const StreamKind kind = program_.stream_kind(stream);
-    for (StreamId other = 0; other < program_.stream_count(); ++other) {
-      const StreamKind other_kind = program_.stream_kind(other);
-      // Legacy work waits for prior blocking-stream work; blocking-stream work waits for prior legacy work.
-      const bool waits = (kind == StreamKind::Legacy && other_kind == StreamKind::Blocking) ||
-                         (kind == StreamKind::Blocking && other_kind == StreamKind::Legacy);
-      if (waits) preds.insert(preds.end(), stream_work_[other].begin(), stream_work_[other].end());
-    }
-  }
+  const std::vector<ActionId> implicit = implicit_waits(stream);
+  preds.insert(preds.end(), implicit.begin(), implicit.end());
   const CommandIndex index = actions[call].command;
   const ActionId id =
       add({index, ActionSite::StreamWork, c.thread, stream, host_function, std::move(reads), std::move(writes)}, preds);
@@ -66,6 +58,20 @@ void Builder::host_return(ActionId work, const Command& c) {
   const ActionId id = add({index, ActionSite::HostReturn, c.thread, 0, false, {}, {}}, {work, last_host_.at(c.thread)});
   last_host_[c.thread] = id;
   commands[index].ret = id;
+}
+
+std::vector<ActionId> Builder::implicit_waits(StreamId stream) const {
+  std::vector<ActionId> preds;
+  if (!rules_.has(Rule::kLegacyStreamImplicitSync)) return preds;
+  const StreamKind kind = program_.stream_kind(stream);
+  for (StreamId other = 0; other < program_.stream_count(); ++other) {
+    const StreamKind other_kind = program_.stream_kind(other);
+    // Legacy work waits for prior blocking-stream work; blocking-stream work waits for prior legacy work.
+    const bool waits = (kind == StreamKind::Legacy && other_kind == StreamKind::Blocking) ||
+                       (kind == StreamKind::Blocking && other_kind == StreamKind::Legacy);
+    if (waits) preds.insert(preds.end(), stream_work_[other].begin(), stream_work_[other].end());
+  }
+  return preds;
 }
 
 std::vector<ActionId> Builder::latest_record(EventId event) const {

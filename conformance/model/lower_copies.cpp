@@ -40,8 +40,13 @@ void Builder::lower_sync_memcpy(CommandIndex index, const Command& c) {
     throw std::invalid_argument("host-to-host copies are not modelled");
   if (src_kind == BufferKind::HostPageable) {
     // "A stream sync is performed before the copy is initiated", the source is staged, and the call may return
-    // before the DMA to device memory has completed.
-    const ActionId call = host_call(index, c, {src}, {}, stream_work_[kLegacyStream]);
+    // before the DMA to device memory has completed. The stream is the legacy stream, whose work waits for
+    // prior blocking-stream work (rule 2): so does the sync, as an H200 showed (the call waited for a gate
+    // closed on a blocking stream). Non-blocking streams stay exempt.
+    std::vector<ActionId> synced = stream_work_[kLegacyStream];
+    const std::vector<ActionId> implicit = implicit_waits(kLegacyStream);
+    synced.insert(synced.end(), implicit.begin(), implicit.end());
+    const ActionId call = host_call(index, c, {src}, {}, std::move(synced));
     stream_work(call, c, kLegacyStream, {}, c.writes);
     return;
   }

@@ -40,9 +40,11 @@ constexpr std::array<RuleInfo, kRuleCount> kRules{{
      "and pageable host memory, the function might be synchronous with respect to host\")"},
     {Rule::kSyncMemcpy, "sync-memcpy",
      "cudaMemcpy runs on the legacy stream; device to host and pinned host to device return after the copy; "
-     "pageable host to device waits for the stream, stages the source and may return before the device write; "
-     "device to device does not synchronize the host",
-     "CUDA Runtime API, API synchronization behavior: Synchronous"},
+     "pageable host to device waits for the stream (the legacy stream, so also for the prior blocking-stream work "
+     "its work waits for), stages the source and may return before the device write; device to device does not "
+     "synchronize the host",
+     "CUDA Runtime API, API synchronization behavior: Synchronous (\"a stream sync is performed before the copy is "
+     "initiated\"); Stream synchronization behavior: Legacy default stream"},
     {Rule::kHostFunctionOrder, "host-function-order",
      "a host function runs after prior work on its stream, and later work on the stream waits for it",
      "CUDA Runtime API, cudaLaunchHostFunc; CUDA C++ Programming Guide, Host Functions (Callbacks)"},

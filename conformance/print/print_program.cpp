@@ -38,6 +38,13 @@ int main() {
   auto open_gate = [&](int g) { host_gates[g] = 1; reinterpret_cast<volatile int*>(spin_flags)[g] = 1; };
 )";
 
+// The commands after which the program records a `done` event on the stream.
+bool is_stream_work(CommandKind kind) {
+  return kind == CommandKind::MemcpyAsync || kind == CommandKind::MemsetAsync || kind == CommandKind::Kernel ||
+         kind == CommandKind::HostFunc || kind == CommandKind::EventRecord || kind == CommandKind::StreamWaitEvent ||
+         kind == CommandKind::GateClose || kind == CommandKind::Memcpy;
+}
+
 std::string tag_of(CommandIndex k) {
   return "0x" + [&] {
     std::ostringstream o;
@@ -145,7 +152,12 @@ std::string to_cuda_source(const Program& program) {
           out << "  spin_gate<<<1, 1, 0, " << s << ">>>(spin_flags_dev + " << c.gate << ");\n";
         break;
       case CommandKind::GateOpen:
-        out << "  open_gate(" << c.gate << ");\n";
+        // Prints the stream work finished while the gate was still closed (the runner checks it).
+        out << "  std::printf(\"#" << k << " finished before the gate opened:\");";
+        for (CommandIndex j = 0; j < k; ++j)
+          if (is_stream_work(program.commands()[j].kind))
+            out << " if (cudaEventQuery(done[" << j << "]) == cudaSuccess) std::printf(\" #" << j << "\");";
+        out << " std::printf(\"\\n\");\n  open_gate(" << c.gate << ");\n";
         break;
       case CommandKind::Drain:
         out << "  // wait for the work the rules do not hold behind a closed gate\n";
@@ -153,11 +165,7 @@ std::string to_cuda_source(const Program& program) {
           out << "  CHECK(cudaEventSynchronize(done[" << j << "]));\n";
         break;
     }
-    const bool stream_work = c.kind == CommandKind::MemcpyAsync || c.kind == CommandKind::MemsetAsync ||
-                             c.kind == CommandKind::Kernel || c.kind == CommandKind::HostFunc ||
-                             c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent ||
-                             c.kind == CommandKind::GateClose || c.kind == CommandKind::Memcpy;
-    if (stream_work)
+    if (is_stream_work(c.kind))
       out << "  CHECK(cudaEventRecord(done[" << k << "], " << (c.kind == CommandKind::Memcpy ? std::string("s0") : s)
           << "));\n";
     if (c.watchdog_opened) out << "  watchdog" << k << ".join();\n";

@@ -48,10 +48,21 @@ class Runner {
   cudaStream_t stream(StreamId s) const { return s == kLegacyStream ? cudaStreamLegacy : streams_[s - 1].get(); }
   void allocate();
   void issue(CommandIndex k, const Command& c);
-  std::set<ValueId> values_in(const std::uint32_t* words) const {
-    std::set<ValueId> values;
-    for (std::size_t i = 0; i < kWords; ++i) values.insert(tags_.decode(words[i]));
-    return values;
+  // Decodes the words read `k` found in buffer `b`, and keeps the first few distinct raw words for a report.
+  void observe(CommandIndex k, BufferId b, const std::uint32_t* words) {
+    std::set<ValueId>& values = run_.observation.reads[{k, b}];
+    std::set<std::uint32_t>& raw = run_.observation.raw_words[{k, b}];
+    for (std::size_t i = 0; i < kWords; ++i) {
+      values.insert(tags_.decode(words[i]));
+      if (raw.size() < 8) raw.insert(words[i]);
+    }
+  }
+  // The stream work before command `k` whose completion event has been reached (nothing waits here).
+  std::set<CommandIndex> finished_before(CommandIndex k) {
+    std::set<CommandIndex> finished;
+    for (CommandIndex j = 0; j < k; ++j)
+      if (done_[j] && done_[j]->query()) finished.insert(j);
+    return finished;
   }
 
   Run run_;
@@ -119,10 +130,10 @@ Run Runner::execute() {
   for (const auto& [k, seen] : kernel_seen_) {
     std::vector<std::uint32_t> words(kWords);
     HL_CUDA(cudaMemcpy(words.data(), seen.data(), kBytes, cudaMemcpyDeviceToHost));
-    run_.observation.reads[{k, commands[k].reads[0]}] = values_in(words.data());
+    observe(k, commands[k].reads[0], words.data());
   }
   for (const auto& [k, op] : host_ops_)
-    if (op->read != nullptr) run_.observation.reads[{k, commands[k].reads[0]}] = values_in(op->seen.data());
+    if (op->read != nullptr) observe(k, commands[k].reads[0], op->seen.data());
   for (const auto& gate : all_gates_) run_.gate_timed_out = run_.gate_timed_out || gate->timed_out();
   return std::move(run_);
 }
@@ -138,11 +149,11 @@ void Runner::issue(CommandIndex k, const Command& c) {
       return;
     case CommandKind::HostRead:
       if (is_host_buffer(run_.executed.buffer_kind(c.reads[0]))) {
-        run_.observation.reads[{k, c.reads[0]}] = values_in(read);
+        observe(k, c.reads[0], read);
       } else {
         std::vector<std::uint32_t> words(kWords);
         HL_CUDA(cudaMemcpy(words.data(), read, kBytes, cudaMemcpyDeviceToHost));
-        run_.observation.reads[{k, c.reads[0]}] = values_in(words.data());
+        observe(k, c.reads[0], words.data());
       }
       return;
     case CommandKind::MemcpyAsync:
@@ -198,6 +209,8 @@ void Runner::issue(CommandIndex k, const Command& c) {
                      limits_.gate_timeout);
       break;
     case CommandKind::GateOpen:
+      // What finished while the gate was still closed: work the model holds behind it must not have.
+      run_.observation.finished_at_gate_open[k] = finished_before(k);
       if (c.gate < gates_.size() && gates_[c.gate]) {
         gates_[c.gate]->open(GateOpener::Host);
         all_gates_.push_back(std::move(gates_[c.gate]));
@@ -207,9 +220,7 @@ void Runner::issue(CommandIndex k, const Command& c) {
       // Waits for what the full model says is not behind a closed gate, then sees what has finished.
       for (CommandIndex j : drain_waits_for(run_.executed.prefix(k + 1)))
         if (done_[j]) done_[j]->synchronize();
-      std::set<CommandIndex>& finished = run_.observation.finished_at_drain[k];
-      for (CommandIndex j = 0; j < k; ++j)
-        if (done_[j] && done_[j]->query()) finished.insert(j);
+      run_.observation.finished_at_drain[k] = finished_before(k);
       return;
     }
   }

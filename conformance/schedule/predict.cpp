@@ -146,6 +146,7 @@ Prediction predict(const Program& program, const RuleSet& rules) {
     const Command& c = program.commands()[k];
     const CommandActions& actions = hb.commands()[k];
     if (c.kind == CommandKind::Drain) p.drains[k] = {drain_waits_for_in(hb, k), commands_of(hb, order.held_at(k), k)};
+    if (c.kind == CommandKind::GateOpen) p.held_at_gate_open[k] = commands_of(hb, order.held_at(k), k);
     if (!actions.closed_gates.empty() && is_cuda_call(program, c)) {
       bool waits = false;
       for (ActionId a : {actions.call, actions.ret})

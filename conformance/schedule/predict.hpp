@@ -41,6 +41,8 @@ struct DrainPrediction {
 struct Prediction {
   std::vector<ReadPrediction> reads;
   std::map<CommandIndex, DrainPrediction> drains;
+  // At each GateOpen, the stream work still held behind a closed gate just before it opens.
+  std::map<CommandIndex, std::set<CommandIndex>> held_at_gate_open;
   std::map<CommandIndex, Wait> waits;  // every CUDA call issued while a gate was closed
   std::map<CommandIndex, QueryAnswer> queries;
 

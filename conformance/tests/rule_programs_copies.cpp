@@ -68,6 +68,20 @@ RuleProgram sync_memcpy_waits_for_legacy_stream() {
   return {"PageableToDeviceSynchronizesLegacyStreamFirst", Rule::kSyncMemcpy, std::move(p), upload, h, {readback}};
 }
 
+// A host function on s writes pageable h, then cudaMemcpy sends h to the device. Its stream sync is of the
+// legacy stream, so it waits for a blocking s (rule 2) but not for a non-blocking one: what it stages.
+RuleProgram sync_memcpy_after_host_function(std::string name, Rule rule, StreamKind kind) {
+  Program p;
+  const BufferId d = p.add_buffer(Device, "d");
+  const BufferId h = p.add_buffer(HostPageable, "h");
+  const StreamId s = p.add_stream(kind);
+  const CommandIndex write = p.host_func({}, {h}, s);
+  const CommandIndex upload = p.memcpy(d, h);
+  std::set<WriteId> expected{write};
+  if (kind == NonBlocking) expected.insert(kInitialValue);
+  return {std::move(name), rule, std::move(p), upload, h, expected};
+}
+
 // cudaMemsetAsync on d, then a copy of d to pinned memory on the same stream or on a non-blocking one.
 RuleProgram memset_then_copy(std::string name, StreamKind memset_stream, bool same_stream) {
   Program p;
@@ -103,6 +117,10 @@ std::vector<RuleProgram> copy_rule_programs() {
   v.push_back(host_reads_destination("DeviceToPinnedReturnsAfterCopy", Rule::kSyncMemcpy, HostPinned, true, false));
   v.push_back(host_reads_destination("DeviceToPageableReturnsAfterCopy", Rule::kSyncMemcpy, HostPageable, true, false));
   v.push_back(sync_memcpy_waits_for_legacy_stream());
+  v.push_back(sync_memcpy_after_host_function("PageableToDeviceSyncWaitsForBlockingStream",
+                                              Rule::kLegacyStreamImplicitSync, Blocking));
+  v.push_back(sync_memcpy_after_host_function("PageableToDeviceSyncDoesNotWaitForNonBlockingStream", Rule::kSyncMemcpy,
+                                              NonBlocking));
   v.push_back(
       nonblocking_consumer_after_h2d("PageableToDeviceIsNotAFenceForNonBlockingStream", Rule::kSyncMemcpy, true));
   v.push_back(memset_then_copy("CopyOnSameStreamSeesMemset", NonBlocking, true));

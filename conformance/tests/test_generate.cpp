@@ -86,5 +86,21 @@ TEST(Print, ProgramPrintsAsCudaSource) {
   EXPECT_NE(source.find("print_tags"), std::string::npos);
 }
 
+TEST(Print, GateOpeningPrintsWhatFinishedWhileItWasClosed) {
+  Program p;
+  const BufferId h = p.add_buffer(BufferKind::HostPinned, "pinned0");
+  const StreamId s = p.add_stream(StreamKind::Blocking);
+  const GateId g = p.gate_close(s, GateStyle::SpinKernel);
+  p.memset_async(h, s);
+  p.host_write(h);
+  p.gate_open(g);
+  const std::string source = to_cuda_source(p);
+  EXPECT_NE(source.find("std::printf(\"#3 finished before the gate opened:\"); if (cudaEventQuery(done[0]) == "
+                        "cudaSuccess) std::printf(\" #0\"); if (cudaEventQuery(done[1]) == cudaSuccess) "
+                        "std::printf(\" #1\"); std::printf(\"\\n\");\n  open_gate(0);"),
+            std::string::npos)
+      << source;
+}
+
 }  // namespace
 }  // namespace hazardlab::conformance

@@ -84,6 +84,12 @@ TEST(SyncMemcpy, DeviceToPageableReturnsAfterCopy) { expect_expected("DeviceToPa
 TEST(SyncMemcpy, PageableToDeviceSynchronizesLegacyStreamFirst) {
   expect_expected("PageableToDeviceSynchronizesLegacyStreamFirst");
 }
+TEST(SyncMemcpy, PageableToDeviceSyncWaitsForBlockingStream) {
+  expect_expected("PageableToDeviceSyncWaitsForBlockingStream");
+}
+TEST(SyncMemcpy, PageableToDeviceSyncDoesNotWaitForNonBlockingStream) {
+  expect_expected("PageableToDeviceSyncDoesNotWaitForNonBlockingStream");
+}
 TEST(SyncMemcpy, PageableToDeviceIsNotAFenceForNonBlockingStream) {
   expect_expected("PageableToDeviceIsNotAFenceForNonBlockingStream");
 }

@@ -1,0 +1,196 @@
+// Programs that an H200 (CUDA 13 driver) reported as disagreeing with the model, written by hand with the
+// prediction the model must make, and the checks that let the next run tell what a disagreement was.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "conformance/check/compare.hpp"
+#include "conformance/runner/tags.hpp"
+#include "conformance/schedule/predict.hpp"
+
+namespace hazardlab::conformance {
+namespace {
+
+using enum BufferKind;
+
+// What the GPU shows when the full model is right (as in test_schedule.cpp).
+Observation as_predicted(const Prediction& p) {
+  Observation o;
+  for (const ReadPrediction& r : p.reads) o.reads[{r.command, r.buffer}] = r.values;
+  for (const auto& [k, d] : p.drains) o.finished_at_drain[k] = d.done;
+  for (const auto& [k, w] : p.waits) o.blocked[k] = w == Wait::Waits;
+  return o;
+}
+
+// The generator's buffers: pinned0, pageable0, device0, pinned1, pageable1, device1 (ids 0 to 5).
+struct Buffers {
+  BufferId pinned0, pageable0, device0, pinned1, pageable1, device1;
+};
+
+Buffers add_buffers(Program& p) {
+  Buffers b{};
+  b.pinned0 = p.add_buffer(HostPinned, "pinned0");
+  b.pageable0 = p.add_buffer(HostPageable, "pageable0");
+  b.device0 = p.add_buffer(Device, "device0");
+  b.pinned1 = p.add_buffer(HostPinned, "pinned1");
+  b.pageable1 = p.add_buffer(HostPageable, "pageable1");
+  b.device1 = p.add_buffer(Device, "device1");
+  return b;
+}
+
+// A gate closed on s1, then cudaMemcpy(dst, src) while it is closed: does the call wait for the gate?
+Wait sync_memcpy_wait(StreamKind s1_kind, BufferKind dst_kind, BufferKind src_kind) {
+  Program p;
+  const BufferId dst = p.add_buffer(dst_kind, "dst");
+  const BufferId src = p.add_buffer(src_kind, "src");
+  const StreamId s1 = s1_kind == StreamKind::Legacy ? kLegacyStream : p.add_stream(s1_kind);
+  p.gate_close(s1, GateStyle::SpinKernel);
+  const CommandIndex copy = p.memcpy(dst, src);
+  return predict(p).waits.at(copy);
+}
+
+// Seed 1299338861 (quick profile, both GPUs): the smallest program, as the GPU ran it (the call waited,
+// so the watchdog opened the gate).
+TEST(GpuFindings, PageableToDeviceMemcpyWaitsForAGatedBlockingStream) {
+  Program p;
+  const Buffers b = add_buffers(p);
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  p.host_write(b.pinned0);
+  p.host_write(b.pinned0);
+  const GateId gate = p.gate_close(s1, GateStyle::SpinKernel);
+  const CommandIndex copy = p.memcpy(b.device0, b.pageable0);
+  p.set_watchdog_opened(copy);
+  p.gate_open(gate);
+  p.device_synchronize();
+  for (BufferId id = 0; id < 6; ++id) p.host_read(id);
+
+  const Prediction full = predict(p);
+  EXPECT_EQ(full.waits.at(copy), Wait::Waits);
+  Observation gpu = as_predicted(full);
+  gpu.blocked[copy] = true;
+  EXPECT_TRUE(disagreements(p, full, gpu).empty());
+  // The model that forgets the legacy stream's implicit synchronization expects the call not to wait.
+  EXPECT_FALSE(disagreements(p, predict(p, RuleSet::all().without(Rule::kLegacyStreamImplicitSync)), gpu).empty());
+}
+
+TEST(GpuFindings, EverySyncMemcpyDirectionWaitsForAGatedBlockingStreamOnlyWhenItSynchronizesTheHost) {
+  // Pageable to device: the stream sync before staging. Device to host and pinned to device: the call returns
+  // after the copy, which is legacy-stream work. Device to device: no host-side synchronization.
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Blocking, Device, HostPageable), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Blocking, Device, HostPinned), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Blocking, HostPageable, Device), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Blocking, HostPinned, Device), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Blocking, Device, Device), Wait::CannotWait);
+  // A non-blocking stream is exempt from the legacy stream's synchronization: no direction waits for it.
+  for (BufferKind dst : {Device, HostPinned, HostPageable})
+    for (BufferKind src : {Device, HostPinned, HostPageable})
+      if (is_host_buffer(dst) != is_host_buffer(src) || (dst == Device && src == Device)) {
+        EXPECT_EQ(sync_memcpy_wait(StreamKind::NonBlocking, dst, src), Wait::CannotWait);
+      }
+  // A gate on the legacy stream itself: the same answers as for a blocking stream.
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Legacy, Device, HostPageable), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Legacy, HostPinned, Device), Wait::Waits);
+  EXPECT_EQ(sync_memcpy_wait(StreamKind::Legacy, Device, Device), Wait::CannotWait);
+}
+
+TEST(GpuFindings, PageableAsyncCopiesMayWaitButDoNotHaveTo) {
+  for (StreamKind kind : {StreamKind::Blocking, StreamKind::NonBlocking})
+    for (bool to_device : {true, false}) {
+      Program p;
+      const BufferId d = p.add_buffer(Device, "d");
+      const BufferId h = p.add_buffer(HostPageable, "h");
+      const StreamId s1 = p.add_stream(kind);
+      p.gate_close(s1, GateStyle::SpinKernel);
+      const CommandIndex copy = to_device ? p.memcpy_async(d, h, kLegacyStream) : p.memcpy_async(h, d, kLegacyStream);
+      EXPECT_EQ(predict(p).waits.at(copy), Wait::MayWait);
+    }
+}
+
+// Seed 2742678147 (full profile, GPU 0), cut to what matters: a memset of pinned1 behind a gate on a
+// blocking stream, then a copy of pinned1 to device0 on the legacy stream, which waits for it (rule 2).
+struct MemsetThenLegacyCopy {
+  Program p;
+  Buffers b{};
+  CommandIndex memset = 0, copy = 0, open = 0, readback = 0;
+};
+
+MemsetThenLegacyCopy memset_then_legacy_copy() {
+  MemsetThenLegacyCopy m;
+  m.b = add_buffers(m.p);
+  const StreamId s1 = m.p.add_stream(StreamKind::Blocking);
+  m.p.add_stream(StreamKind::Blocking);
+  for (int i = 0; i < 9; ++i) m.p.host_write(m.b.pinned0);
+  const GateId gate = m.p.gate_close(s1, GateStyle::SpinKernel);
+  m.p.host_write(m.b.pinned0);
+  m.memset = m.p.memset_async(m.b.pinned1, s1);
+  m.p.host_write(m.b.pinned0);
+  m.p.host_write(m.b.pinned0);
+  m.copy = m.p.memcpy_async(m.b.device0, m.b.pinned1, kLegacyStream);
+  m.open = m.p.gate_open(gate);
+  m.p.device_synchronize();
+  for (BufferId id = 0; id < 6; ++id) {
+    const CommandIndex read = m.p.host_read(id);
+    if (id == m.b.device0) m.readback = read;
+  }
+  return m;
+}
+
+TEST(GpuFindings, LegacyCopyOfAPinnedBufferTakesTheBlockingStreamsMemset) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  ASSERT_EQ(m.memset, 11U);
+  ASSERT_EQ(m.copy, 14U);
+  ASSERT_EQ(m.readback, 19U);
+  const Prediction full = predict(m.p);
+  EXPECT_EQ(full.find(m.readback, m.b.device0)->values, std::set<ValueId>{m.memset});
+  EXPECT_EQ(full.find(m.readback, m.b.pinned1), nullptr);
+  // Both are held behind the gate until it opens.
+  EXPECT_TRUE(full.held_at_gate_open.at(m.open).contains(m.memset));
+  EXPECT_TRUE(full.held_at_gate_open.at(m.open).contains(m.copy));
+}
+
+TEST(GpuFindings, AWrongValueIsReportedWithTheRawWordsItHeld) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  const Prediction full = predict(m.p);
+  Observation gpu = as_predicted(full);
+  const std::uint32_t nonce = 0x5A3;
+  const Tags tags{m.p, nonce};
+  gpu.reads[{m.readback, m.b.device0}] = {tags.decode(tags.initial(m.b.pinned1))};
+  gpu.raw_words[{m.readback, m.b.device0}] = {tags.initial(m.b.pinned1)};
+  const std::vector<std::string> found = disagreements(m.p, full, gpu);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_NE(found[0].find("saw {initial(buffer 3)}, allowed {#11}"), std::string::npos) << found[0];
+  EXPECT_NE(found[0].find("raw words a05a3803"), std::string::npos) << found[0];
+}
+
+TEST(GpuFindings, WorkFinishedBeforeItsGateOpenedIsAViolation) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  const Prediction full = predict(m.p);
+  Observation gpu = as_predicted(full);
+  gpu.finished_at_gate_open[m.open] = {};
+  EXPECT_TRUE(disagreements(m.p, full, gpu).empty());
+  // The copy ran while the gate held the memset it must wait for: the legacy stream did not wait.
+  gpu.finished_at_gate_open[m.open] = {m.copy};
+  const std::vector<std::string> found = disagreements(m.p, full, gpu);
+  ASSERT_EQ(found.size(), 1U);
+  EXPECT_EQ(found[0], "gate open #15: #14 finished although behind a gate still closed");
+  // The model without rule 2 lets the copy run while the gate is closed: this is what it predicts there.
+  EXPECT_FALSE(predict(m.p, RuleSet::all().without(Rule::kLegacyStreamImplicitSync))
+                   .held_at_gate_open.at(m.open)
+                   .contains(m.copy));
+}
+
+TEST(GpuFindings, MemsetTagsDecodeWhereverACopyCarriedThem) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  const Tags tags{m.p, 0x5A3};
+  EXPECT_EQ(Tags::memset_byte(m.memset), 0x1b);
+  // A memset stores its byte in every byte; a copy carries the word as it is, so it decodes the same.
+  EXPECT_EQ(tags.decode(0x1b1b1b1bU), m.memset);
+  EXPECT_EQ(tags.decode(tags.initial(m.b.pinned1)), initial_value(m.b.pinned1));
+  EXPECT_EQ(tags.decode(tags.write(m.copy)), m.copy);
+  // A byte of a command that is no memset, or another run's nonce, is no value of this run.
+  EXPECT_EQ(tags.decode(0x1a1a1a1aU), kUnknownValue);
+  EXPECT_EQ(tags.decode(Tags{m.p, 0x123}.initial(m.b.pinned1)), kUnknownValue);
+}
+
+}  // namespace
+}  // namespace hazardlab::conformance
