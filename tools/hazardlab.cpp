@@ -78,6 +78,7 @@ int explain(const std::string& id) {
     }
   }
   if (const std::string lesson = lesson_of(h->id); !lesson.empty()) std::cout << '\n' << lesson;
+  if (!h->unjudged_because.empty()) std::cout << "\nReported, not judged: " << h->unjudged_because << ".\n";
   std::cout << "\nVariants:\n";
   for (const Variant& v : h->variants) {
     std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';

@@ -91,3 +91,17 @@ TEST(Registry, AParameterNeedsANameAndAMeaning) {
   EXPECT_NE(problems[0].find("parameter 'Slots'"), std::string::npos) << problems[0];
   EXPECT_NE(problems[1].find("parameter 'pages'"), std::string::npos) << problems[1];
 }
+
+TEST(Registry, OnlyObservationsNeedsASaidReason) {
+  const Variant observed =
+      measurement("o", "t", [](const DeviceFingerprint&, const Settings&) { return VariantResult{}; });
+  Registry silent;
+  silent.add(a_lesson({observed}));
+  ASSERT_EQ(silent.consistency_problems().size(), 1u);
+  EXPECT_NE(silent.consistency_problems()[0].find("only observations"), std::string::npos);
+  Hazard explained = a_lesson({observed});
+  explained.unjudged_because = "its model is still being checked against GPUs";
+  Registry said;
+  said.add(explained);
+  EXPECT_TRUE(said.consistency_problems().empty());
+}

@@ -48,6 +48,9 @@ struct Hazard {
   std::vector<Variant> variants;
   // PyTorch code that makes the same mistake, and its fix, where there is one ("" where not).
   std::string pytorch{};  // (braced: a hazard without one may leave it out of its initializer)
+  // Why every variant is an observation, where that is deliberate (a tester whose model is still
+  // being checked against GPUs); "" for a hazard, which must check something.
+  std::string unjudged_because{};
 
   const Variant* find_variant(std::string_view variant_id) const;
   // "" when `device` meets every requirement, else the first unmet reason.

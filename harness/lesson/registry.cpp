@@ -66,7 +66,8 @@ std::vector<std::string> Registry::consistency_problems() const {
     const bool has_guard = std::any_of(h.variants.begin(), h.variants.end(),
                                        [](const Variant& v) { return v.kind == VariantKind::Guard; });
     if (has_control && !has_guard) problems.push_back(where + ": shows a hazard but no guard that fixes it");
-    if (!judged) problems.push_back(where + ": only observations; nothing is checked");
+    if (!judged && h.unjudged_because.empty())
+      problems.push_back(where + ": only observations; nothing is checked (and no unjudged_because says why)");
     for (const Requirement& r : h.requirements) {
       if (r.what.empty() || !r.unmet) problems.push_back(where + ": a requirement lacks its text or check");
     }
