@@ -17,7 +17,7 @@ constexpr const char* kPrologue = R"(// A conformance program, printed by hazard
 #include <cstdlib>
 #include <set>
 #include <thread>
-#define CHECK(call) do { cudaError_t e = (call); if (e != cudaSuccess) { std::printf("%s: %s\n", #call, cudaGetErrorString(e)); std::exit(1); } } while (0)
+#define CHECK(call) do { cudaError_t status_ = (call); if (status_ != cudaSuccess) { std::printf("%s: %s\n", #call, cudaGetErrorString(status_)); std::exit(1); } } while (0)
 constexpr size_t kWords = 4096, kBytes = kWords * 4;
 __global__ void fill(uint32_t* p, uint32_t tag) { for (size_t i = threadIdx.x; i < kWords; i += blockDim.x) p[i] = tag; }
 __global__ void kernel_op(const uint32_t* in, uint32_t* seen, uint32_t* out, uint32_t tag) {
