@@ -102,5 +102,18 @@ TEST(Print, GateOpeningPrintsWhatFinishedWhileItWasClosed) {
       << source;
 }
 
+TEST(Print, TheCheckMacroDoesNotShadowTheProgramsNames) {
+  // The printed program names its events e[...]; a CHECK macro whose local was also `e` made
+  // `CHECK(cudaEventRecord(e[0], s))` fail to compile (found building a printed program with nvcc).
+  Program p;
+  const StreamId s = p.add_stream(StreamKind::Blocking);
+  const EventId e = p.add_event();
+  p.event_record(e, s);
+  const std::string source = to_cuda_source(p);
+  EXPECT_NE(source.find("cudaEventRecord(e[0], s1)"), std::string::npos) << source;
+  EXPECT_EQ(source.find("cudaError_t e "), std::string::npos);
+  EXPECT_NE(source.find("cudaError_t status_ = (call)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace hazardlab::conformance
