@@ -9,40 +9,17 @@
 namespace hazardlab {
 namespace {
 
+// What a device without concurrentManagedAccess does instead (why the hazard does not apply there).
+constexpr const char* kWithoutConcurrentAccess =
+    "there the GPU owns all managed memory while any kernel runs, and a host access in that time is a segmentation "
+    "fault, not a race";
+
 // What the host does to the buffer while the kernel is pending. The enumerators follow the labels.
 enum class HostAccess : std::uint32_t { Write, Read };
 const Parameter kAccess = Parameter::choice(
     "host-access", {"write", "read"},
     "what the host does while the kernel is pending: writes the buffer the kernel reads, or reads the buffer the "
     "kernel writes");
-
-// Managed memory for one trial. cudaFree waits for the device, so it is freed after the drain.
-struct FreeManaged {
-  void operator()(std::byte* p) const noexcept { HL_CUDA_WARN(cudaFree(p)); }
-};
-using ManagedBytes = std::unique_ptr<std::byte, FreeManaged>;
-
-ManagedBytes allocate_managed(std::size_t bytes) {
-  void* p = nullptr;
-  HL_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
-  return ManagedBytes(static_cast<std::byte*>(p));
-}
-
-// The device fingerprint does not record concurrentManagedAccess, so the requirement asks the
-// device itself. Requirements are checked in the case's process, where CUDA is already up.
-Requirement requires_concurrent_managed_access() {
-  return {"concurrentManagedAccess = 1", [](const DeviceFingerprint& d) -> std::string {
-            int value = 0;
-            try {
-              HL_CUDA(cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, d.index));
-            } catch (const CudaError& e) {
-              return std::string("concurrentManagedAccess could not be read: ") + e.what();
-            }
-            if (value) return {};
-            return "the device reports concurrentManagedAccess = 0: there the GPU owns all managed memory while "
-                   "any kernel runs, and a host access in that time is a segmentation fault, not a race";
-          }};
-}
 
 // Write: the buffer holds the data (A) and the kernel copies it to device memory; the damage is
 // the host writing B into it. Read: the buffer holds the sentinel (C), the kernel writes A, and
@@ -121,7 +98,7 @@ Hazard managed_host_access_during_kernel() {
                  "Without concurrentManagedAccess the GPU has exclusive access to managed memory while any kernel "
                  "runs; the CPU may touch it only after a synchronization such as cudaStreamSynchronize or "
                  "cudaDeviceSynchronize, and an earlier access is a segmentation fault."}},
-      .requirements = {requires_concurrent_managed_access()},
+      .requirements = {requires_concurrent_managed_access(kWithoutConcurrentAccess)},
       .explanation =
           "cudaMallocManaged gives one pointer that works on the host and in kernels, and the driver moves "
           "pages to whichever side touches them. That makes it easy to forget that a kernel launch only queues "

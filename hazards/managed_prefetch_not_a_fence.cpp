@@ -9,40 +9,17 @@
 namespace hazardlab {
 namespace {
 
+// What a device without concurrentManagedAccess does instead (why the hazard does not apply there).
+constexpr const char* kWithoutConcurrentAccess =
+    "there the host may not touch managed memory while any kernel runs (a segmentation fault, not a race), whatever "
+    "was prefetched";
+
 // What the host issues between the kernel and its read. The enumerators follow the labels.
 enum class Hint : std::uint32_t { Prefetch, AdviseAndPrefetch };
 const Parameter kHint = Parameter::choice(
     "hint", {"prefetch", "advise-and-prefetch"},
     "what the host issues after the kernel: cudaMemPrefetchAsync to the CPU on the kernel's stream, or first "
     "cudaMemAdvise(cudaMemAdviseSetPreferredLocation, CPU) and then the prefetch");
-
-// Managed memory for one trial. cudaFree waits for the device, so it is freed after the drain.
-struct FreeManaged {
-  void operator()(std::byte* p) const noexcept { HL_CUDA_WARN(cudaFree(p)); }
-};
-using ManagedBytes = std::unique_ptr<std::byte, FreeManaged>;
-
-ManagedBytes allocate_managed(std::size_t bytes) {
-  void* p = nullptr;
-  HL_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
-  return ManagedBytes(static_cast<std::byte*>(p));
-}
-
-// The device fingerprint does not record concurrentManagedAccess, so the requirement asks the
-// device itself. Requirements are checked in the case's process, where CUDA is already up.
-Requirement requires_concurrent_managed_access() {
-  return {"concurrentManagedAccess = 1", [](const DeviceFingerprint& d) -> std::string {
-            int value = 0;
-            try {
-              HL_CUDA(cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, d.index));
-            } catch (const CudaError& e) {
-              return std::string("concurrentManagedAccess could not be read: ") + e.what();
-            }
-            if (value) return {};
-            return "the device reports concurrentManagedAccess = 0: there the host may not touch managed memory "
-                   "while any kernel runs (a segmentation fault, not a race), whatever was prefetched";
-          }};
-}
 
 // CUDA 13 takes a cudaMemLocation (and flags) where CUDA 12 took a device ordinal.
 void prefetch_to_host(const std::byte* p, std::size_t bytes, cudaStream_t stream) {
@@ -119,7 +96,7 @@ Hazard managed_prefetch_not_a_fence() {
                 {"CUDA C++ Programming Guide", "Unified Memory Programming: Coherency and Concurrency",
                  "The host may rely on a kernel's writes to managed memory only after synchronizing with the kernel "
                  "(stream, event or device synchronization)."}},
-      .requirements = {requires_concurrent_managed_access()},
+      .requirements = {requires_concurrent_managed_access(kWithoutConcurrentAccess)},
       .explanation =
           "A common way to bring a kernel's result back in managed memory is to prefetch it to the CPU before "
           "reading it, so the host does not fault page by page: cudaMemPrefetchAsync(ptr, n, CPU, stream). It "

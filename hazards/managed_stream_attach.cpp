@@ -10,33 +10,10 @@
 namespace hazardlab {
 namespace {
 
-// Managed memory for one trial. cudaFree waits for the device, so it is freed after the drain.
-struct FreeManaged {
-  void operator()(std::byte* p) const noexcept { HL_CUDA_WARN(cudaFree(p)); }
-};
-using ManagedBytes = std::unique_ptr<std::byte, FreeManaged>;
-
-ManagedBytes allocate_managed(std::size_t bytes) {
-  void* p = nullptr;
-  HL_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
-  return ManagedBytes(static_cast<std::byte*>(p));
-}
-
-// The device fingerprint does not record concurrentManagedAccess, so the requirement asks the
-// device itself. Requirements are checked in the case's process, where CUDA is already up.
-Requirement requires_concurrent_managed_access() {
-  return {"concurrentManagedAccess = 1", [](const DeviceFingerprint& d) -> std::string {
-            int value = 0;
-            try {
-              HL_CUDA(cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, d.index));
-            } catch (const CudaError& e) {
-              return std::string("concurrentManagedAccess could not be read: ") + e.what();
-            }
-            if (value) return {};
-            return "the device reports concurrentManagedAccess = 0: there the positive control's early host read "
-                   "is a segmentation fault, not a race, so it cannot be run as a trial";
-          }};
-}
+// What a device without concurrentManagedAccess does instead (why the hazard does not apply there).
+constexpr const char* kWithoutConcurrentAccess =
+    "there the positive control's early host read is a segmentation fault, not a race, so it cannot be run as a "
+    "trial";
 
 // The buffer holds the sentinel (C). Behind the gate, a kernel writes the data (A) and the buffer
 // is attached to the same stream after it; the host reads the buffer after `fence`.
@@ -137,7 +114,7 @@ Hazard managed_stream_attach() {
                  "Unified Memory Programming: Managing Data Visibility and Concurrent CPU + GPU Access with Streams",
                  "Associating an allocation with a stream limits the GPU's exclusive ownership of it to that "
                  "stream's work; the host synchronizes that stream before it touches the allocation."}},
-      .requirements = {requires_concurrent_managed_access()},
+      .requirements = {requires_concurrent_managed_access(kWithoutConcurrentAccess)},
       .explanation =
           "Without concurrentManagedAccess, the GPU owns all managed memory while any kernel runs. "
           "cudaStreamAttachMemAsync(stream, ptr, 0, cudaMemAttachSingle) narrows that: the buffer belongs to "

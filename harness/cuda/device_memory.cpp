@@ -43,4 +43,12 @@ void StreamOrderedBlock::free_async() {
   HL_CUDA(cudaFreeAsync(std::exchange(data_, nullptr), stream_));
 }
 
+void FreeManaged::operator()(std::byte* p) const noexcept { HL_CUDA_WARN(cudaFree(p)); }
+
+ManagedBytes allocate_managed(std::size_t bytes) {
+  void* p = nullptr;
+  HL_CUDA(cudaMallocManaged(&p, bytes, cudaMemAttachGlobal));
+  return ManagedBytes(static_cast<std::byte*>(p));
+}
+
 }  // namespace hazardlab

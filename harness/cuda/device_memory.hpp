@@ -1,8 +1,10 @@
 #pragma once
-// RAII owners of device memory: cudaMalloc'd buffers, and stream-ordered (cudaMallocAsync) blocks.
+// RAII owners of device memory: cudaMalloc'd buffers, stream-ordered (cudaMallocAsync) blocks and
+// managed (cudaMallocManaged) memory.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
+#include <memory>
 
 namespace hazardlab {
 
@@ -43,5 +45,13 @@ class StreamOrderedBlock {
   std::byte* data_ = nullptr;
   cudaStream_t stream_;
 };
+
+// cudaMallocManaged memory, attached globally. cudaFree waits for the device, so a trial lets it go
+// after its drain.
+struct FreeManaged {
+  void operator()(std::byte* p) const noexcept;
+};
+using ManagedBytes = std::unique_ptr<std::byte, FreeManaged>;
+ManagedBytes allocate_managed(std::size_t bytes);
 
 }  // namespace hazardlab

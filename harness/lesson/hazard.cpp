@@ -29,4 +29,18 @@ Requirement requires_host_register() {
           }};
 }
 
+// The device fingerprint does not record concurrentManagedAccess, so the requirement asks the
+// device itself. Requirements are checked in the case's process, where CUDA is already up.
+Requirement requires_concurrent_managed_access(std::string without_it) {
+  return {"concurrentManagedAccess = 1", [without_it = std::move(without_it)](const DeviceFingerprint& d) {
+            int value = 0;
+            try {
+              HL_CUDA(cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, d.index));
+            } catch (const CudaError& e) {
+              return std::string("concurrentManagedAccess could not be read: ") + e.what();
+            }
+            return value ? std::string() : "the device reports concurrentManagedAccess = 0: " + without_it;
+          }};
+}
+
 }  // namespace hazardlab

@@ -60,5 +60,7 @@ struct Hazard {
 // Common device requirements.
 Requirement requires_can_map_host_memory();
 Requirement requires_host_register();
+// concurrentManagedAccess = 1; `without_it` says what happens on a device without it.
+Requirement requires_concurrent_managed_access(std::string without_it);
 
 }  // namespace hazardlab
