@@ -13,14 +13,11 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
   const PeerPair pair = peer_pair_of(rig.device_info().index);
   PeerAccessScope access(pair, c.params.as<PeerAccess>(kPeerAccess));
   Stream source_stream(c.stream);
-  std::optional<DeviceBuffer> landed;
-  std::optional<Stream> reader;
-  std::optional<Event> read_done;  // an event is recorded only on a stream of its own device
+  OnDevice<DeviceBuffer> landed(pair.destination, c.bytes);
+  OnDevice<Stream> reader(pair.destination, StreamKind::NonBlocking);
+  OnDevice<Event> read_done(pair.destination);  // an event is recorded only on a stream of its own device
   {
     DeviceScope on(pair.destination);
-    landed.emplace(c.bytes);
-    reader.emplace(StreamKind::NonBlocking);
-    read_done.emplace();
     enqueue_device_fill(landed->data(), c.bytes, c.pattern, PatternVersion::Sentinel, reader->get());
     HL_CUDA(cudaStreamSynchronize(reader->get()));
   }
@@ -54,11 +51,7 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
   obs.settled = rig.census_of_device(landed->data(), c);
   obs.hazard_visible = !obs.seen.all_original();
   obs.data_correct = obs.seen.all_original() && obs.settled->all_original();
-  obs.detail = pair.describe() + (access.note.empty() ? "" : " (" + access.note + ")");
-  DeviceScope on(pair.destination);  // the destination's buffer and stream are freed on their own GPU
-  read_done.reset();
-  reader.reset();
-  landed.reset();
+  obs.detail = access.describe();
   return obs;
 }
 

@@ -11,10 +11,9 @@ TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, c
   const PeerPair pair = peer_pair_of(rig.device_info().index);
   PeerAccessScope access(pair, c.params.as<PeerAccess>(kPeerAccess));
   Stream copy_stream(c.stream), rewriter(StreamKind::NonBlocking);
-  std::optional<DeviceBuffer> landed;
+  OnDevice<DeviceBuffer> landed(pair.destination, c.bytes);
   {
     DeviceScope on(pair.destination);
-    landed.emplace(c.bytes);
     enqueue_device_fill(landed->data(), c.bytes, c.pattern, PatternVersion::Sentinel, nullptr);
     HL_CUDA(cudaDeviceSynchronize());
   }
@@ -42,9 +41,7 @@ TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, c
   obs.seen = rig.census_of_device(landed->data(), c);
   obs.hazard_visible = obs.seen.mutated > 0;
   obs.data_correct = obs.seen.all_original();
-  obs.detail = pair.describe() + (access.note.empty() ? "" : " (" + access.note + ")");
-  DeviceScope on(pair.destination);  // the destination's buffer is freed on its own GPU
-  landed.reset();
+  obs.detail = access.describe();
   return obs;
 }
 

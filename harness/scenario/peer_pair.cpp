@@ -60,6 +60,8 @@ PeerAccessScope::PeerAccessScope(const PeerPair& pair, PeerAccess wanted) : pair
   was_enabled_[1] = set_access_to(pair.source, enabled_);
 }
 
+std::string PeerAccessScope::describe() const { return pair_.describe() + (note.empty() ? "" : " (" + note + ")"); }
+
 PeerAccessScope::~PeerAccessScope() {
   // Put back what the process had: another case of this worker may rely on it.
   try {

@@ -3,8 +3,11 @@
 // peer is GPU 0), so that a run over N >= 2 GPUs covers every GPU as a source and as a destination,
 // and on two GPUs both directions. Peer access can be switched on or off per case.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "cuda/device.hpp"
 #include "hazardlab/device_fingerprint.hpp"
 #include "trial/parameter.hpp"
 
@@ -39,11 +42,40 @@ class PeerAccessScope {
   PeerAccessScope(const PeerAccessScope&) = delete;
   PeerAccessScope& operator=(const PeerAccessScope&) = delete;
   std::string note;
+  std::string describe() const;  // "gpu0 -> gpu1", and the note if there is one
 
  private:
   PeerPair pair_;
   bool was_enabled_[2] = {false, false};  // source -> destination, destination -> source
   bool enabled_ = false;
+};
+
+// An owner (DeviceBuffer, Stream, Event) made and released with `device` current, so that the peer
+// GPU's resources go back to their own GPU whichever device is current when the trial ends, or throws.
+template <typename Owner>
+class OnDevice {
+ public:
+  template <typename... Args>
+  explicit OnDevice(int device, Args&&... args) : device_(device) {
+    DeviceScope on(device);
+    owner_.emplace(std::forward<Args>(args)...);
+  }
+  ~OnDevice() {
+    try {
+      DeviceScope on(device_);
+      owner_.reset();
+    } catch (const std::exception&) {
+      // Could not make the device current (a sticky error): the owner is released as it is.
+    }
+  }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+  Owner& operator*() { return *owner_; }
+  Owner* operator->() { return &*owner_; }
+
+ private:
+  int device_;
+  std::optional<Owner> owner_;
 };
 
 }  // namespace hazardlab
