@@ -12,14 +12,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <vector>
 
-#define CHECK(call)                                                                      \
-  do {                                                                                   \
-    const cudaError_t status_ = (call);                                                  \
-    if (status_ != cudaSuccess) {                                                        \
-      std::printf("%s failed: %s\n", #call, cudaGetErrorString(status_));                \
-      std::exit(1);                                                                      \
-    }                                                                                    \
+#define CHECK(call)                                                       \
+  do {                                                                    \
+    const cudaError_t status_ = (call);                                   \
+    if (status_ != cudaSuccess) {                                         \
+      std::printf("%s failed: %s\n", #call, cudaGetErrorString(status_)); \
+      std::exit(1);                                                       \
+    }                                                                     \
   } while (0)
 
 namespace {
@@ -112,10 +113,10 @@ void probe(size_t bytes) {
     CHECK(cudaMemcpyAsync(b.dev, b.pinned, bytes, cudaMemcpyHostToDevice, legacy));
     counts[4] += device_holds_new(b);
   }
-  std::printf("%9zu bytes: legacy host function -> blocking H2D %2d/%d | blocking memset -> legacy H2D %2d/%d | "
-              "with an event %2d/%d | device-to-device %2d/%d | same stream %2d/%d\n",
-              bytes, counts[0], kTrials, counts[1], kTrials, counts[2], kTrials, counts[3], kTrials, counts[4],
-              kTrials);
+  std::printf(
+      "%9zu bytes: legacy host function -> blocking H2D %2d/%d | blocking memset -> legacy H2D %2d/%d | "
+      "with an event %2d/%d | device-to-device %2d/%d | same stream %2d/%d\n",
+      bytes, counts[0], kTrials, counts[1], kTrials, counts[2], kTrials, counts[3], kTrials, counts[4], kTrials);
   CHECK(cudaEventDestroy(written));
   CHECK(cudaStreamDestroy(blocking));
   CHECK(cudaFree(b.dev2));
@@ -127,6 +128,18 @@ void probe(size_t bytes) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The sizes are read first: a bad one is an error (exit 2) with or without a GPU.
+  std::vector<size_t> sizes{4096, 16384, 32768, 65536, 1 << 20};
+  if (argc > 1) sizes.clear();
+  for (int i = 1; i < argc; ++i) {
+    char* end = nullptr;
+    const unsigned long bytes = std::strtoul(argv[i], &end, 10);
+    if (end == argv[i] || *end || bytes < 1 || bytes > (1ul << 30)) {
+      std::fprintf(stderr, "bad size: %s (allowed: 1 to %lu bytes)\n", argv[i], 1ul << 30);
+      return 2;
+    }
+    sizes.push_back(bytes);
+  }
   int device = 0, driver = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
@@ -136,18 +149,6 @@ int main(int argc, char** argv) {
   CHECK(cudaDriverGetVersion(&driver));
   std::printf("%s, CUDA driver %d: trials in which the copy delivered the new data (%d = it waited every time)\n",
               prop.name, driver, kTrials);
-  if (argc < 2) {
-    for (size_t bytes : {4096, 16384, 32768, 65536, 1 << 20}) probe(bytes);
-    return 0;
-  }
-  for (int i = 1; i < argc; ++i) {
-    char* end = nullptr;
-    const unsigned long bytes = std::strtoul(argv[i], &end, 10);
-    if (end == argv[i] || *end || bytes < 1 || bytes > (1ul << 30)) {
-      std::fprintf(stderr, "bad size: %s (allowed: 1 to %lu bytes)\n", argv[i], 1ul << 30);
-      return 2;
-    }
-    probe(bytes);
-  }
+  for (const size_t bytes : sizes) probe(bytes);
   return 0;
 }
