@@ -31,6 +31,12 @@ struct Observation {
 std::vector<std::string> disagreements(const Program& executed, const Prediction& prediction,
                                        const Observation& observation);
 
+// The disagreements with both models: what neither allows, item by item (a read's value, a command at a
+// drain or a gate, a call, a query), in the first model's words. With the documented model and the one
+// weakened by the deviations seen on GPUs, an item only the second allows is that deviation taken.
+std::vector<std::string> disagreements(const Program& executed, const Prediction& prediction,
+                                       const Prediction& alternative, const Observation& observation);
+
 // How often the runs pushed a racy read to a value that is not the most recently issued one.
 struct Coverage {
   long reads_checked = 0;

@@ -1,5 +1,6 @@
 #include "conformance/generate/generate.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "conformance/model/happens_before.hpp"
@@ -8,13 +9,16 @@ namespace hazardlab::conformance {
 namespace {
 
 constexpr int kCommandKinds = static_cast<int>(CommandKind::Drain) + 1;
+// Raw kinds past the commands: two more chances at closing a gate, one at draining, then the motifs.
+constexpr int kExtraDrain = kCommandKinds + 2;
+constexpr int kFirstMotif = kCommandKinds + 3;
 
 rc::Gen<RawCommand> gen_raw_command() {
   return rc::gen::apply(
       [](int kind, unsigned a, unsigned b, unsigned c, int probe) {
         return RawCommand{kind, a, b, c, probe == 0};
       },
-      rc::gen::inRange(0, kCommandKinds + 3), rc::gen::inRange(0U, 8U), rc::gen::inRange(0U, 8U),
+      rc::gen::inRange(0, kFirstMotif + kMotifCount), rc::gen::inRange(0U, 8U), rc::gen::inRange(0U, 8U),
       rc::gen::inRange(0U, 8U), rc::gen::inRange(0, 6));
 }
 
@@ -59,12 +63,78 @@ struct Builder {
     return c;
   }
   void interpret(const RawCommand& raw);
+  void motif(Motif m, const RawCommand& raw);
+  bool close_gate(StreamId stream, bool host_function);
 };
 
+bool Builder::close_gate(StreamId stream, bool host_function) {
+  if (closed.size() >= 2) return false;
+  // One host thread runs every host function: a host-function gate would also hold back host functions
+  // of other streams, which the rules do not order. So it only appears where there are none, once.
+  host_function = host_function && !has_host_func && !host_function_gate_used;
+  host_function_gate_used = host_function_gate_used || host_function;
+  closed.push_back(p.gate_close(stream, host_function ? GateStyle::HostFunction : GateStyle::SpinKernel));
+  return true;
+}
+
+// A motif is a short pattern whose answer depends on one rule, with its streams, event and buffers still
+// chosen at random: uniform commands make such a pattern rare, and a mutant it would refute stood.
+void Builder::motif(Motif m, const RawCommand& r) {
+  const StreamId x = pick(streams, r.b);
+  Command work = make(CommandKind::Kernel);
+  work.reads = {pick(device, r.a)};
+  work.writes = {pick(device, r.a + 1)};
+  switch (m) {
+    case Motif::EventWaitAcrossStreams: {
+      // Rule 3: work behind an event recorded behind a closed gate waits for the gate.
+      if (!close_gate(x, false)) return;
+      const std::size_t at = static_cast<std::size_t>(std::find(streams.begin(), streams.end(), x) - streams.begin());
+      const StreamId y = streams[(at + 1 + r.c) % streams.size()];
+      Command record = make(CommandKind::EventRecord, x);
+      record.event = r.a % p.event_count();
+      Command wait = make(CommandKind::StreamWaitEvent, y);
+      wait.event = record.event;
+      work.stream = y;
+      issue(std::move(record), false);
+      issue(std::move(wait), false);
+      issue(std::move(work), false);
+      break;
+    }
+    case Motif::LegacyAndBlockingStream: {
+      // Rule 2: the legacy stream and a blocking stream, one gated, the other given work.
+      std::vector<StreamId> blocking;
+      for (StreamId s : streams)
+        if (p.stream_kind(s) == StreamKind::Blocking) blocking.push_back(s);
+      const StreamId other = blocking.empty() ? x : pick(blocking, r.b);
+      const bool legacy_gated = r.c % 2 == 0;
+      if (!close_gate(legacy_gated ? kLegacyStream : other, false)) return;
+      work.stream = legacy_gated ? other : kLegacyStream;
+      issue(std::move(work), false);
+      break;
+    }
+    case Motif::PageableUploadThenRewrite: {
+      // Rule 6: a pageable upload held behind a gate, its source rewritten before the gate opens.
+      std::vector<BufferId> pageable;
+      for (BufferId b : host)
+        if (p.buffer_kind(b) == BufferKind::HostPageable) pageable.push_back(b);
+      if (!close_gate(x, false)) return;
+      Command copy = make(CommandKind::MemcpyAsync, x);
+      copy.reads = {pick(pageable, r.a)};
+      copy.writes = {pick(device, r.c)};
+      Command rewrite = make(CommandKind::HostWrite);
+      rewrite.writes = copy.reads;
+      issue(std::move(copy), false);
+      issue(std::move(rewrite), false);
+      return;  // the readback at the end shows what the copy took
+    }
+  }
+  issue(make(CommandKind::Drain), false);
+}
+
 void Builder::interpret(const RawCommand& r) {
-  const int kind = r.kind < kCommandKinds
-                       ? r.kind
-                       : (r.kind == kCommandKinds + 2 ? int(CommandKind::Drain) : int(CommandKind::GateClose));
+  if (r.kind >= kFirstMotif) return motif(static_cast<Motif>(r.kind - kFirstMotif), r);
+  const int kind =
+      r.kind < kCommandKinds ? r.kind : (r.kind == kExtraDrain ? int(CommandKind::Drain) : int(CommandKind::GateClose));
   const StreamId stream = pick(streams, r.b);
   const EventId event = r.a % p.event_count();
   Command c = make(static_cast<CommandKind>(kind), stream);
@@ -108,15 +178,9 @@ void Builder::interpret(const RawCommand& r) {
     case CommandKind::DeviceSynchronize:
     case CommandKind::Drain:
       break;
-    case CommandKind::GateClose: {
-      if (closed.size() >= 2) return;
-      // One host thread runs every host function: a host-function gate would also hold back host functions
-      // of other streams, which the rules do not order. So it only appears where there are none, once.
-      const bool host_function = r.c % 2 == 1 && !has_host_func && !host_function_gate_used;
-      host_function_gate_used = host_function_gate_used || host_function;
-      closed.push_back(p.gate_close(stream, host_function ? GateStyle::HostFunction : GateStyle::SpinKernel));
+    case CommandKind::GateClose:
+      close_gate(stream, r.c % 2 == 1);
       return;
-    }
     case CommandKind::GateOpen:
       if (closed.empty()) return;
       c.gate = pick(closed, r.a);

@@ -11,8 +11,12 @@
 
 namespace hazardlab::conformance {
 
+// Patterns the generator also emits whole (generate.cpp says why), each a raw kind past the commands.
+enum class Motif { EventWaitAcrossStreams, LegacyAndBlockingStream, PageableUploadThenRewrite };
+inline constexpr int kMotifCount = 3;
+
 struct RawCommand {
-  int kind = 0;  // a CommandKind, or a second chance at closing a gate or draining (kinds past the last)
+  int kind = 0;  // a CommandKind; past the last, another chance at closing a gate or draining, or a Motif
   unsigned a = 0, b = 0, c = 0;  // choices among what exists (a buffer, a stream, an event, a gate)
   bool probe = false;            // a call that waits for a closed gate is left to the watchdog, not opened first
 };

@@ -29,8 +29,10 @@ struct HappensBefore::Builder {
   void host_return(ActionId work, const Command& c);
   void lower_copy(CommandIndex index, const Command& c, StreamId stream);
   void lower_sync_memcpy(CommandIndex index, const Command& c);
-  // Rule 2: the work of other streams that work enqueued on `stream` now would wait for.
-  std::vector<ActionId> implicit_waits(StreamId stream) const;
+  // Rule 2: the work of other streams that `c`, enqueued on `stream` now, would wait for (none where a
+  // deviation the rule set allows exempts `c`).
+  std::vector<ActionId> implicit_waits(StreamId stream, const Command& c) const;
+  bool exempt_from_implicit_sync(const Command& c) const;
   std::vector<ActionId> latest_record(EventId event) const;
   std::vector<ActionId> all_stream_work() const;
   bool behind_closed_gate(ActionId a) const;

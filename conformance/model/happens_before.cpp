@@ -43,7 +43,7 @@ ActionId Builder::stream_work(ActionId call, const Command& c, StreamId stream, 
     const bool touches_host_function = host_function || actions[prior].host_function;
     if (rules_.has(touches_host_function ? Rule::kHostFunctionOrder : Rule::kStreamOrder)) preds.push_back(prior);
   }
-  const std::vector<ActionId> implicit = implicit_waits(stream);
+  const std::vector<ActionId> implicit = implicit_waits(stream, c);
   preds.insert(preds.end(), implicit.begin(), implicit.end());
   const CommandIndex index = actions[call].command;
   const ActionId id =
@@ -60,9 +60,16 @@ void Builder::host_return(ActionId work, const Command& c) {
   commands[index].ret = id;
 }
 
-std::vector<ActionId> Builder::implicit_waits(StreamId stream) const {
+bool Builder::exempt_from_implicit_sync(const Command& c) const {
+  if (c.kind == CommandKind::MemcpyAsync && rules_.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync))
+    return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
+           program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
+  return c.kind == CommandKind::EventRecord && rules_.allows(Deviation::kEventRecordSkipsImplicitSync);
+}
+
+std::vector<ActionId> Builder::implicit_waits(StreamId stream, const Command& c) const {
   std::vector<ActionId> preds;
-  if (!rules_.has(Rule::kLegacyStreamImplicitSync)) return preds;
+  if (!rules_.has(Rule::kLegacyStreamImplicitSync) || exempt_from_implicit_sync(c)) return preds;
   const StreamKind kind = program_.stream_kind(stream);
   for (StreamId other = 0; other < program_.stream_count(); ++other) {
     const StreamKind other_kind = program_.stream_kind(other);

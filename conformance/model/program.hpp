@@ -23,6 +23,10 @@ using BufferId = std::size_t;
 using HostThreadId = std::size_t;
 using CommandIndex = std::size_t;
 
+// Every buffer of a program holds this many bytes (the runner's and the printer's size too): the model
+// needs it where a documented rule or a seen deviation depends on a copy's size.
+inline constexpr std::size_t kBufferBytes = 16 * 1024;
+
 // Stream 0 is the legacy stream, present in every program.
 inline constexpr StreamId kLegacyStream = 0;
 

@@ -53,9 +53,29 @@ constexpr std::array<RuleInfo, kRuleCount> kRules{{
      "CUDA Runtime API, API synchronization behavior: Memset (\"the Async versions are always asynchronous\")"},
 }};
 
+constexpr std::array<DeviationInfo, kDeviationCount> kDeviations{{
+    {Deviation::kSmallPinnedUploadSkipsImplicitSync, "small-pinned-upload-skips-implicit-sync",
+     "a cudaMemcpyAsync from pinned host memory to the device of 24 KiB or less does not wait for the work "
+     "rule 2 puts ahead of it (legacy-stream work for a copy on a blocking stream, and the reverse)",
+     "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
+     "conformance/probes/implicit_sync_small_copies.cu: 0 of 10 trials waited up to 24 KiB, 10 of 10 from 32 KiB; "
+     "an event made the same copies wait 10 of 10"},
+    {Deviation::kEventRecordSkipsImplicitSync, "event-record-skips-implicit-sync",
+     "a cudaEventRecord on a blocking stream may capture no legacy-stream work enqueued before it (the "
+     "documentation speaks of work; a record enqueues none), so a wait on the event or a synchronize of that "
+     "stream need not wait for it",
+     "seen by generated programs on an H200 (CUDA 13.0 driver): a cudaStreamSynchronize of a blocking stream holding "
+     "only a record returned while legacy-stream work was held; conformance/probes/event_record_implicit_sync.cu "
+     "measures it"},
+}};
+
 }  // namespace
 
 std::span<const RuleInfo> all_rules() { return kRules; }
+
+std::span<const DeviationInfo> all_deviations() { return kDeviations; }
+
+const DeviationInfo& deviation_info(Deviation deviation) { return kDeviations.at(static_cast<std::size_t>(deviation)); }
 
 const RuleInfo& rule_info(Rule rule) { return kRules.at(static_cast<std::size_t>(rule)); }
 

@@ -34,12 +34,46 @@ struct RuleInfo {
 std::span<const RuleInfo> all_rules();
 const RuleInfo& rule_info(Rule rule);
 
+// Behaviour GPUs were seen to show where the documents promise more: each weakens one rule in one case.
+// Not a rule: the documented model stays the reference; a run accepts an observation that the documented
+// model or the model with these deviations allows, and counts how often only the second did.
+enum class Deviation : std::size_t {
+  kSmallPinnedUploadSkipsImplicitSync,  // a pinned-to-device cudaMemcpyAsync of at most 24 KiB
+  kEventRecordSkipsImplicitSync,        // a cudaEventRecord on a blocking stream
+};
+inline constexpr std::size_t kDeviationCount = 2;
+
+struct DeviationInfo {
+  Deviation deviation;
+  std::string_view name;
+  std::string_view summary;   // what the weakened model allows
+  std::string_view evidence;  // where it was seen, and what settled it
+};
+
+std::span<const DeviationInfo> all_deviations();
+const DeviationInfo& deviation_info(Deviation deviation);
+
+// The largest pinned-to-device copy that was seen to skip the legacy stream's implicit synchronization.
+inline constexpr std::size_t kSmallUploadBytes = 24 * 1024;
+
 // Which rules the model applies. Every rule is on by default; a mutant model switches one off to show
-// that the rule changes at least one answer (the model has teeth).
+// that the rule changes at least one answer (the model has teeth). Deviations are off by default.
 class RuleSet {
  public:
   RuleSet() { enabled_.set(); }
   static RuleSet all() { return RuleSet{}; }
+  // The documented rules weakened by every deviation seen on GPUs.
+  [[nodiscard]] RuleSet with_seen_deviations() const {
+    RuleSet copy = *this;
+    copy.deviations_.set();
+    return copy;
+  }
+  [[nodiscard]] RuleSet with(Deviation deviation) const {
+    RuleSet copy = *this;
+    copy.deviations_.set(static_cast<std::size_t>(deviation));
+    return copy;
+  }
+  [[nodiscard]] bool allows(Deviation deviation) const { return deviations_.test(static_cast<std::size_t>(deviation)); }
   [[nodiscard]] RuleSet without(Rule rule) const {
     RuleSet copy = *this;
     copy.enabled_.reset(static_cast<std::size_t>(rule));
@@ -49,6 +83,7 @@ class RuleSet {
 
  private:
   std::bitset<kRuleCount> enabled_;
+  std::bitset<kDeviationCount> deviations_;
 };
 
 }  // namespace hazardlab::conformance

@@ -1,6 +1,7 @@
 #include "conformance/print/print_program.hpp"
 
 #include <sstream>
+#include <string>
 
 #include "conformance/schedule/predict.hpp"
 
@@ -18,7 +19,7 @@ constexpr const char* kPrologue = R"(// A conformance program, printed by hazard
 #include <set>
 #include <thread>
 #define CHECK(call) do { cudaError_t status_ = (call); if (status_ != cudaSuccess) { std::printf("%s: %s\n", #call, cudaGetErrorString(status_)); std::exit(1); } } while (0)
-constexpr size_t kWords = 4096, kBytes = kWords * 4;
+constexpr size_t kWords = KWORDS, kBytes = kWords * 4;
 __global__ void fill(uint32_t* p, uint32_t tag) { for (size_t i = threadIdx.x; i < kWords; i += blockDim.x) p[i] = tag; }
 __global__ void kernel_op(const uint32_t* in, uint32_t* seen, uint32_t* out, uint32_t tag) {
   for (size_t i = threadIdx.x; i < kWords; i += blockDim.x) { if (in) seen[i] = in[i]; if (out) out[i] = tag; }
@@ -57,7 +58,10 @@ std::string tag_of(CommandIndex k) {
 
 std::string to_cuda_source(const Program& program) {
   std::ostringstream out;
-  out << kPrologue;
+  // The buffers' size is the model's (program.hpp), written where the prologue says KWORDS.
+  std::string prologue = kPrologue;
+  prologue.replace(prologue.find("KWORDS"), 6, std::to_string(kBufferBytes / 4));
+  out << prologue;
   for (StreamId s = 1; s < program.stream_count(); ++s)
     out << "  cudaStream_t s" << s << "; CHECK(cudaStreamCreateWithFlags(&s" << s << ", "
         << (program.stream_kind(s) == StreamKind::Blocking ? "cudaStreamDefault" : "cudaStreamNonBlocking") << "));\n";

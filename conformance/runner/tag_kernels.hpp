@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "conformance/model/program.hpp"
+
 namespace hazardlab::conformance {
 
-inline constexpr std::size_t kWords = 4096;  // every buffer: 16 KiB of 32-bit tags
+inline constexpr std::size_t kWords = kBufferBytes / sizeof(std::uint32_t);  // every buffer, in 32-bit tags
 
 void enqueue_fill(std::uint32_t* buffer, std::uint32_t tag, cudaStream_t stream);
 void enqueue_kernel_op(const std::uint32_t* read, std::uint32_t* seen, std::uint32_t* write, std::uint32_t tag,

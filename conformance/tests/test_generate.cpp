@@ -8,6 +8,7 @@
 #include "conformance/generate/generate.hpp"
 #include "conformance/print/print_program.hpp"
 #include "conformance/schedule/predict.hpp"
+#include "conformance/tests/simulated_gpu.hpp"
 
 namespace hazardlab::conformance {
 namespace {
@@ -63,6 +64,55 @@ TEST(Generate, ProgramsAreRunnable) {
       if (wait == Wait::Waits) {
         EXPECT_TRUE(p.commands()[k].watchdog_opened) << "#" << k;
       }
+    }
+  }
+}
+
+// Each motif comes out whole: its gate, then the pattern on the streams it chose.
+TEST(Generate, EveryMotifBuildsItsPattern) {
+  const auto program_of = [](Motif m, std::vector<int> streams) {
+    ProgramSpec spec;
+    spec.streams = std::move(streams);
+    spec.commands = {RawCommand{.kind = static_cast<int>(CommandKind::Drain) + 4 + static_cast<int>(m)}};
+    return build_program(spec);
+  };
+  const auto kinds = [](const Program& p) {
+    std::vector<CommandKind> k;
+    for (const Command& c : p.commands()) k.push_back(c.kind);
+    k.resize(std::min<std::size_t>(k.size(), 5));
+    return k;
+  };
+  using enum CommandKind;
+  const Program event = program_of(Motif::EventWaitAcrossStreams, {1});
+  EXPECT_EQ(kinds(event), (std::vector{GateClose, EventRecord, StreamWaitEvent, Kernel, Drain}));
+  EXPECT_NE(event.commands()[1].stream, event.commands()[2].stream);
+  const Program implicit = program_of(Motif::LegacyAndBlockingStream, {1, 0});
+  EXPECT_EQ(kinds(implicit), (std::vector{GateClose, Kernel, Drain, GateOpen, DeviceSynchronize}));
+  EXPECT_EQ(implicit.stream_kind(implicit.commands()[0].stream), StreamKind::Legacy);
+  EXPECT_EQ(implicit.stream_kind(implicit.commands()[1].stream), StreamKind::Blocking);
+  const Program upload = program_of(Motif::PageableUploadThenRewrite, {});
+  EXPECT_EQ(kinds(upload), (std::vector{GateClose, MemcpyAsync, HostWrite, GateOpen, DeviceSynchronize}));
+  EXPECT_EQ(upload.buffer_kind(upload.commands()[1].reads[0]), BufferKind::HostPageable);
+  EXPECT_EQ(upload.commands()[2].writes, upload.commands()[1].reads);
+}
+
+// The generator has teeth: against a GPU that keeps the documented rules, and against one that also takes
+// every deviation seen, the model without any one refutable rule disagrees within the quick profile's 300
+// programs. (Rule 7 is the exception the case explains: its mutant is the stronger, older promise.)
+TEST(Generate, EveryRefutableMutantIsRefutedWithinTheQuickProfile) {
+  const std::vector<Program> programs = sample(300);
+  for (const RuleSet& gpu_rules : {RuleSet::all(), RuleSet::all().with_seen_deviations()}) {
+    for (const RuleInfo& info : all_rules()) {
+      if (info.rule == Rule::kAsyncCopyPageableD2HNoHostGuarantee) continue;
+      int refuted_at = 0;
+      for (std::size_t i = 0; i < programs.size() && refuted_at == 0; ++i) {
+        const Program& p = programs[i];
+        const Observation gpu = testing::as_predicted(predict(p, gpu_rules));
+        const RuleSet mutant = RuleSet::all().without(info.rule);
+        if (!disagreements(p, predict(p, mutant), predict(p, mutant.with_seen_deviations()), gpu).empty())
+          refuted_at = static_cast<int>(i) + 1;
+      }
+      EXPECT_GT(refuted_at, 0) << info.name;
     }
   }
 }

@@ -7,20 +7,14 @@
 #include "conformance/check/compare.hpp"
 #include "conformance/runner/tags.hpp"
 #include "conformance/schedule/predict.hpp"
+#include "conformance/tests/simulated_gpu.hpp"
 
 namespace hazardlab::conformance {
 namespace {
 
 using enum BufferKind;
 
-// What the GPU shows when the full model is right (as in test_schedule.cpp).
-Observation as_predicted(const Prediction& p) {
-  Observation o;
-  for (const ReadPrediction& r : p.reads) o.reads[{r.command, r.buffer}] = r.values;
-  for (const auto& [k, d] : p.drains) o.finished_at_drain[k] = d.done;
-  for (const auto& [k, w] : p.waits) o.blocked[k] = w == Wait::Waits;
-  return o;
-}
+using testing::as_predicted;
 
 // The generator's buffers: pinned0, pageable0, device0, pinned1, pageable1, device1 (ids 0 to 5).
 struct Buffers {
@@ -177,6 +171,76 @@ TEST(GpuFindings, WorkFinishedBeforeItsGateOpenedIsAViolation) {
   EXPECT_FALSE(predict(m.p, RuleSet::all().without(Rule::kLegacyStreamImplicitSync))
                    .held_at_gate_open.at(m.open)
                    .contains(m.copy));
+}
+
+// The deviations seen on GPUs (rules.hpp): the documented model rejects what the GPU did, the model with
+// the deviation allows it, and the combined check accepts it; a value neither allows stays a violation.
+TEST(GpuFindings, TheSmallPinnedUploadDeviationExplainsTheLegacyCopyThatDidNotWait) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  const Prediction documented = predict(m.p);
+  const Prediction seen = predict(m.p, RuleSet::all().with(Deviation::kSmallPinnedUploadSkipsImplicitSync));
+  Observation gpu = as_predicted(documented);
+  // What the H200 and the H100 did: the copy took pinned1's earlier contents and ran before the gate opened.
+  gpu.reads[{m.readback, m.b.device0}] = {initial_value(m.b.pinned1)};
+  gpu.finished_at_gate_open[m.open] = {m.copy};
+  EXPECT_EQ(disagreements(m.p, documented, gpu).size(), 2U);
+  EXPECT_TRUE(disagreements(m.p, seen, gpu).empty());
+  EXPECT_TRUE(disagreements(m.p, documented, predict(m.p, RuleSet::all().with_seen_deviations()), gpu).empty());
+  // The deviation does not excuse a value no write made.
+  gpu.reads[{m.readback, m.b.device0}] = {kUnknownValue};
+  EXPECT_EQ(disagreements(m.p, documented, seen, gpu).size(), 1U);
+}
+
+TEST(GpuFindings, TheSmallPinnedUploadDeviationIsLimitedToPinnedUploads) {
+  // A device-to-device copy on the legacy stream still waits for the gated blocking stream's memset.
+  Program p;
+  const Buffers b = add_buffers(p);
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  const GateId gate = p.gate_close(s1, GateStyle::SpinKernel);
+  const CommandIndex memset = p.memset_async(b.device1, s1);
+  const CommandIndex copy = p.memcpy_async(b.device0, b.device1, kLegacyStream);
+  const CommandIndex open = p.gate_open(gate);
+  for (const RuleSet& rules : {RuleSet::all(), RuleSet::all().with_seen_deviations()}) {
+    const Prediction prediction = predict(p, rules);
+    EXPECT_TRUE(prediction.held_at_gate_open.at(open).contains(memset));
+    EXPECT_TRUE(prediction.held_at_gate_open.at(open).contains(copy));
+  }
+  static_assert(kBufferBytes <= kSmallUploadBytes, "the programs' uploads are the small ones seen to deviate");
+}
+
+// Seed 2526355224 (full profile, GPU 0), cut to what matters: a gate on the legacy stream, a record on a
+// blocking stream, then cudaStreamSynchronize of that stream, which returned at once.
+TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce) {
+  Program p;
+  add_buffers(p);
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  p.add_event();
+  const GateId gate = p.gate_close(kLegacyStream, GateStyle::SpinKernel);
+  p.event_record(0, s1);
+  const CommandIndex sync = p.stream_synchronize(s1);
+  p.gate_open(gate);
+  const Prediction documented = predict(p);
+  EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
+  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kEventRecordSkipsImplicitSync));
+  EXPECT_EQ(seen.waits.at(sync), Wait::CannotWait);
+  Observation gpu = as_predicted(documented);
+  gpu.blocked[sync] = false;
+  EXPECT_EQ(disagreements(p, documented, gpu).size(), 1U);
+  EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+  // Had it waited, the documented model explains it: both answers are accepted, neither is required.
+  gpu.blocked[sync] = true;
+  EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+}
+
+TEST(GpuFindings, EveryDeviationNamesWhatItAllowsAndWhereItWasSeen) {
+  ASSERT_EQ(all_deviations().size(), kDeviationCount);
+  for (const DeviationInfo& d : all_deviations()) {
+    EXPECT_FALSE(d.name.empty());
+    EXPECT_FALSE(d.summary.empty());
+    EXPECT_NE(d.evidence.find("seen"), std::string_view::npos) << d.name;
+  }
+  // The documented model allows none of them.
+  for (const DeviationInfo& d : all_deviations()) EXPECT_FALSE(RuleSet::all().allows(d.deviation));
 }
 
 TEST(GpuFindings, MemsetTagsDecodeWhereverACopyCarriedThem) {

@@ -5,6 +5,7 @@
 
 #include "conformance/check/compare.hpp"
 #include "conformance/schedule/predict.hpp"
+#include "conformance/tests/simulated_gpu.hpp"
 
 namespace hazardlab::conformance {
 namespace {
@@ -13,13 +14,7 @@ using enum BufferKind;
 
 // What the GPU shows when the full model is right: each read holds its values, each drain finds what
 // the model says finished, each call waits as predicted.
-Observation as_predicted(const Prediction& p) {
-  Observation o;
-  for (const ReadPrediction& r : p.reads) o.reads[{r.command, r.buffer}] = r.values;
-  for (const auto& [k, d] : p.drains) o.finished_at_drain[k] = d.done;
-  for (const auto& [k, w] : p.waits) o.blocked[k] = w == Wait::Waits;
-  return o;
-}
+using testing::as_predicted;
 
 bool refuted(const Program& p, Rule rule) {
   const Observation gpu = as_predicted(predict(p));
