@@ -29,9 +29,9 @@ struct HappensBefore::Builder {
   void host_return(ActionId work, const Command& c);
   void lower_copy(CommandIndex index, const Command& c, StreamId stream);
   void lower_sync_memcpy(CommandIndex index, const Command& c);
-  // Rule 2: the work of other streams that `c`, enqueued on `stream` now, would wait for (none where a
-  // deviation the rule set allows exempts `c`).
-  std::vector<ActionId> implicit_waits(StreamId stream, const Command& c) const;
+  // Rule 2: the work of other streams that work enqueued on `stream` now would wait for.
+  std::vector<ActionId> implicit_waits(StreamId stream) const;
+  // A command whose stream work skips rule 2's waits under a deviation the rule set allows.
   bool exempt_from_implicit_sync(const Command& c) const;
   std::vector<ActionId> latest_record(EventId event) const;
   std::vector<ActionId> all_stream_work() const;

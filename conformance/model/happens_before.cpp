@@ -43,7 +43,8 @@ ActionId Builder::stream_work(ActionId call, const Command& c, StreamId stream, 
     const bool touches_host_function = host_function || actions[prior].host_function;
     if (rules_.has(touches_host_function ? Rule::kHostFunctionOrder : Rule::kStreamOrder)) preds.push_back(prior);
   }
-  const std::vector<ActionId> implicit = implicit_waits(stream, c);
+  const std::vector<ActionId> implicit =
+      exempt_from_implicit_sync(c) ? std::vector<ActionId>{} : implicit_waits(stream);
   preds.insert(preds.end(), implicit.begin(), implicit.end());
   const CommandIndex index = actions[call].command;
   const ActionId id =
@@ -64,12 +65,13 @@ bool Builder::exempt_from_implicit_sync(const Command& c) const {
   if (c.kind == CommandKind::MemcpyAsync && rules_.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync))
     return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
            program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
-  return c.kind == CommandKind::EventRecord && rules_.allows(Deviation::kEventRecordSkipsImplicitSync);
+  return c.kind == CommandKind::EventRecord && program_.stream_kind(c.stream) == StreamKind::Blocking &&
+         rules_.allows(Deviation::kStreamSyncSkipsWhatItsRecordsCapture);
 }
 
-std::vector<ActionId> Builder::implicit_waits(StreamId stream, const Command& c) const {
+std::vector<ActionId> Builder::implicit_waits(StreamId stream) const {
   std::vector<ActionId> preds;
-  if (!rules_.has(Rule::kLegacyStreamImplicitSync) || exempt_from_implicit_sync(c)) return preds;
+  if (!rules_.has(Rule::kLegacyStreamImplicitSync)) return preds;
   const StreamKind kind = program_.stream_kind(stream);
   for (StreamId other = 0; other < program_.stream_count(); ++other) {
     const StreamKind other_kind = program_.stream_kind(other);
@@ -131,7 +133,15 @@ void Builder::lower(CommandIndex index, const Command& c) {
       // Rule 3: the event captures all work enqueued on its stream so far.
       std::vector<ActionId> captured;
       if (rules_.has(Rule::kEventRecordWait)) captured = stream_work_[c.stream];
-      records_[c.event] = stream_work(host_call(index, c), c, c.stream, {}, {}, false, captured);
+      const ActionId work = stream_work(host_call(index, c), c, c.stream, {}, {}, false, captured);
+      records_[c.event] = work;
+      if (exempt_from_implicit_sync(c)) {
+        // The deviation: the record on the stream skipped the legacy work, the event itself did not.
+        std::vector<ActionId> event_waits = implicit_waits(c.stream);
+        event_waits.push_back(work);
+        records_[c.event] = add({index, ActionSite::StreamWork, c.thread, c.stream, false, {}, {}}, event_waits);
+      }
+      commands[index].event = records_[c.event];
       break;
     }
     case CommandKind::StreamWaitEvent:
@@ -149,10 +159,20 @@ void Builder::lower(CommandIndex index, const Command& c) {
                 rules_.has(Rule::kHostSynchronization) && c.observed_complete ? latest_record(c.event)
                                                                               : std::vector<ActionId>{});
       break;
-    case CommandKind::StreamSynchronize:
-      host_call(index, c, {}, {},
-                rules_.has(Rule::kHostSynchronization) ? stream_work_[c.stream] : std::vector<ActionId>{});
+    case CommandKind::StreamSynchronize: {
+      // Synchronizing the legacy stream waits for what work enqueued there now would wait for (rule 2), as
+      // the stream sync of a pageable cudaMemcpy does (lower_copies.cpp): conformance/probes showed it.
+      std::vector<ActionId> waits;
+      if (rules_.has(Rule::kHostSynchronization)) {
+        waits = stream_work_[c.stream];
+        if (c.stream == kLegacyStream) {
+          const std::vector<ActionId> implicit = implicit_waits(kLegacyStream);
+          waits.insert(waits.end(), implicit.begin(), implicit.end());
+        }
+      }
+      host_call(index, c, {}, {}, std::move(waits));
       break;
+    }
     case CommandKind::DeviceSynchronize:
       host_call(index, c, {}, {}, rules_.has(Rule::kHostSynchronization) ? all_stream_work() : std::vector<ActionId>{});
       break;

@@ -38,6 +38,9 @@ struct CommandActions {
   ActionId call = kNoAction;
   ActionId work = kNoAction;  // kNoAction when the command has no stream work (under these rules)
   ActionId ret = kNoAction;
+  // An EventRecord: what a wait on, or a synchronize or query of, the event waits for. Its work, except
+  // where a deviation lets the stream's synchronize skip what the event still captures (rules.hpp).
+  ActionId event = kNoAction;
   std::vector<ActionId> closed_gates;  // the stream work of every gate closed when the command began
 };
 

@@ -44,7 +44,7 @@ void Builder::lower_sync_memcpy(CommandIndex index, const Command& c) {
     // prior blocking-stream work (rule 2): so does the sync, as an H200 showed (the call waited for a gate
     // closed on a blocking stream). Non-blocking streams stay exempt.
     std::vector<ActionId> synced = stream_work_[kLegacyStream];
-    const std::vector<ActionId> implicit = implicit_waits(kLegacyStream, c);
+    const std::vector<ActionId> implicit = implicit_waits(kLegacyStream);
     synced.insert(synced.end(), implicit.begin(), implicit.end());
     const ActionId call = host_call(index, c, {src}, {}, std::move(synced));
     stream_work(call, c, kLegacyStream, {}, c.writes);

@@ -60,13 +60,13 @@ constexpr std::array<DeviationInfo, kDeviationCount> kDeviations{{
      "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
      "conformance/probes/implicit_sync_small_copies.cu: 0 of 10 trials waited up to 24 KiB, 10 of 10 from 32 KiB; "
      "an event made the same copies wait 10 of 10"},
-    {Deviation::kEventRecordSkipsImplicitSync, "event-record-skips-implicit-sync",
-     "a cudaEventRecord on a blocking stream may capture no legacy-stream work enqueued before it (the "
-     "documentation speaks of work; a record enqueues none), so a wait on the event or a synchronize of that "
-     "stream need not wait for it",
-     "seen by generated programs on an H200 (CUDA 13.0 driver): a cudaStreamSynchronize of a blocking stream holding "
-     "only a record returned while legacy-stream work was held; conformance/probes/event_record_implicit_sync.cu "
-     "measures it"},
+    {Deviation::kStreamSyncSkipsWhatItsRecordsCapture, "stream-sync-skips-what-its-records-capture",
+     "a cudaEventRecord on a blocking stream captures the legacy-stream work enqueued before it (rule 2), but "
+     "cudaStreamSynchronize of that stream need not wait for it: only the event does",
+     "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
+     "conformance/probes/synchronize_and_legacy_stream.cu: with the legacy stream held, cudaStreamSynchronize of a "
+     "blocking stream holding only a record waited 0 of 10 times, cudaEventSynchronize of its event 10 of 10, "
+     "and a kernel in place of the record made the synchronize wait 10 of 10"},
 }};
 
 }  // namespace

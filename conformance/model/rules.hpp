@@ -38,8 +38,8 @@ const RuleInfo& rule_info(Rule rule);
 // Not a rule: the documented model stays the reference; a run accepts an observation that the documented
 // model or the model with these deviations allows, and counts how often only the second did.
 enum class Deviation : std::size_t {
-  kSmallPinnedUploadSkipsImplicitSync,  // a pinned-to-device cudaMemcpyAsync of at most 24 KiB
-  kEventRecordSkipsImplicitSync,        // a cudaEventRecord on a blocking stream
+  kSmallPinnedUploadSkipsImplicitSync,    // a pinned-to-device cudaMemcpyAsync of at most 24 KiB
+  kStreamSyncSkipsWhatItsRecordsCapture,  // cudaStreamSynchronize of a blocking stream holding only records
 };
 inline constexpr std::size_t kDeviationCount = 2;
 

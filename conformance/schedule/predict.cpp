@@ -157,7 +157,7 @@ Prediction predict(const Program& program, const RuleSet& rules) {
       ActionId record = kNoAction;
       for (CommandIndex j = 0; j < k; ++j)
         if (program.commands()[j].kind == CommandKind::EventRecord && program.commands()[j].event == c.event)
-          record = hb.commands()[j].work;
+          record = hb.commands()[j].event;
       p.queries[k] = record == kNoAction || order.done_at(k).contains(record) ? QueryAnswer::Complete
                      : order.held_at(k).contains(record)                      ? QueryAnswer::NotReady
                                                                               : QueryAnswer::Either;

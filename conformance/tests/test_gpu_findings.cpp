@@ -221,7 +221,7 @@ TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce)
   p.gate_open(gate);
   const Prediction documented = predict(p);
   EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
-  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kEventRecordSkipsImplicitSync));
+  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kStreamSyncSkipsWhatItsRecordsCapture));
   EXPECT_EQ(seen.waits.at(sync), Wait::CannotWait);
   Observation gpu = as_predicted(documented);
   gpu.blocked[sync] = false;
@@ -230,6 +230,32 @@ TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce)
   // Had it waited, the documented model explains it: both answers are accepted, neither is required.
   gpu.blocked[sync] = true;
   EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+}
+
+TEST(GpuFindings, UnderTheRecordDeviationTheEventStillCapturesTheLegacyWork) {
+  // cudaEventSynchronize of the same event waited 10 of 10 on the H100: the deviation is the stream's only.
+  Program p;
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  const EventId e = p.add_event();
+  p.gate_close(kLegacyStream, GateStyle::SpinKernel);
+  p.event_record(e, s1);
+  const CommandIndex sync = p.event_synchronize(e);
+  for (const RuleSet& rules : {RuleSet::all(), RuleSet::all().with_seen_deviations()})
+    EXPECT_EQ(predict(p, rules).waits.at(sync), Wait::Waits);
+}
+
+// Seed 1434168090 and four others on the H100 (quick and full profiles): cudaStreamSynchronize of the
+// legacy stream waited for a gate closed on a blocking stream; conformance/probes measured it alone.
+TEST(GpuFindings, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
+  for (StreamKind kind : {StreamKind::Blocking, StreamKind::NonBlocking}) {
+    Program p;
+    const StreamId s1 = p.add_stream(kind);
+    p.gate_close(s1, GateStyle::SpinKernel);
+    const CommandIndex sync = p.stream_synchronize(kLegacyStream);
+    const Wait expected = kind == StreamKind::Blocking ? Wait::Waits : Wait::CannotWait;
+    EXPECT_EQ(predict(p).waits.at(sync), expected);
+    EXPECT_EQ(predict(p, RuleSet::all().without(Rule::kLegacyStreamImplicitSync)).waits.at(sync), Wait::CannotWait);
+  }
 }
 
 TEST(GpuFindings, EveryDeviationNamesWhatItAllowsAndWhereItWasSeen) {

@@ -1,10 +1,12 @@
-// A standalone probe: does a cudaEventRecord on a blocking stream wait for earlier legacy-stream work?
-// The legacy stream is held for 5 ms, by a kernel spinning until the host opens it (a gate) or by a
-// kernel sleeping; then an event is recorded on a blocking stream and the host synchronizes. A call
-// that returns in under 2 ms did not wait. No harness: build it alone with
-//   nvcc -std=c++17 -o probe event_record_implicit_sync.cu && ./probe
+// A standalone probe of what a host synchronize waits for when the legacy stream's implicit
+// synchronization is involved: a cudaEventRecord on a blocking stream behind held legacy-stream work,
+// and a cudaStreamSynchronize of the legacy stream behind held blocking-stream work. One stream is held
+// for 5 ms, by a kernel spinning until the host opens it (a gate) or by a kernel sleeping; a call that
+// returns in under 2 ms did not wait. No harness: build it alone with
+//   nvcc -std=c++17 -o probe synchronize_and_legacy_stream.cu && ./probe
 // Rule (CUDA Runtime API, "Stream synchronization behavior"): work on a blocking stream waits for prior
-// legacy-stream work. Whether an event record counts as such work the documentation does not say.
+// legacy-stream work, and legacy-stream work for prior blocking-stream work. Whether an event record is
+// such work, and what synchronizing the legacy stream itself waits for, the documentation does not say.
 #include <cuda_runtime.h>
 
 #include <atomic>
@@ -48,12 +50,14 @@ __global__ void sleep_for(unsigned long long ns) {
 __global__ void nothing() {}
 
 enum class Hold { Gate, Sleep };
-enum class Marker { Record, Kernel };
-enum class Sync { Stream, Event };
+enum class Held { Legacy, Blocking, NonBlocking };  // the stream the hold is queued on
+enum class Marker { Record, Kernel, None };         // what is queued on the blocking stream after it
+enum class Sync { BlockingStream, LegacyStream, Event };
 
 struct Probe {
   const char* name;
   Hold hold;
+  Held held;
   bool stream_used_before;
   Marker marker;
   Sync sync;
@@ -63,8 +67,9 @@ int* open_flag = nullptr;  // mapped pinned memory the spinning kernel reads
 
 // One trial; true when the synchronize waited for the held legacy work.
 bool waited(const Probe& p) {
-  cudaStream_t blocking;
+  cudaStream_t blocking, non_blocking;
   CHECK(cudaStreamCreate(&blocking));
+  CHECK(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking));
   cudaEvent_t event;
   CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
   if (p.stream_used_before) {
@@ -75,29 +80,30 @@ bool waited(const Probe& p) {
   *reinterpret_cast<volatile int*>(open_flag) = 0;
   int* flag_on_device = nullptr;
   CHECK(cudaHostGetDevicePointer(&flag_on_device, open_flag, 0));
+  const cudaStream_t held = p.held == Held::Legacy     ? cudaStreamLegacy
+                            : p.held == Held::Blocking ? blocking
+                                                       : non_blocking;
   if (p.hold == Hold::Gate)
-    spin_until_open<<<1, 1, 0, cudaStreamLegacy>>>(flag_on_device);
+    spin_until_open<<<1, 1, 0, held>>>(flag_on_device);
   else
-    sleep_for<<<1, 1, 0, cudaStreamLegacy>>>(5'000'000ULL);
+    sleep_for<<<1, 1, 0, held>>>(5'000'000ULL);
   CHECK(cudaGetLastError());
   std::thread opener([] {
     std::this_thread::sleep_for(kHold);
     *reinterpret_cast<volatile int*>(open_flag) = 1;
   });
   const auto start = std::chrono::steady_clock::now();
-  if (p.marker == Marker::Record)
-    CHECK(cudaEventRecord(event, blocking));
-  else
-    nothing<<<1, 1, 0, blocking>>>();
+  if (p.marker == Marker::Record) CHECK(cudaEventRecord(event, blocking));
+  if (p.marker == Marker::Kernel) nothing<<<1, 1, 0, blocking>>>();
   CHECK(cudaGetLastError());
-  if (p.sync == Sync::Stream)
-    CHECK(cudaStreamSynchronize(blocking));
-  else
-    CHECK(cudaEventSynchronize(event));
+  if (p.sync == Sync::BlockingStream) CHECK(cudaStreamSynchronize(blocking));
+  if (p.sync == Sync::LegacyStream) CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  if (p.sync == Sync::Event) CHECK(cudaEventSynchronize(event));
   const bool result = std::chrono::steady_clock::now() - start >= kWaited;
   opener.join();
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaEventDestroy(event));
+  CHECK(cudaStreamDestroy(non_blocking));
   CHECK(cudaStreamDestroy(blocking));
   return result;
 }
@@ -115,17 +121,22 @@ int main() {
   CHECK(cudaSetDeviceFlags(cudaDeviceMapHost));
   CHECK(cudaHostAlloc(&open_flag, sizeof(int), cudaHostAllocMapped));
   const Probe probes[] = {
-      {"gate on legacy, record on a new blocking stream, cudaStreamSynchronize", Hold::Gate, false, Marker::Record,
-       Sync::Stream},
-      {"gate on legacy, record on a used blocking stream, cudaStreamSynchronize", Hold::Gate, true, Marker::Record,
-       Sync::Stream},
-      {"gate on legacy, record on a new blocking stream, cudaEventSynchronize", Hold::Gate, false, Marker::Record,
-       Sync::Event},
-      {"sleep on legacy, record on a new blocking stream, cudaStreamSynchronize", Hold::Sleep, false, Marker::Record,
-       Sync::Stream},
-      {"gate on legacy, a kernel on a new blocking stream, cudaStreamSynchronize (baseline)", Hold::Gate, false,
-       Marker::Kernel, Sync::Stream},
+      {"gate on legacy, record on a new blocking stream, cudaStreamSynchronize(blocking)", Hold::Gate, Held::Legacy,
+       false, Marker::Record, Sync::BlockingStream},
+      {"gate on legacy, record on a used blocking stream, cudaStreamSynchronize(blocking)", Hold::Gate, Held::Legacy,
+       true, Marker::Record, Sync::BlockingStream},
+      {"gate on legacy, record on a new blocking stream, cudaEventSynchronize", Hold::Gate, Held::Legacy, false,
+       Marker::Record, Sync::Event},
+      {"sleep on legacy, record on a new blocking stream, cudaStreamSynchronize(blocking)", Hold::Sleep, Held::Legacy,
+       false, Marker::Record, Sync::BlockingStream},
+      {"gate on legacy, a kernel on a new blocking stream, cudaStreamSynchronize(blocking) (baseline)", Hold::Gate,
+       Held::Legacy, false, Marker::Kernel, Sync::BlockingStream},
+      {"gate on a blocking stream, cudaStreamSynchronize(legacy)", Hold::Gate, Held::Blocking, false, Marker::None,
+       Sync::LegacyStream},
+      {"gate on a non-blocking stream, cudaStreamSynchronize(legacy) (exempt)", Hold::Gate, Held::NonBlocking, false,
+       Marker::None, Sync::LegacyStream},
   };
+
   std::printf("%s, CUDA driver %d: trials in which the host waited for the held legacy stream (%d = every time)\n",
               prop.name, driver, kTrials);
   for (const Probe& p : probes) {
