@@ -109,25 +109,17 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                   run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
                             logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
   };
-  const auto uses_two_gpus = [](const Variant& v) {
-    return std::find(v.labels.begin(), v.labels.end(), "peer") != v.labels.end();
-  };
-  // Then every GPU's cases at once, one at a time per GPU.
+  // Then every GPU's cases at once, one at a time per GPU. A case that also uses the next GPU (peer)
+  // runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in says why that is safe).
   std::vector<std::thread> gpus;
   for (const Target& t : targets) {
     gpus.emplace_back([&, t] {
       for (const Hazard& h : Registry::instance().hazards())
-        for (const Variant& v : h.variants)
-          if (!uses_two_gpus(v)) run_case(t, h, v);
+        for (const Variant& v : h.variants) run_case(t, h, v);
       perf_part(t, "findings");
     });
   }
   for (std::thread& g : gpus) g.join();
-  // Cases that use two GPUs last, one at a time: nothing else runs on either GPU beside them.
-  for (const Target& t : targets)
-    for (const Hazard& h : Registry::instance().hazards())
-      for (const Variant& v : h.variants)
-        if (uses_two_gpus(v)) run_case(t, h, v);
   return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
 }
 

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 
 #include "cuda/check.hpp"
@@ -41,24 +42,37 @@ void print_bandwidth(const std::vector<BandwidthPoint>& points) {
   }
 }
 
-// nvbandwidth on the same GPU at each checked size, beside our figures with their ratio.
+// nvbandwidth on the same GPU at each checked size (the median of kReferenceRuns runs, reference.hpp),
+// beside our figures with their ratio.
 nlohmann::json compare_with_reference(const std::filesystem::path& tool, const Profile& profile,
                                       const DeviceFingerprint& device, const std::vector<BandwidthPoint>& points,
                                       const std::vector<BidirectionalResult>& bidirectional) {
-  nlohmann::json out = {{"tool", tool.string()}, {"figures", nlohmann::json::array()}};
+  nlohmann::json out = {
+      {"tool", tool.string()}, {"runs_per_size", kReferenceRuns}, {"figures", nlohmann::json::array()}};
+  std::map<std::size_t, std::vector<ReferenceRun>> runs;
+  for (int r = 0; r < kReferenceRuns; ++r)
+    for (std::size_t bytes : profile.checked_sizes) runs[bytes].push_back(run_reference(tool, device.uuid, bytes));
   for (std::size_t bytes : profile.checked_sizes) {
-    const ReferenceRun run = run_reference(tool, device.uuid, bytes);
-    if (!run.error.empty()) {
-      out["errors"].push_back(run.command + ": " + run.error);
-      std::printf("   nvbandwidth (%zu B): %s\n", bytes, run.error.c_str());
-      continue;
+    const ReferenceFigures reference = combine_runs(runs[bytes]);
+    for (const std::string& e : reference.errors) {
+      out["errors"].push_back(e);
+      std::printf("   nvbandwidth (%zu B): %s\n", bytes, e.c_str());
     }
     const auto beside = [&](const std::string& name, double ours) {
-      nlohmann::json f = side_by_side(ours, run.gbps.at(name));
+      const auto it = reference.median.find(name);
+      if (it == reference.median.end()) return;
+      nlohmann::json f = side_by_side(ours, it->second);
       f["figure"] = name;
       f["bytes"] = bytes;
-      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s  ratio %.3f\n", name.c_str(), bytes, ours,
-                  run.gbps.at(name), f["ratio"].get<double>());
+      f["nvbandwidth_runs_gbps"] = reference.values.at(name);
+      std::string each;
+      for (double v : reference.values.at(name)) {
+        char text[16];
+        std::snprintf(text, sizeof text, "%.2f", v);
+        each += (each.empty() ? "" : ", ") + std::string(text);
+      }
+      std::printf("   beside nvbandwidth: %-18s %11zu B  %6.2f vs %6.2f GB/s (median of %s)  ratio %.3f\n",
+                  name.c_str(), bytes, ours, it->second, each.c_str(), f["ratio"].get<double>());
       out["figures"].push_back(f);
     };
     for (const BandwidthPoint& b : points) {

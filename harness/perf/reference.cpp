@@ -106,6 +106,19 @@ ReferenceRun run_reference(const std::filesystem::path& tool, const std::string&
   return run;
 }
 
+ReferenceFigures combine_runs(const std::vector<ReferenceRun>& runs) {
+  ReferenceFigures f;
+  for (const ReferenceRun& run : runs) {
+    if (!run.error.empty()) {
+      f.errors.push_back(run.command + ": " + run.error);
+      continue;
+    }
+    for (const auto& [name, gbps] : run.gbps) f.values[name].push_back(gbps);
+  }
+  for (const auto& [name, values] : f.values) f.median[name] = spread_of(values).median;
+  return f;
+}
+
 nlohmann::json side_by_side(double ours_gbps, double reference_gbps) {
   return {{"hazardlab_gbps", ours_gbps},
           {"nvbandwidth_gbps", reference_gbps},

@@ -35,6 +35,19 @@ std::map<std::string, double> parse_nvbandwidth_json(const std::string& text);
 // Runs nvbandwidth on the GPU with `uuid` alone (CUDA_VISIBLE_DEVICES) with a buffer of `bytes`.
 ReferenceRun run_reference(const std::filesystem::path& tool, const std::string& uuid, std::size_t bytes);
 
+// nvbandwidth reports one figure per run (the median of its own few samples), and on a shared host a
+// whole run can dip: in ten suite runs on an H100, 5 of 30 of its figures came out 5-19% under its
+// usual 55 GB/s while ours, measured minutes apart, did not. The reference is therefore the median of
+// this many runs, spread over the measurement (every size once, then again), each run reported.
+inline constexpr int kReferenceRuns = 3;
+
+struct ReferenceFigures {
+  std::map<std::string, double> median;               // by ReferenceTest::ours, over the runs that read it
+  std::map<std::string, std::vector<double>> values;  // every run's figure, in run order
+  std::vector<std::string> errors;                    // "command: error" of each run that failed
+};
+ReferenceFigures combine_runs(const std::vector<ReferenceRun>& runs);
+
 // ours / reference per figure, in JSON for the report.
 nlohmann::json side_by_side(double ours_gbps, double reference_gbps);
 

@@ -218,13 +218,17 @@ std::string report_to_html(const GpuReport& report) {
                << fmt("%.1f", r["spread"].value("cv", 0.0) * 100) << "%).</p>";
         }
         if (m.contains("reference")) {
-          html << "<h3>Beside nvbandwidth (same GPU, same case)</h3><table><tr><th>Figure</th><th>Bytes</th>"
-                  "<th>hazardlab GB/s</th><th>nvbandwidth GB/s</th><th>Ratio</th></tr>";
+          html << "<h3>Beside nvbandwidth (same GPU, same case; median of " << m["reference"].value("runs_per_size", 1)
+               << " runs)</h3><table><tr><th>Figure</th><th>Bytes</th>"
+                  "<th>hazardlab GB/s</th><th>nvbandwidth GB/s</th><th>its runs</th><th>Ratio</th></tr>";
           for (const auto& f : m["reference"]["figures"]) {
+            std::string runs;
+            for (const auto& v : f.value("nvbandwidth_runs_gbps", nlohmann::json::array()))
+              runs += (runs.empty() ? "" : ", ") + fmt("%.2f", v.get<double>());
             html << "<tr><td>" << escape(f["figure"].get<std::string>()) << "</td><td>"
                  << size_label(f["bytes"].get<double>()) << "</td><td>"
                  << fmt("%.2f", f["hazardlab_gbps"].get<double>()) << "</td><td>"
-                 << fmt("%.2f", f["nvbandwidth_gbps"].get<double>()) << "</td><td>"
+                 << fmt("%.2f", f["nvbandwidth_gbps"].get<double>()) << "</td><td>" << runs << "</td><td>"
                  << fmt("%.3f", f["ratio"].get<double>()) << "</td></tr>";
           }
           html << "</table>";

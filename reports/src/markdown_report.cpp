@@ -9,6 +9,12 @@ namespace {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 
+std::string fixed2(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2f", v);
+  return text;
+}
+
 std::string cuda_version(int v) {
   return v ? std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) : std::string("unknown");
 }
@@ -171,11 +177,16 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
       }
       if (m.contains("reference")) {
         md << "\nBeside nvbandwidth, measured on this GPU in the same case (`" << m["reference"].value("tool", "")
-           << "`):\n\n| Figure | Bytes | hazardlab GB/s | nvbandwidth GB/s | Ratio |\n|---|---|---|---|---|\n";
+           << "`; its figure is the median of " << m["reference"].value("runs_per_size", 1)
+           << " runs):\n\n| Figure | Bytes | hazardlab GB/s | nvbandwidth GB/s | its runs | Ratio |\n"
+              "|---|---|---|---|---|---|\n";
         for (const auto& f : m["reference"]["figures"]) {
-          std::snprintf(text, sizeof text, "| %s | %zu | %.2f | %.2f | %.3f |\n",
+          std::string runs;
+          for (const auto& v : f.value("nvbandwidth_runs_gbps", nlohmann::json::array()))
+            runs += (runs.empty() ? "" : ", ") + fixed2(v.get<double>());
+          std::snprintf(text, sizeof text, "| %s | %zu | %.2f | %.2f | %s | %.3f |\n",
                         f["figure"].get<std::string>().c_str(), f["bytes"].get<std::size_t>(),
-                        f["hazardlab_gbps"].get<double>(), f["nvbandwidth_gbps"].get<double>(),
+                        f["hazardlab_gbps"].get<double>(), f["nvbandwidth_gbps"].get<double>(), runs.c_str(),
                         f["ratio"].get<double>());
           md << text;
         }
