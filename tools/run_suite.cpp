@@ -99,21 +99,20 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                   logs / t.label / ("perf--" + std::string(part) + ".log"), kCaseLimit));
   };
 
-  // Bandwidth and overlap first, one GPU at a time: nothing else of this run is on the host.
-  for (const Target& t : targets) {
-    perf_part(t, "bandwidth");
-    perf_part(t, "overlap");
-  }
   const auto run_case = [&](const Target& t, const Hazard& h, const Variant& v) {
     progress.done(t.label + "/" + h.id + "/" + v.id,
                   run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
                             logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
   };
-  // Then every GPU's cases at once, one at a time per GPU. A case that also uses the next GPU (peer)
-  // runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in says why that is safe).
+  // Every GPU at once, one case at a time per GPU: its bandwidth and overlap first (the host lock keeps
+  // the other GPUs' cases away while they are timed), then its cases, then the findings. A case that
+  // also uses the next GPU (peer) runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in
+  // says why that is safe).
   std::vector<std::thread> gpus;
   for (const Target& t : targets) {
     gpus.emplace_back([&, t] {
+      perf_part(t, "bandwidth");
+      perf_part(t, "overlap");
       for (const Hazard& h : Registry::instance().hazards())
         for (const Variant& v : h.variants) run_case(t, h, v);
       perf_part(t, "findings");

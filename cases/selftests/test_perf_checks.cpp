@@ -1,16 +1,21 @@
 // Performance arithmetic and validation thresholds, with made-up measurements (no GPU needed).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <thread>
 
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
+#include "perf/host_lock.hpp"
 #include "perf/reference.hpp"
 #include "settings/settings.hpp"
 
@@ -323,3 +328,48 @@ TEST(PerfReport, AThresholdMeasuredBesideOtherWorkIsInconclusiveNeverPassOrFail)
   EXPECT_EQ(verdict, Verdict::Inconclusive);
   EXPECT_NE(why.find("beside other work"), std::string::npos);
 }
+
+namespace hazardlab::perf {
+namespace {
+
+// The host lock lines cases up behind a waiting measurement (host_lock.hpp): with a case holding it
+// shared and a measurement waiting to hold it alone, the next case waits too, and the measurement gets
+// it as soon as the first case is done. No timing is asserted: only who holds what.
+TEST(HostLock, AWaitingMeasurementKeepsTheNextCaseWaiting) {
+  const std::filesystem::path lock =
+      std::filesystem::temp_directory_path() / ("hazardlab-selftest-host-lock-" + std::to_string(::getpid()));
+  ::setenv("HAZARDLAB_HOST_LOCK", lock.c_str(), 1);
+  std::optional<HostLock> first_case(std::in_place, HostLock::Mode::Shared, std::chrono::milliseconds(1000));
+  ASSERT_TRUE(first_case->held()) << first_case->why_not();
+  std::atomic<bool> measuring{false};
+  std::thread measurement([&] {
+    const HostLock alone(HostLock::Mode::Exclusive, std::chrono::minutes(1));
+    measuring = alone.held();
+    while (measuring) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  // Until the measurement holds the intent file, a shared request may still get in; once it waits, none.
+  // (Cases come with gaps between them, which is when a polling measurement gets the intent file.)
+  bool next_case_waited = false;
+  for (int i = 0; i < 500 && !next_case_waited; ++i) {
+    const HostLock next_case(HostLock::Mode::Shared, std::chrono::milliseconds(20));
+    next_case_waited = !next_case.held();
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  EXPECT_TRUE(next_case_waited);
+  EXPECT_FALSE(measuring.load());
+  first_case.reset();
+  while (!measuring) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const HostLock during(HostLock::Mode::Shared, std::chrono::milliseconds(20));
+  EXPECT_FALSE(during.held());
+  EXPECT_NE(during.why_not().find("held the host lock"), std::string::npos) << during.why_not();
+  measuring = false;
+  measurement.join();
+  const HostLock after(HostLock::Mode::Shared, std::chrono::milliseconds(1000));
+  EXPECT_TRUE(after.held()) << after.why_not();
+  ::unsetenv("HAZARDLAB_HOST_LOCK");
+  std::filesystem::remove(lock);
+  std::filesystem::remove(lock.string() + ".intent");
+}
+
+}  // namespace
+}  // namespace hazardlab::perf

@@ -127,6 +127,15 @@ void Builder::motif(Motif m, const RawCommand& r) {
       issue(std::move(rewrite), false);
       return;  // the readback at the end shows what the copy took
     }
+    case Motif::HostFunctionBehindGate: {
+      // Rule 9: a host function waits for the gated work ahead of it on its stream.
+      if (!close_gate(x, false)) return;
+      Command host_function = make(CommandKind::HostFunc, x);
+      host_function.reads = {pick(host, r.a)};
+      host_function.writes = {pick(host, r.a + 1)};
+      issue(std::move(host_function), false);
+      break;
+    }
   }
   issue(make(CommandKind::Drain), false);
 }
@@ -221,7 +230,9 @@ Program build_program(const ProgramSpec& spec) {
     if (kind != BufferKind::HostPageable) b.settable.push_back(id);
     b.all.push_back(id);
   }
-  for (const RawCommand& r : spec.commands) b.has_host_func = b.has_host_func || r.kind == int(CommandKind::HostFunc);
+  for (const RawCommand& r : spec.commands)
+    b.has_host_func = b.has_host_func || r.kind == int(CommandKind::HostFunc) ||
+                      r.kind == kFirstMotif + int(Motif::HostFunctionBehindGate);
   for (const RawCommand& r : spec.commands) b.interpret(r);
   b.open_all();
   b.p.device_synchronize();

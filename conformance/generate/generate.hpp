@@ -12,8 +12,8 @@
 namespace hazardlab::conformance {
 
 // Patterns the generator also emits whole (generate.cpp says why), each a raw kind past the commands.
-enum class Motif { EventWaitAcrossStreams, LegacyAndBlockingStream, PageableUploadThenRewrite };
-inline constexpr int kMotifCount = 3;
+enum class Motif { EventWaitAcrossStreams, LegacyAndBlockingStream, PageableUploadThenRewrite, HostFunctionBehindGate };
+inline constexpr int kMotifCount = 4;
 
 struct RawCommand {
   int kind = 0;  // a CommandKind; past the last, another chance at closing a gate or draining, or a Motif

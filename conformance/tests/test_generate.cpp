@@ -94,6 +94,9 @@ TEST(Generate, EveryMotifBuildsItsPattern) {
   EXPECT_EQ(kinds(upload), (std::vector{GateClose, MemcpyAsync, HostWrite, GateOpen, DeviceSynchronize}));
   EXPECT_EQ(upload.buffer_kind(upload.commands()[1].reads[0]), BufferKind::HostPageable);
   EXPECT_EQ(upload.commands()[2].writes, upload.commands()[1].reads);
+  const Program host_function = program_of(Motif::HostFunctionBehindGate, {0});
+  EXPECT_EQ(kinds(host_function), (std::vector{GateClose, HostFunc, Drain, GateOpen, DeviceSynchronize}));
+  EXPECT_EQ(host_function.commands()[0].gate_style, GateStyle::SpinKernel);
 }
 
 // The generator has teeth: against a GPU that keeps the documented rules, and against one that also takes

@@ -74,28 +74,80 @@ bool is_checked(const Profile& p, HostMemoryKind kind, std::size_t bytes) {
          std::find(p.checked_sizes.begin(), p.checked_sizes.end(), bytes) != p.checked_sizes.end();
 }
 
+// The sizes measured for a kind; the unchecked ones share one buffer of the largest of them (0: none),
+// each checked size gets its own.
+struct SizesOfKind {
+  std::vector<std::size_t> sizes;
+  std::size_t shared_bytes = 0;
+};
+
+SizesOfKind sizes_of(const Profile& p, HostMemoryKind kind) {
+  SizesOfKind k;
+  k.sizes = kind == HostMemoryKind::Pinned ? p.pinned_sizes : p.sizes;
+  if (is_page_locked(kind)) std::erase_if(k.sizes, [&](std::size_t b) { return b > p.pinned_budget / 2; });
+  for (std::size_t b : k.sizes)
+    if (!is_checked(p, kind, b)) k.shared_bytes = std::max(k.shared_bytes, b);
+  return k;
+}
+
+std::size_t bidirectional_bytes(const Profile& p) { return std::min(p.bidirectional_bytes, p.pinned_budget / 3); }
+
 }  // namespace
 
+void PreparedBuffers::prepare(HostMemoryKind kind, std::size_t bytes) {
+  ready_.emplace(std::pair{kind, bytes}, placed(kind, bytes));
+}
+
+HostBuffer PreparedBuffers::take(HostMemoryKind kind, std::size_t bytes) {
+  const auto it = ready_.find({kind, bytes});
+  if (it == ready_.end()) return placed(kind, bytes);
+  HostBuffer buffer = std::move(it->second);
+  ready_.erase(it);
+  return buffer;
+}
+
+std::size_t PreparedBuffers::bytes_ready() const noexcept {
+  std::size_t total = 0;
+  for (const auto& [key, buffer] : ready_) total += buffer.size();
+  return total;
+}
+
+PreparedBuffers prepare_bandwidth_buffers(const Profile& p, const std::vector<HostMemoryKind>& kinds) {
+  // Page-locked memory stays within the pinned budget all at once; what does not fit is made when taken.
+  PreparedBuffers buffers;
+  std::size_t page_locked = 0;
+  const auto prepare = [&](HostMemoryKind kind, std::size_t bytes) {
+    if (is_page_locked(kind) && page_locked + bytes > p.pinned_budget) return;
+    if (is_page_locked(kind)) page_locked += bytes;
+    buffers.prepare(kind, bytes);
+  };
+  for (HostMemoryKind kind : kinds) {
+    const SizesOfKind k = sizes_of(p, kind);
+    for (std::size_t bytes : k.sizes)
+      if (is_checked(p, kind, bytes)) prepare(kind, bytes);
+    if (k.shared_bytes) prepare(kind, k.shared_bytes);
+  }
+  const std::size_t bytes = bidirectional_bytes(p);
+  prepare(HostMemoryKind::Pinned, bytes);
+  prepare(HostMemoryKind::Pinned, 2 * bytes);
+  return buffers;
+}
+
 std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
-                                              double accept_gbps) {
+                                              double accept_gbps, PreparedBuffers& buffers) {
   std::vector<BandwidthPoint> points;
   Stream stream(StreamKind::NonBlocking);
   for (HostMemoryKind kind : kinds) {
-    std::vector<std::size_t> sizes = kind == HostMemoryKind::Pinned ? p.pinned_sizes : p.sizes;
-    if (is_page_locked(kind)) std::erase_if(sizes, [&](std::size_t b) { return b > p.pinned_budget / 2; });
+    const auto [sizes, shared_bytes] = sizes_of(p, kind);
     if (sizes.empty()) continue;
-    // The unchecked sizes share one buffer of the largest of them; each checked size gets its own.
-    std::size_t shared_bytes = 0;
-    for (std::size_t b : sizes)
-      if (!is_checked(p, kind, b)) shared_bytes = std::max(shared_bytes, b);
     std::optional<HostBuffer> shared;
-    if (shared_bytes) shared.emplace(placed(kind, shared_bytes));
+    if (shared_bytes) shared.emplace(buffers.take(kind, shared_bytes));
     DeviceBuffer device(*std::max_element(sizes.begin(), sizes.end()));
     for (std::size_t bytes : sizes) {
       const bool checked = is_checked(p, kind, bytes);
       const int copies = checked ? p.copies_for(bytes) : p.unchecked_copies_for(bytes);
       std::optional<HostBuffer> own;
-      if (checked) own.emplace(placed(kind, bytes));
+      if (checked) own.emplace(buffers.take(kind, bytes));
       HostBuffer& first = checked ? *own : *shared;
       for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
         bool first_attempt = true;
@@ -116,10 +168,11 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
   return points;
 }
 
-std::vector<BidirectionalResult> measure_bidirectional(const Profile& p) {
-  const std::size_t bytes = std::min(p.bidirectional_bytes, p.pinned_budget / 3);
+std::vector<BidirectionalResult> measure_bidirectional(const Profile& p, PreparedBuffers& buffers) {
+  const std::size_t bytes = bidirectional_bytes(p);
   // The other direction copies twice as much per copy, so that it runs for the whole measured loop.
-  HostBuffer host = placed(HostMemoryKind::Pinned, bytes), other_host = placed(HostMemoryKind::Pinned, 2 * bytes);
+  HostBuffer host = buffers.take(HostMemoryKind::Pinned, bytes);
+  HostBuffer other_host = buffers.take(HostMemoryKind::Pinned, 2 * bytes);
   DeviceBuffer device(bytes), other_device(2 * bytes);
   Stream main(StreamKind::NonBlocking), side(StreamKind::NonBlocking);
   const int copies = p.copies_for(bytes);

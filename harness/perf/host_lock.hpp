@@ -4,6 +4,11 @@
 // a host-wide lock shared; a measurement holds it exclusively, so it waits for the cases running
 // on the other GPUs (of this run or of any other) and they wait for it. The lock is an flock on a
 // file in the system's temporary folder, released by the kernel if its holder dies.
+//
+// flock gives a waiting exclusive request no priority: cases that follow each other on another GPU
+// could keep it waiting forever. So a second file, "<lock>.intent", comes first: an exclusive request
+// holds it exclusively until it is released, a shared request takes it shared only on the way in. Once
+// a measurement waits, the next case on any GPU waits behind it.
 #include <chrono>
 #include <string>
 
@@ -25,6 +30,7 @@ class HostLock {
 
  private:
   int fd_ = -1;
+  int intent_fd_ = -1;
   bool held_ = false;
   std::string why_not_;
   std::chrono::milliseconds waited_{0};

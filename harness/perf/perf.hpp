@@ -4,6 +4,7 @@
 // reported; the validation checks (checks.hpp) turn a few of them into pass/fail.
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -105,13 +106,29 @@ struct Comparison {
   double ratio() const noexcept { return a_ms > 0 ? b_ms / a_ms : 0; }  // > 1: A is faster
 };
 
+// Host buffers allocated and written before the host is held alone (host_lock.hpp): on an H200 that
+// took about half of the bandwidth test (some 2 GiB of page-locked memory), and the other GPUs' cases
+// need not wait for it. A measurement takes the buffers it needs; one not prepared is made on the spot.
+class PreparedBuffers {
+ public:
+  void prepare(HostMemoryKind kind, std::size_t bytes);  // allocates and writes one now
+  HostBuffer take(HostMemoryKind kind, std::size_t bytes);
+  std::size_t bytes_ready() const noexcept;
+
+ private:
+  std::multimap<std::pair<HostMemoryKind, std::size_t>, HostBuffer> ready_;
+};
+
+// What measure_bandwidth (of these kinds) and measure_bidirectional will take.
+PreparedBuffers prepare_bandwidth_buffers(const Profile& p, const std::vector<HostMemoryKind>& kinds);
+
 // `accept_gbps` > 0: a checked pinned figure below it is measured again, on a fresh buffer, up to
 // kConfirmAttempts attempts in all.
 std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
-                                              double accept_gbps);
+                                              double accept_gbps, PreparedBuffers& buffers);
 // Host-to-device measured against device-to-host on a second stream, then the other way round, on
 // the same buffers.
-std::vector<BidirectionalResult> measure_bidirectional(const Profile& p);
+std::vector<BidirectionalResult> measure_bidirectional(const Profile& p, PreparedBuffers& buffers);
 std::vector<OverlapResult> measure_overlap(const Profile& p);
 std::vector<Comparison> measure_tutorial_findings(const Profile& p);
 
