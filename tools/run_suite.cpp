@@ -104,15 +104,21 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                   run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
                             logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
   };
-  // Every GPU at once, one case at a time per GPU: its bandwidth and overlap first (the host lock keeps
-  // the other GPUs' cases away while they are timed), then its cases, then the findings. A case that
-  // also uses the next GPU (peer) runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in
-  // says why that is safe).
+  // Every GPU's bandwidth and overlap first, all GPUs at once: their set-up overlaps and the host lock
+  // gives their timed parts turns; no case runs yet, so none has to be waited out.
+  std::vector<std::thread> measuring;
+  for (const Target& t : targets) {
+    measuring.emplace_back([&, t] {
+      perf_part(t, "bandwidth");
+      perf_part(t, "overlap");
+    });
+  }
+  for (std::thread& m : measuring) m.join();
+  // Then every GPU's cases at once, one at a time per GPU, and its findings. A case that also uses the
+  // next GPU (peer) runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in says why).
   std::vector<std::thread> gpus;
   for (const Target& t : targets) {
     gpus.emplace_back([&, t] {
-      perf_part(t, "bandwidth");
-      perf_part(t, "overlap");
       for (const Hazard& h : Registry::instance().hazards())
         for (const Variant& v : h.variants) run_case(t, h, v);
       perf_part(t, "findings");
