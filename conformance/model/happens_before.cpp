@@ -65,8 +65,9 @@ bool Builder::exempt_from_implicit_sync(const Command& c) const {
   if (c.kind == CommandKind::MemcpyAsync && rules_.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync))
     return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
            program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
-  return c.kind == CommandKind::EventRecord && program_.stream_kind(c.stream) == StreamKind::Blocking &&
-         rules_.allows(Deviation::kStreamSyncSkipsWhatItsRecordsCapture);
+  const bool marker = c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent;
+  return marker && program_.stream_kind(c.stream) == StreamKind::Blocking &&
+         rules_.allows(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor);
 }
 
 std::vector<ActionId> Builder::implicit_waits(StreamId stream) const {

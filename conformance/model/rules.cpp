@@ -60,10 +60,11 @@ constexpr std::array<DeviationInfo, kDeviationCount> kDeviations{{
      "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
      "conformance/probes/implicit_sync_small_copies.cu: 0 of 10 trials waited up to 24 KiB, 10 of 10 from 32 KiB; "
      "an event made the same copies wait 10 of 10"},
-    {Deviation::kStreamSyncSkipsWhatItsRecordsCapture, "stream-sync-skips-what-its-records-capture",
-     "a cudaEventRecord on a blocking stream captures the legacy-stream work enqueued before it (rule 2), but "
-     "cudaStreamSynchronize of that stream need not wait for it: only the event does",
-     "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
+    {Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor, "stream-sync-skips-what-its-markers-wait-for",
+     "a cudaEventRecord or cudaStreamWaitEvent on a blocking stream enqueues no work; cudaStreamSynchronize of that "
+     "stream need not wait for the legacy-stream work rule 2 puts ahead of them, though an event recorded there "
+     "still captures it",
+     "seen by generated programs on an H200 and an H100 (CUDA 13.0 driver) and settled for records on the H100 by "
      "conformance/probes/synchronize_and_legacy_stream.cu: with the legacy stream held, cudaStreamSynchronize of a "
      "blocking stream holding only a record waited 0 of 10 times, cudaEventSynchronize of its event 10 of 10, "
      "and a kernel in place of the record made the synchronize wait 10 of 10"},

@@ -39,7 +39,7 @@ const RuleInfo& rule_info(Rule rule);
 // model or the model with these deviations allows, and counts how often only the second did.
 enum class Deviation : std::size_t {
   kSmallPinnedUploadSkipsImplicitSync,    // a pinned-to-device cudaMemcpyAsync of at most 24 KiB
-  kStreamSyncSkipsWhatItsRecordsCapture,  // cudaStreamSynchronize of a blocking stream holding only records
+  kStreamSyncSkipsWhatItsMarkersWaitFor,  // cudaStreamSynchronize of a blocking stream holding only markers
 };
 inline constexpr std::size_t kDeviationCount = 2;
 

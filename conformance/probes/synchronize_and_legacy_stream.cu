@@ -51,7 +51,7 @@ __global__ void nothing() {}
 
 enum class Hold { Gate, Sleep };
 enum class Held { Legacy, Blocking, NonBlocking };  // the stream the hold is queued on
-enum class Marker { Record, Kernel, None };         // what is queued on the blocking stream after it
+enum class Marker { Record, Wait, Kernel, None };   // what is queued on the blocking stream after it
 enum class Sync { BlockingStream, LegacyStream, Event };
 
 struct Probe {
@@ -70,8 +70,9 @@ bool waited(const Probe& p) {
   cudaStream_t blocking, non_blocking;
   CHECK(cudaStreamCreate(&blocking));
   CHECK(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking));
-  cudaEvent_t event;
+  cudaEvent_t event, never_recorded;
   CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  CHECK(cudaEventCreateWithFlags(&never_recorded, cudaEventDisableTiming));
   if (p.stream_used_before) {
     nothing<<<1, 1, 0, blocking>>>();
     CHECK(cudaGetLastError());
@@ -94,6 +95,7 @@ bool waited(const Probe& p) {
   });
   const auto start = std::chrono::steady_clock::now();
   if (p.marker == Marker::Record) CHECK(cudaEventRecord(event, blocking));
+  if (p.marker == Marker::Wait) CHECK(cudaStreamWaitEvent(blocking, never_recorded, 0));
   if (p.marker == Marker::Kernel) nothing<<<1, 1, 0, blocking>>>();
   CHECK(cudaGetLastError());
   if (p.sync == Sync::BlockingStream) CHECK(cudaStreamSynchronize(blocking));
@@ -102,6 +104,7 @@ bool waited(const Probe& p) {
   const bool result = std::chrono::steady_clock::now() - start >= kWaited;
   opener.join();
   CHECK(cudaDeviceSynchronize());
+  CHECK(cudaEventDestroy(never_recorded));
   CHECK(cudaEventDestroy(event));
   CHECK(cudaStreamDestroy(non_blocking));
   CHECK(cudaStreamDestroy(blocking));
@@ -129,6 +132,8 @@ int main() {
        Marker::Record, Sync::Event},
       {"sleep on legacy, record on a new blocking stream, cudaStreamSynchronize(blocking)", Hold::Sleep, Held::Legacy,
        false, Marker::Record, Sync::BlockingStream},
+      {"gate on legacy, a wait for a never-recorded event on a new blocking stream, cudaStreamSynchronize(blocking)",
+       Hold::Gate, Held::Legacy, false, Marker::Wait, Sync::BlockingStream},
       {"gate on legacy, a kernel on a new blocking stream, cudaStreamSynchronize(blocking) (baseline)", Hold::Gate,
        Held::Legacy, false, Marker::Kernel, Sync::BlockingStream},
       {"gate on a blocking stream, cudaStreamSynchronize(legacy)", Hold::Gate, Held::Blocking, false, Marker::None,

@@ -221,7 +221,7 @@ TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce)
   p.gate_open(gate);
   const Prediction documented = predict(p);
   EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
-  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kStreamSyncSkipsWhatItsRecordsCapture));
+  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor));
   EXPECT_EQ(seen.waits.at(sync), Wait::CannotWait);
   Observation gpu = as_predicted(documented);
   gpu.blocked[sync] = false;
@@ -230,6 +230,29 @@ TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce)
   // Had it waited, the documented model explains it: both answers are accepted, neither is required.
   gpu.blocked[sync] = true;
   EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+}
+
+// Seed 1396952701 (quick profile, H100): a gate on the legacy stream, a wait for a never-recorded event on
+// a blocking stream, then cudaStreamSynchronize of that stream, which returned at once.
+TEST(GpuFindings, TheMarkerDeviationExplainsASynchronizeAfterAnEventWait) {
+  Program p;
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  const EventId e = p.add_event();
+  p.gate_close(kLegacyStream, GateStyle::SpinKernel);
+  p.stream_wait_event(s1, e);
+  const CommandIndex sync = p.stream_synchronize(s1);
+  const Prediction documented = predict(p);
+  EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
+  const Prediction seen = predict(p, RuleSet::all().with_seen_deviations());
+  EXPECT_EQ(seen.waits.at(sync), Wait::CannotWait);
+  Observation gpu = as_predicted(documented);
+  gpu.blocked[sync] = false;
+  EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+  // Work queued there after the wait still waits for the legacy stream (its own rule 2).
+  Program q = p.prefix(2);
+  q.kernel({}, {q.add_buffer(BufferKind::Device, "d")}, s1);
+  const CommandIndex sync_after_work = q.stream_synchronize(s1);
+  EXPECT_EQ(predict(q, RuleSet::all().with_seen_deviations()).waits.at(sync_after_work), Wait::Waits);
 }
 
 TEST(GpuFindings, UnderTheRecordDeviationTheEventStillCapturesTheLegacyWork) {
