@@ -91,9 +91,23 @@ TEST(Generate, EveryMotifBuildsItsPattern) {
   EXPECT_EQ(implicit.stream_kind(implicit.commands()[0].stream), StreamKind::Legacy);
   EXPECT_EQ(implicit.stream_kind(implicit.commands()[1].stream), StreamKind::Blocking);
   const Program upload = program_of(Motif::PageableUploadThenRewrite, {});
-  EXPECT_EQ(kinds(upload), (std::vector{GateClose, MemcpyAsync, HostWrite, GateOpen, DeviceSynchronize}));
+  EXPECT_EQ(kinds(upload), (std::vector{GateClose, MemcpyAsync, HostWrite, GateOpen, StreamSynchronize}));
   EXPECT_EQ(upload.buffer_kind(upload.commands()[1].reads[0]), BufferKind::HostPageable);
   EXPECT_EQ(upload.commands()[2].writes, upload.commands()[1].reads);
+  EXPECT_EQ(upload.commands()[5].kind, HostRead);
+  EXPECT_EQ(upload.commands()[5].reads, upload.commands()[1].writes);
+  // The read right after the synchronize is ordered: a GPU that keeps the rules refutes the mutant that
+  // reads the pageable source when the copy runs, whatever one value each read shows.
+  const Observation documented_gpu = testing::as_predicted(predict(upload));
+  for (const auto& [read, values] : documented_gpu.reads) {
+    if (read.first == 5) {
+      EXPECT_EQ(values.size(), 1U);
+    }
+  }
+  const RuleSet mutant = RuleSet::all().without(Rule::kAsyncCopyPageableH2DStaged);
+  EXPECT_FALSE(
+      disagreements(upload, predict(upload, mutant), predict(upload, mutant.with_seen_deviations()), documented_gpu)
+          .empty());
   const Program host_function = program_of(Motif::HostFunctionBehindGate, {0});
   EXPECT_EQ(kinds(host_function), (std::vector{GateClose, HostFunc, Drain, GateOpen, DeviceSynchronize}));
   EXPECT_EQ(host_function.commands()[0].gate_style, GateStyle::SpinKernel);
