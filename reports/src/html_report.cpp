@@ -8,6 +8,7 @@
 
 #include "hazardlab/report.hpp"
 #include "markup_escape.hpp"
+#include "number_text.hpp"
 #include "race_window_section.hpp"
 
 namespace hazardlab {
@@ -15,17 +16,11 @@ namespace {
 
 std::string escape(std::string_view text) { return escape_markup(text); }
 
-std::string fmt(const char* format, double v) {
-  char text[64];
-  std::snprintf(text, sizeof text, format, v);
-  return text;
-}
-
 std::string size_label(double bytes) {
-  if (bytes >= 1 << 30) return fmt("%.0f GiB", bytes / (1 << 30));
-  if (bytes >= 1 << 20) return fmt("%.0f MiB", bytes / (1 << 20));
-  if (bytes >= 1 << 10) return fmt("%.0f KiB", bytes / (1 << 10));
-  return fmt("%.0f B", bytes);
+  if (bytes >= 1 << 30) return number_text("%.0f GiB", bytes / (1 << 30));
+  if (bytes >= 1 << 20) return number_text("%.0f MiB", bytes / (1 << 20));
+  if (bytes >= 1 << 10) return number_text("%.0f KiB", bytes / (1 << 10));
+  return number_text("%.0f B", bytes);
 }
 
 const char* colour_of(const std::string& kind) {
@@ -62,7 +57,7 @@ std::string bandwidth_plot(const nlohmann::json& points, const std::string& dire
     const double v = top * i / 5;
     svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(v) << "' y2='" << y(v)
         << "' stroke='#ddd'/><text x='" << L - 6 << "' y='" << y(v) + 4 << "' text-anchor='end' font-size='11'>"
-        << fmt("%.0f", v) << "</text>";
+        << number_text("%.0f", v) << "</text>";
   }
   for (double e = std::ceil(x0); e <= x1; e += 2) {
     const double bytes = std::pow(2.0, e);
@@ -74,7 +69,7 @@ std::string bandwidth_plot(const nlohmann::json& points, const std::string& dire
   if (link > 0) {
     svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(link) << "' y2='" << y(link)
         << "' stroke='#000' stroke-dasharray='6 4'/><text x='" << L + 6 << "' y='" << y(link) - 5
-        << "' font-size='11'>PCIe link raw rate " << fmt("%.1f", link) << " GB/s</text>";
+        << "' font-size='11'>PCIe link raw rate " << number_text("%.1f", link) << " GB/s</text>";
   }
   int row = 0;
   for (const auto& [kind, pts] : series) {
@@ -83,7 +78,7 @@ std::string bandwidth_plot(const nlohmann::json& points, const std::string& dire
     svg << "<path d='" << path.str() << "' fill='none' stroke='" << colour_of(kind) << "' stroke-width='2'/>";
     for (const auto& [bytes, gbps] : pts) {
       svg << "<circle cx='" << x(bytes) << "' cy='" << y(gbps) << "' r='3' fill='" << colour_of(kind) << "'><title>"
-          << escape(kind) << ", " << size_label(bytes) << ": " << fmt("%.2f", gbps) << " GB/s</title></circle>";
+          << escape(kind) << ", " << size_label(bytes) << ": " << number_text("%.2f", gbps) << " GB/s</title></circle>";
     }
     const double ly = T + 60 + 18 * row++;
     svg << "<line x1='" << W - R + 6 << "' x2='" << W - R + 26 << "' y1='" << ly << "' y2='" << ly << "' stroke='"
@@ -103,10 +98,11 @@ std::string overlap_matrix(const nlohmann::json& overlap) {
       for (const auto& o : overlap) {
         if (o["host_memory"] != kind || o["streams"] != streams) continue;
         const double f = o["fraction_hidden"].get<double>();
-        html << "<td><div class='bar'><div style='width:" << fmt("%.0f", f * 100) << "%'></div></div>"
-             << fmt("%.0f", f * 100) << "% hidden<br><small>kernel " << fmt("%.2f", o["kernel_ms"].get<double>())
-             << " ms, copy " << fmt("%.2f", o["copy_ms"].get<double>()) << " ms, together "
-             << fmt("%.2f", o["both_ms"].get<double>()) << " ms</small></td>";
+        html << "<td><div class='bar'><div style='width:" << number_text("%.0f", f * 100) << "%'></div></div>"
+             << number_text("%.0f", f * 100) << "% hidden<br><small>kernel "
+             << number_text("%.2f", o["kernel_ms"].get<double>()) << " ms, copy "
+             << number_text("%.2f", o["copy_ms"].get<double>()) << " ms, together "
+             << number_text("%.2f", o["both_ms"].get<double>()) << " ms</small></td>";
       }
     }
     html << "</tr>";
@@ -177,7 +173,7 @@ std::string report_to_html(const GpuReport& report) {
          << d.async_engine_count << "</td></tr><tr><th>PCIe link</th><td>";
     if (d.pcie.available) {
       html << "Gen" << d.pcie.max_generation << " x" << d.pcie.max_width << " at most ("
-           << fmt("%.1f", d.pcie.max_raw_gbps_per_direction()) << " GB/s raw per direction)";
+           << number_text("%.1f", d.pcie.max_raw_gbps_per_direction()) << " GB/s raw per direction)";
     } else {
       html << "unknown: " << escape(d.pcie.unavailable_reason);
     }
@@ -214,8 +210,8 @@ std::string report_to_html(const GpuReport& report) {
         for (const auto& r : m.value("bidirectional", nlohmann::json::array())) {
           html << "<p>Bidirectional (nvbandwidth's method), " << escape(r["measured"].get<std::string>())
                << " measured at " << size_label(r["bytes"].get<double>()) << ": "
-               << fmt("%.2f", r["median_gbps"].get<double>()) << " GB/s (CV "
-               << fmt("%.1f", r["spread"].value("cv", 0.0) * 100) << "%).</p>";
+               << number_text("%.2f", r["median_gbps"].get<double>()) << " GB/s (CV "
+               << number_text("%.1f", r["spread"].value("cv", 0.0) * 100) << "%).</p>";
         }
         if (m.contains("reference")) {
           html << "<h3>Beside nvbandwidth (same GPU, same case; median of " << m["reference"].value("runs_per_size", 1)
@@ -224,19 +220,19 @@ std::string report_to_html(const GpuReport& report) {
           for (const auto& f : m["reference"]["figures"]) {
             std::string runs;
             for (const auto& v : f.value("nvbandwidth_runs_gbps", nlohmann::json::array()))
-              runs += (runs.empty() ? "" : ", ") + fmt("%.2f", v.get<double>());
+              runs += (runs.empty() ? "" : ", ") + number_text("%.2f", v.get<double>());
             html << "<tr><td>" << escape(f["figure"].get<std::string>()) << "</td><td>"
                  << size_label(f["bytes"].get<double>()) << "</td><td>"
-                 << fmt("%.2f", f["hazardlab_gbps"].get<double>()) << "</td><td>"
-                 << fmt("%.2f", f["nvbandwidth_gbps"].get<double>()) << "</td><td>" << runs << "</td><td>"
-                 << fmt("%.3f", f["ratio"].get<double>()) << "</td></tr>";
+                 << number_text("%.2f", f["hazardlab_gbps"].get<double>()) << "</td><td>"
+                 << number_text("%.2f", f["nvbandwidth_gbps"].get<double>()) << "</td><td>" << runs << "</td><td>"
+                 << number_text("%.3f", f["ratio"].get<double>()) << "</td></tr>";
           }
           html << "</table>";
         }
         for (const auto& all : m.value("all_gpus_at_once", nlohmann::json::array())) {
           html << "<p><b>All GPUs at once</b> (" << escape(all["direction"].get<std::string>()) << ", "
                << size_label(all["bytes"].get<double>())
-               << " per GPU): " << fmt("%.2f", all["total_gbps"].get<double>()) << " GB/s in total.</p>";
+               << " per GPU): " << number_text("%.2f", all["total_gbps"].get<double>()) << " GB/s in total.</p>";
         }
       }
       if (m.contains("overlap")) html << "<h3>Copy/compute overlap</h3>" << overlap_matrix(m["overlap"]);
@@ -245,10 +241,10 @@ std::string report_to_html(const GpuReport& report) {
                 "<th>B</th><th>ms</th><th>B / A</th></tr>";
         for (const auto& f : m["findings"]) {
           html << "<tr><td>" << escape(f["question"].get<std::string>()) << "</td><td>"
-               << escape(f["a"].get<std::string>()) << "</td><td>" << fmt("%.2f", f["a_ms"].get<double>())
+               << escape(f["a"].get<std::string>()) << "</td><td>" << number_text("%.2f", f["a_ms"].get<double>())
                << "</td><td>" << escape(f["b"].get<std::string>()) << "</td><td>"
-               << fmt("%.2f", f["b_ms"].get<double>()) << "</td><td>" << fmt("%.2f", f["b_over_a"].get<double>())
-               << "</td></tr>";
+               << number_text("%.2f", f["b_ms"].get<double>()) << "</td><td>"
+               << number_text("%.2f", f["b_over_a"].get<double>()) << "</td></tr>";
         }
         html << "</table>";
       }

@@ -2,18 +2,13 @@
 #include <sstream>
 
 #include "hazardlab/report.hpp"
+#include "number_text.hpp"
 #include "race_window_section.hpp"
 
 namespace hazardlab {
 namespace {
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
-
-std::string fixed2(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", v);
-  return text;
-}
 
 std::string cuda_version(int v) {
   return v ? std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10) : std::string("unknown");
@@ -183,7 +178,7 @@ void performance_section(std::ostringstream& md, const GpuReport& report) {
         for (const auto& f : m["reference"]["figures"]) {
           std::string runs;
           for (const auto& v : f.value("nvbandwidth_runs_gbps", nlohmann::json::array()))
-            runs += (runs.empty() ? "" : ", ") + fixed2(v.get<double>());
+            runs += (runs.empty() ? "" : ", ") + number_text("%.2f", v.get<double>());
           std::snprintf(text, sizeof text, "| %s | %zu | %.2f | %.2f | %s | %.3f |\n",
                         f["figure"].get<std::string>().c_str(), f["bytes"].get<std::size_t>(),
                         f["hazardlab_gbps"].get<double>(), f["nvbandwidth_gbps"].get<double>(), runs.c_str(),
