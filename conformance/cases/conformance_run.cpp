@@ -75,7 +75,8 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
     for (MutantTally& m : mutants)
       if (!m.refuted_at && !disagreements_with(run.executed, RuleSet::all().without(m.rule), run.observation).empty())
         m.refuted_at = programs;
-    const std::vector<std::string> found = disagreements_with(run.executed, RuleSet::all(), run.observation);
+    const std::vector<std::string> found = disagreements(
+        run.executed, documented, predict(run.executed, RuleSet::all().with_seen_deviations()), run.observation);
     if (!found.empty()) {
       ++violations;
       // Every disagreement of the run, so that one report shows all that it saw.

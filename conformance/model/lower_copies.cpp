@@ -7,14 +7,27 @@ namespace hazardlab::conformance {
 
 using Builder = HappensBefore::Builder;
 
+namespace {
+
+// A copy's ends and their kinds; a host-to-host copy is refused.
+struct CopyEnds {
+  BufferId dst, src;
+  BufferKind dst_kind, src_kind;
+};
+
+CopyEnds copy_ends(const Program& program, const Command& c) {
+  const CopyEnds e{c.writes.at(0), c.reads.at(0), program.buffer_kind(c.writes.at(0)),
+                   program.buffer_kind(c.reads.at(0))};
+  if (is_host_buffer(e.dst_kind) && is_host_buffer(e.src_kind))
+    throw std::invalid_argument("host-to-host copies are not modelled");
+  return e;
+}
+
+}  // namespace
+
 // cudaMemcpyAsync, and cudaMemcpy when rule 8 is off (then it is an async copy on the legacy stream).
 void Builder::lower_copy(CommandIndex index, const Command& c, StreamId stream) {
-  const BufferId dst = c.writes.at(0);
-  const BufferId src = c.reads.at(0);
-  const BufferKind dst_kind = program_.buffer_kind(dst);
-  const BufferKind src_kind = program_.buffer_kind(src);
-  if (is_host_buffer(dst_kind) && is_host_buffer(src_kind))
-    throw std::invalid_argument("host-to-host copies are not modelled");
+  const auto [dst, src, dst_kind, src_kind] = copy_ends(program_, c);
   // Rule 6: a pageable source is staged before the call returns. Without rule 5 a pinned source is taken
   // (wrongly) at the call too: the mutant that believes the copy snapshots its source.
   const bool source_read_at_call = src_kind == BufferKind::HostPageable ? rules_.has(Rule::kAsyncCopyPageableH2DStaged)
@@ -32,12 +45,7 @@ void Builder::lower_copy(CommandIndex index, const Command& c, StreamId stream) 
 
 // Rule 8: cudaMemcpy, on the legacy stream, as the Runtime API's "Synchronous" list describes it.
 void Builder::lower_sync_memcpy(CommandIndex index, const Command& c) {
-  const BufferId dst = c.writes.at(0);
-  const BufferId src = c.reads.at(0);
-  const BufferKind dst_kind = program_.buffer_kind(dst);
-  const BufferKind src_kind = program_.buffer_kind(src);
-  if (is_host_buffer(dst_kind) && is_host_buffer(src_kind))
-    throw std::invalid_argument("host-to-host copies are not modelled");
+  const auto [dst, src, dst_kind, src_kind] = copy_ends(program_, c);
   if (src_kind == BufferKind::HostPageable) {
     // "A stream sync is performed before the copy is initiated", the source is staged, and the call may return
     // before the DMA to device memory has completed. The stream is the legacy stream, whose work waits for

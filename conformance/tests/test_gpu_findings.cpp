@@ -208,17 +208,31 @@ TEST(GpuFindings, TheSmallPinnedUploadDeviationIsLimitedToPinnedUploads) {
   static_assert(kBufferBytes <= kSmallUploadBytes, "the programs' uploads are the small ones seen to deviate");
 }
 
+// The shape of the marker findings: a gate closed on the legacy stream, and a blocking stream s1 with an
+// event e, on which each test queues its marker.
+struct LegacyHeld {
+  Program p;
+  StreamId s1 = 0;
+  EventId e = 0;
+  GateId gate = 0;
+};
+
+LegacyHeld legacy_held() {
+  LegacyHeld h;
+  h.s1 = h.p.add_stream(StreamKind::Blocking);
+  h.e = h.p.add_event();
+  h.gate = h.p.gate_close(kLegacyStream, GateStyle::SpinKernel);
+  return h;
+}
+
 // Seed 2526355224 (full profile, GPU 0), cut to what matters: a gate on the legacy stream, a record on a
 // blocking stream, then cudaStreamSynchronize of that stream, which returned at once.
 TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce) {
-  Program p;
-  add_buffers(p);
-  const StreamId s1 = p.add_stream(StreamKind::Blocking);
-  p.add_event();
-  const GateId gate = p.gate_close(kLegacyStream, GateStyle::SpinKernel);
-  p.event_record(0, s1);
-  const CommandIndex sync = p.stream_synchronize(s1);
-  p.gate_open(gate);
+  LegacyHeld h = legacy_held();
+  Program& p = h.p;
+  p.event_record(h.e, h.s1);
+  const CommandIndex sync = p.stream_synchronize(h.s1);
+  p.gate_open(h.gate);
   const Prediction documented = predict(p);
   EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
   const Prediction seen = predict(p, RuleSet::all().with(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor));
@@ -235,11 +249,10 @@ TEST(GpuFindings, TheEventRecordDeviationExplainsASynchronizeThatReturnedAtOnce)
 // Seed 1396952701 (quick profile, H100): a gate on the legacy stream, a wait for a never-recorded event on
 // a blocking stream, then cudaStreamSynchronize of that stream, which returned at once.
 TEST(GpuFindings, TheMarkerDeviationExplainsASynchronizeAfterAnEventWait) {
-  Program p;
-  const StreamId s1 = p.add_stream(StreamKind::Blocking);
-  const EventId e = p.add_event();
-  p.gate_close(kLegacyStream, GateStyle::SpinKernel);
-  p.stream_wait_event(s1, e);
+  LegacyHeld h = legacy_held();
+  Program& p = h.p;
+  const StreamId s1 = h.s1;
+  p.stream_wait_event(s1, h.e);
   const CommandIndex sync = p.stream_synchronize(s1);
   const Prediction documented = predict(p);
   EXPECT_EQ(documented.waits.at(sync), Wait::Waits);
@@ -257,12 +270,10 @@ TEST(GpuFindings, TheMarkerDeviationExplainsASynchronizeAfterAnEventWait) {
 
 TEST(GpuFindings, UnderTheRecordDeviationTheEventStillCapturesTheLegacyWork) {
   // cudaEventSynchronize of the same event waited 10 of 10 on the H100: the deviation is the stream's only.
-  Program p;
-  const StreamId s1 = p.add_stream(StreamKind::Blocking);
-  const EventId e = p.add_event();
-  p.gate_close(kLegacyStream, GateStyle::SpinKernel);
-  p.event_record(e, s1);
-  const CommandIndex sync = p.event_synchronize(e);
+  LegacyHeld h = legacy_held();
+  Program& p = h.p;
+  p.event_record(h.e, h.s1);
+  const CommandIndex sync = p.event_synchronize(h.e);
   for (const RuleSet& rules : {RuleSet::all(), RuleSet::all().with_seen_deviations()})
     EXPECT_EQ(predict(p, rules).waits.at(sync), Wait::Waits);
 }
