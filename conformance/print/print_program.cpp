@@ -37,6 +37,9 @@ int main() {
   int* spin_flags_dev; CHECK(cudaHostGetDevicePointer(&spin_flags_dev, spin_flags, 0));
   for (int i = 0; i < 8; ++i) spin_flags[i] = 0;
   auto open_gate = [&](int g) { host_gates[g] = 1; reinterpret_cast<volatile int*>(spin_flags)[g] = 1; };
+  // The host reads a device buffer on its own non-blocking stream: ordered after nothing, like the model's read.
+  cudaStream_t reader; CHECK(cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
+  uint32_t* read_back; CHECK(cudaMallocHost(&read_back, kBytes));
 )";
 
 // The commands after which the program records a `done` event on the stream.
@@ -106,9 +109,9 @@ std::string to_cuda_source(const Program& program) {
         if (is_host_buffer(program.buffer_kind(c.reads[0])))
           out << "  print_tags(\"#" << k << " reads " << buf(c.reads) << "\", " << buf(c.reads) << ");\n";
         else
-          out << "  CHECK(cudaMemcpy(seen[" << k << "], " << buf(c.reads)
-              << ", kBytes, cudaMemcpyDefault)); print_tags(\"#" << k << " reads " << buf(c.reads) << "\", seen[" << k
-              << "]);\n";
+          out << "  CHECK(cudaMemcpyAsync(read_back, " << buf(c.reads)
+              << ", kBytes, cudaMemcpyDefault, reader)); CHECK(cudaStreamSynchronize(reader)); print_tags(\"#" << k
+              << " reads " << buf(c.reads) << "\", read_back);\n";
         break;
       case CommandKind::MemcpyAsync:
         out << "  CHECK(cudaMemcpyAsync(" << buf(c.writes) << ", " << buf(c.reads) << ", kBytes, cudaMemcpyDefault, "

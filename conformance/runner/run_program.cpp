@@ -78,6 +78,11 @@ class Runner {
   std::vector<std::unique_ptr<Gate>> all_gates_;  // kept until the end, to ask whether one timed out
   std::map<CommandIndex, DeviceBuffer> kernel_seen_;
   std::map<CommandIndex, std::unique_ptr<HostOp>> host_ops_;
+  // The host reads a device buffer through its own non-blocking stream, so that the read is what the
+  // model says it is: a look at the buffer now, ordered after nothing. A cudaMemcpy would run on the
+  // legacy stream and wait for its work and for blocking streams' work (rule 2), a closed gate included.
+  Stream reader_{hazardlab::StreamKind::NonBlocking};
+  HostBuffer read_back_{HostMemoryKind::Pinned, kBytes};
 };
 
 void Runner::allocate() {
@@ -151,9 +156,10 @@ void Runner::issue(CommandIndex k, const Command& c) {
       if (is_host_buffer(run_.executed.buffer_kind(c.reads[0]))) {
         observe(k, c.reads[0], read);
       } else {
-        std::vector<std::uint32_t> words(kWords);
-        HL_CUDA(cudaMemcpy(words.data(), read, kBytes, cudaMemcpyDeviceToHost));
-        observe(k, c.reads[0], words.data());
+        auto* words = reinterpret_cast<std::uint32_t*>(read_back_.data());
+        HL_CUDA(cudaMemcpyAsync(words, read, kBytes, cudaMemcpyDeviceToHost, reader_.get()));
+        HL_CUDA(cudaStreamSynchronize(reader_.get()));
+        observe(k, c.reads[0], words);
       }
       return;
     case CommandKind::MemcpyAsync:

@@ -13,7 +13,7 @@ bool is_cuda_call(const Program& program, const Command& c) {
     case CommandKind::HostWrite:
     case CommandKind::GateOpen:
       return false;
-    case CommandKind::HostRead:  // a device buffer is read back with cudaMemcpy
+    case CommandKind::HostRead:  // a device buffer is read back through the runner's own non-blocking stream
       return !is_host_buffer(program.buffer_kind(c.reads.at(0)));
     default:
       return true;

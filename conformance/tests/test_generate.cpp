@@ -182,5 +182,18 @@ TEST(Print, TheCheckMacroDoesNotShadowTheProgramsNames) {
   EXPECT_NE(source.find("cudaError_t status_ = (call)"), std::string::npos);
 }
 
+TEST(PrintProgram, AHostReadOfADeviceBufferWaitsForNothingOnTheLegacyStream) {
+  // A cudaMemcpy would wait for a gate closed on the legacy stream, which the model's read does not
+  // (found on an H100: "HostRead: expected not to wait for a closed gate, waited").
+  Program p;
+  const BufferId device = p.add_buffer(BufferKind::Device, "device0");
+  p.host_read(device);
+  const std::string source = to_cuda_source(p);
+  EXPECT_NE(source.find("cudaMemcpyAsync(read_back, device0, kBytes, cudaMemcpyDefault, reader)"), std::string::npos)
+      << source;
+  EXPECT_NE(source.find("cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking)"), std::string::npos);
+  EXPECT_EQ(source.find("cudaMemcpy("), std::string::npos) << source;
+}
+
 }  // namespace
 }  // namespace hazardlab::conformance
