@@ -1,5 +1,6 @@
 #include "conformance/print/print_program.hpp"
 
+#include <set>
 #include <sstream>
 #include <string>
 
@@ -42,11 +43,10 @@ int main() {
   uint32_t* read_back; CHECK(cudaMallocHost(&read_back, kBytes));
 )";
 
-// The commands after which the program records a `done` event on the stream.
+// The commands after which the program records a `done` event on the stream: the runner's (predict.hpp).
 bool is_stream_work(CommandKind kind) {
   return kind == CommandKind::MemcpyAsync || kind == CommandKind::MemsetAsync || kind == CommandKind::Kernel ||
-         kind == CommandKind::HostFunc || kind == CommandKind::EventRecord || kind == CommandKind::StreamWaitEvent ||
-         kind == CommandKind::GateClose || kind == CommandKind::Memcpy;
+         kind == CommandKind::HostFunc || kind == CommandKind::GateClose || kind == CommandKind::Memcpy;
 }
 
 std::string tag_of(CommandIndex k) {
@@ -94,13 +94,17 @@ std::string to_cuda_source(const Program& program) {
   auto buf = [&](const std::vector<BufferId>& v) {
     return v.empty() ? std::string("nullptr") : program.buffer_name(v[0]);
   };
+  std::set<GateId> closed;  // the gates closed at the current command
   for (CommandIndex k = 0; k < program.commands().size(); ++k) {
     const Command& c = program.commands()[k];
     const std::string s = "s" + std::to_string(c.stream), tag = tag_of(k), ev = "e[" + std::to_string(c.event) + "]";
     out << "  // #" << k << " " << to_string(c.kind) << "\n";
-    if (c.watchdog_opened)
-      out << "  std::thread watchdog" << k << "([&] { std::this_thread::sleep_for(std::chrono::milliseconds(10)); "
-          << "for (int g = 0; g < 8; ++g) open_gate(g); });  // the call below waits for a closed gate\n";
+    if (c.watchdog_opened) {
+      // Opens the gates closed now, as the runner's watchdog does; a gate closed later starts closed.
+      out << "  std::thread watchdog" << k << "([&] { std::this_thread::sleep_for(std::chrono::milliseconds(10));";
+      for (GateId g : closed) out << " open_gate(" << g << ");";
+      out << " });  // the call below waits for a closed gate\n";
+    }
     switch (c.kind) {
       case CommandKind::HostWrite:
         out << "  std::fill(" << buf(c.writes) << ", " << buf(c.writes) << " + kWords, " << tag << "u);\n";
@@ -175,7 +179,12 @@ std::string to_cuda_source(const Program& program) {
     if (is_stream_work(c.kind))
       out << "  CHECK(cudaEventRecord(done[" << k << "], " << (c.kind == CommandKind::Memcpy ? std::string("s0") : s)
           << "));\n";
-    if (c.watchdog_opened) out << "  watchdog" << k << ".join();\n";
+    if (c.kind == CommandKind::GateClose) closed.insert(c.gate);
+    if (c.kind == CommandKind::GateOpen) closed.erase(c.gate);
+    if (c.watchdog_opened) {
+      out << "  watchdog" << k << ".join();\n";
+      closed.clear();
+    }
   }
   out << "  return 0;\n}\n";
   return out.str();

@@ -230,7 +230,7 @@ void Runner::issue(CommandIndex k, const Command& c) {
       return;
     }
   }
-  if (stream_work) {
+  if (stream_work && completion_is_observed(c.kind)) {
     done_[k].emplace();
     done_[k]->record(c.kind == CommandKind::Memcpy ? cudaStreamLegacy : s);
   }

@@ -60,22 +60,24 @@ std::vector<ReadPrediction> reads_under(const Program& program, const HappensBef
   return reads;
 }
 
-std::set<CommandIndex> commands_of(const HappensBefore& hb, const ActionSet& set, CommandIndex before) {
+// The stream work whose completion the runner observes (through an event recorded after it).
+bool observed(const Program& program, const HappensBefore& hb, CommandIndex k) {
+  return hb.commands()[k].work != kNoAction && completion_is_observed(program.commands()[k].kind);
+}
+
+std::set<CommandIndex> commands_of(const Program& program, const HappensBefore& hb, const ActionSet& set,
+                                   CommandIndex before) {
   std::set<CommandIndex> out;
-  for (CommandIndex k = 0; k < before; ++k) {
-    const ActionId work = hb.commands()[k].work;
-    if (work != kNoAction && set.contains(work)) out.insert(k);
-  }
+  for (CommandIndex k = 0; k < before; ++k)
+    if (observed(program, hb, k) && set.contains(hb.commands()[k].work)) out.insert(k);
   return out;
 }
 
 // The stream work a drain's call waits for: what the model takes as finished when it returns.
-std::set<CommandIndex> drain_waits_for_in(const HappensBefore& hb, CommandIndex drain) {
+std::set<CommandIndex> drain_waits_for_in(const Program& program, const HappensBefore& hb, CommandIndex drain) {
   std::set<CommandIndex> out;
-  for (CommandIndex k = 0; k < drain; ++k) {
-    const ActionId work = hb.commands()[k].work;
-    if (work != kNoAction && hb.ordered(work, hb.commands()[drain].call)) out.insert(k);
-  }
+  for (CommandIndex k = 0; k < drain; ++k)
+    if (observed(program, hb, k) && hb.ordered(hb.commands()[k].work, hb.commands()[drain].call)) out.insert(k);
   return out;
 }
 
@@ -110,9 +112,17 @@ void propagate_values(const Program& program, std::vector<ReadPrediction>& reads
   }
 }
 
-std::set<CommandIndex> drain_waits_for(const Program& program_up_to_drain, const RuleSet& rules) {
-  const HappensBefore hb(program_up_to_drain, rules);
-  return drain_waits_for_in(hb, program_up_to_drain.commands().size() - 1);
+bool completion_is_observed(CommandKind kind) {
+  return kind != CommandKind::EventRecord && kind != CommandKind::StreamWaitEvent;
+}
+
+std::set<CommandIndex> drain_waits_for(const Program& program_up_to_drain) {
+  const HappensBefore hb(program_up_to_drain, RuleSet::all());
+  const ScheduleOrder order(hb);
+  const CommandIndex drain = program_up_to_drain.commands().size() - 1;
+  std::set<CommandIndex> waits = drain_waits_for_in(program_up_to_drain, hb, drain);
+  for (CommandIndex held : commands_of(program_up_to_drain, hb, order.held_at(drain), drain)) waits.erase(held);
+  return waits;
 }
 
 Prediction predict(const Program& program, const RuleSet& rules) {
@@ -145,8 +155,9 @@ Prediction predict(const Program& program, const RuleSet& rules) {
   for (CommandIndex k = 0; k < program.commands().size(); ++k) {
     const Command& c = program.commands()[k];
     const CommandActions& actions = hb.commands()[k];
-    if (c.kind == CommandKind::Drain) p.drains[k] = {drain_waits_for_in(hb, k), commands_of(hb, order.held_at(k), k)};
-    if (c.kind == CommandKind::GateOpen) p.held_at_gate_open[k] = commands_of(hb, order.held_at(k), k);
+    if (c.kind == CommandKind::Drain)
+      p.drains[k] = {drain_waits_for_in(program, hb, k), commands_of(program, hb, order.held_at(k), k)};
+    if (c.kind == CommandKind::GateOpen) p.held_at_gate_open[k] = commands_of(program, hb, order.held_at(k), k);
     if (!actions.closed_gates.empty() && is_cuda_call(program, c)) {
       bool waits = false;
       for (ActionId a : {actions.call, actions.ret})

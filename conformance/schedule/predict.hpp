@@ -51,8 +51,18 @@ struct Prediction {
 
 Prediction predict(const Program& program, const RuleSet& rules = RuleSet::all());
 
-// The stream work a drain waits for under `rules` (the runner asks the full model, the printer too).
-std::set<CommandIndex> drain_waits_for(const Program& program_up_to_drain, const RuleSet& rules = RuleSet::all());
+// Whether the runner observes when a command's stream work finished: it records an event after it. Not
+// for a cudaEventRecord or cudaStreamWaitEvent: an event recorded after one on a blocking stream waits for
+// the legacy stream's work, which the marker itself may skip (deviation 2), so it would tell about the
+// event, not the marker. Drains and gate openings say nothing about markers.
+bool completion_is_observed(CommandKind kind);
+
+// The stream work the runner's drain waits for (the printer's too): what the documented model orders
+// before the drain and does not hold behind a gate still closed. A GPU may take a deviation that makes
+// an earlier call return without waiting for held work, which the documented model then takes as done;
+// waiting for it would wait for a closed gate (found on an H100, seed 2188058342). Held work never
+// finishes early on a GPU that keeps the documented rules or does less, so this never waits for a gate.
+std::set<CommandIndex> drain_waits_for(const Program& program_up_to_drain);
 
 // Propagates values through copies: a copy stores what its read of the source observed.
 void propagate_values(const Program& program, std::vector<ReadPrediction>& reads);

@@ -278,6 +278,33 @@ TEST(GpuFindings, UnderTheRecordDeviationTheEventStillCapturesTheLegacyWork) {
     EXPECT_EQ(predict(p, rules).waits.at(sync), Wait::Waits);
 }
 
+// Seed 2188058342 (full profile, H100), cut to what matters: after the record deviation let
+// cudaStreamSynchronize return, the documented model took the gated legacy work as done, and the drain
+// that waited for it waited for a closed gate. The runner's drain waits only for work no closed gate holds.
+TEST(GpuFindings, ADrainAfterATakenDeviationWaitsForNothingAClosedGateHolds) {
+  LegacyHeld h = legacy_held();
+  Program& p = h.p;
+  const CommandIndex record = p.event_record(h.e, h.s1);
+  const CommandIndex sync = p.stream_synchronize(h.s1);
+  const CommandIndex drain = p.drain();
+  p.gate_open(h.gate);
+  const CommandIndex gate = 0;
+  const Prediction documented = predict(p);
+  EXPECT_TRUE(documented.drains.at(drain).done.contains(gate));  // it believes the synchronize waited
+  EXPECT_TRUE(drain_waits_for(p.prefix(drain + 1)).empty());
+  const Prediction seen = predict(p, RuleSet::all().with_seen_deviations());
+  Observation gpu = as_predicted(documented);
+  gpu.blocked[sync] = false;
+  gpu.finished_at_drain[drain] = {};
+  EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+  // A marker's completion is not observed: an event recorded after it would wait for the legacy work.
+  EXPECT_FALSE(completion_is_observed(p.commands()[record].kind));
+  EXPECT_FALSE(seen.drains.at(drain).done.contains(record));
+  // Had the gated work run before the gate opened, it would be a violation under both models.
+  gpu.finished_at_drain[drain] = {gate};
+  EXPECT_FALSE(disagreements(p, documented, seen, gpu).empty());
+}
+
 // Seed 1434168090 and four others on the H100 (quick and full profiles): cudaStreamSynchronize of the
 // legacy stream waited for a gate closed on a blocking stream; conformance/probes measured it alone.
 TEST(GpuFindings, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
