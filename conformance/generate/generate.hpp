@@ -12,8 +12,14 @@
 namespace hazardlab::conformance {
 
 // Patterns the generator also emits whole (generate.cpp says why), each a raw kind past the commands.
-enum class Motif { EventWaitAcrossStreams, LegacyAndBlockingStream, PageableUploadThenRewrite, HostFunctionBehindGate };
-inline constexpr int kMotifCount = 4;
+enum class Motif {
+  EventWaitAcrossStreams,
+  LegacyAndBlockingStream,
+  PageableUploadThenRewrite,
+  HostFunctionBehindGate,
+  PinnedUploadThenRewrite,
+};
+inline constexpr int kMotifCount = 5;
 
 struct RawCommand {
   int kind = 0;  // a CommandKind; past the last, another chance at closing a gate or draining, or a Motif

@@ -40,17 +40,21 @@ void ProgramBuilder::motif(Motif m, const RawCommand& r) {
       issue(std::move(work), false);
       break;
     }
-    case Motif::PageableUploadThenRewrite: {
-      // Rule 6: a pageable upload held behind a gate, its source rewritten before the gate opens; then the
-      // copy is waited for and its destination read at once, before a later command can overwrite it (the
-      // readback at the end alone left the mutant standing through 300 programs in 1 of 10 H100 runs).
-      std::vector<BufferId> pageable;
+    case Motif::PageableUploadThenRewrite:
+    case Motif::PinnedUploadThenRewrite: {
+      // Rule 6 (pageable: the copy took the source at the call) and rule 5 (pinned: it reads the source when
+      // it runs): an upload held behind a gate, its source rewritten before the gate opens; then the copy is
+      // waited for and its destination read at once, before a later command can overwrite it (the readback at
+      // the end alone left rule 6's mutant standing through 300 programs in 1 of 10 H100 runs, and rule 5's,
+      // which the pinned uploads of uniform commands refuted after 13 to 244 programs, in one).
+      const BufferKind kind = m == Motif::PageableUploadThenRewrite ? BufferKind::HostPageable : BufferKind::HostPinned;
+      std::vector<BufferId> sources;
       for (BufferId b : host)
-        if (p.buffer_kind(b) == BufferKind::HostPageable) pageable.push_back(b);
+        if (p.buffer_kind(b) == kind) sources.push_back(b);
       if (!close_gate(x, false)) return;
       const GateId gate = closed.back();
       Command copy = make(CommandKind::MemcpyAsync, x);
-      copy.reads = {pick(pageable, r.a)};
+      copy.reads = {pick(sources, r.a)};
       copy.writes = {pick(device, r.c)};
       Command rewrite = make(CommandKind::HostWrite);
       rewrite.writes = copy.reads;

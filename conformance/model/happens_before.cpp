@@ -66,6 +66,8 @@ bool Builder::exempt_from_implicit_sync(const Command& c) const {
     return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
            program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
   const bool marker = c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent;
+  if (c.kind == CommandKind::StreamWaitEvent && c.stream == kLegacyStream && latest_record(c.event).empty())
+    return rules_.allows(Deviation::kUnrecordedEventWaitOnLegacyIsNoWork);
   return marker && program_.stream_kind(c.stream) == StreamKind::Blocking &&
          rules_.allows(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor);
 }

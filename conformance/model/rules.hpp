@@ -40,8 +40,9 @@ const RuleInfo& rule_info(Rule rule);
 enum class Deviation : std::size_t {
   kSmallPinnedUploadSkipsImplicitSync,    // a pinned-to-device cudaMemcpyAsync of at most 24 KiB
   kStreamSyncSkipsWhatItsMarkersWaitFor,  // cudaStreamSynchronize of a blocking stream holding only markers
+  kUnrecordedEventWaitOnLegacyIsNoWork,   // a legacy-stream cudaStreamWaitEvent of an event never recorded
 };
-inline constexpr std::size_t kDeviationCount = 2;
+inline constexpr std::size_t kDeviationCount = 3;
 
 struct DeviationInfo {
   Deviation deviation;

@@ -1,6 +1,8 @@
 // A standalone probe of what a host synchronize waits for when the legacy stream's implicit
 // synchronization is involved: a cudaEventRecord on a blocking stream behind held legacy-stream work,
-// and a cudaStreamSynchronize of the legacy stream behind held blocking-stream work. One stream is held
+// a cudaStreamSynchronize of the legacy stream behind held blocking-stream work, and work on a second
+// blocking stream queued after a marker on the legacy stream behind held blocking-stream work (does the
+// marker pass rule 2's wait on to what follows it?). One stream is held
 // for 5 ms, by a kernel spinning until the host opens it (a gate) or by a kernel sleeping; a call that
 // returns in under 2 ms did not wait. No harness: build it alone with
 //   nvcc -std=c++17 -o probe synchronize_and_legacy_stream.cu && ./probe
@@ -51,8 +53,10 @@ __global__ void nothing() {}
 
 enum class Hold { Gate, Sleep };
 enum class Held { Legacy, Blocking, NonBlocking };  // the stream the hold is queued on
-enum class Marker { Record, Wait, Kernel, None };   // what is queued on the blocking stream after it
-enum class Sync { BlockingStream, LegacyStream, Event };
+// What is queued after the hold: on the blocking stream, or (Legacy*) on the legacy stream followed by a
+// kernel on a second blocking stream.
+enum class Marker { Record, Wait, Kernel, None, LegacyRecord, LegacyWait, LegacyKernel };
+enum class Sync { BlockingStream, LegacyStream, Event, SecondBlockingStream };
 
 struct Probe {
   const char* name;
@@ -67,8 +71,9 @@ int* open_flag = nullptr;  // mapped pinned memory the spinning kernel reads
 
 // One trial; true when the synchronize waited for the held legacy work.
 bool waited(const Probe& p) {
-  cudaStream_t blocking, non_blocking;
+  cudaStream_t blocking, second_blocking, non_blocking;
   CHECK(cudaStreamCreate(&blocking));
+  CHECK(cudaStreamCreate(&second_blocking));
   CHECK(cudaStreamCreateWithFlags(&non_blocking, cudaStreamNonBlocking));
   cudaEvent_t event, never_recorded;
   CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
@@ -97,16 +102,22 @@ bool waited(const Probe& p) {
   if (p.marker == Marker::Record) CHECK(cudaEventRecord(event, blocking));
   if (p.marker == Marker::Wait) CHECK(cudaStreamWaitEvent(blocking, never_recorded, 0));
   if (p.marker == Marker::Kernel) nothing<<<1, 1, 0, blocking>>>();
+  if (p.marker == Marker::LegacyRecord) CHECK(cudaEventRecord(event, cudaStreamLegacy));
+  if (p.marker == Marker::LegacyWait) CHECK(cudaStreamWaitEvent(cudaStreamLegacy, never_recorded, 0));
+  if (p.marker == Marker::LegacyKernel) nothing<<<1, 1, 0, cudaStreamLegacy>>>();
+  if (p.sync == Sync::SecondBlockingStream) nothing<<<1, 1, 0, second_blocking>>>();
   CHECK(cudaGetLastError());
   if (p.sync == Sync::BlockingStream) CHECK(cudaStreamSynchronize(blocking));
   if (p.sync == Sync::LegacyStream) CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   if (p.sync == Sync::Event) CHECK(cudaEventSynchronize(event));
+  if (p.sync == Sync::SecondBlockingStream) CHECK(cudaStreamSynchronize(second_blocking));
   const bool result = std::chrono::steady_clock::now() - start >= kWaited;
   opener.join();
   CHECK(cudaDeviceSynchronize());
   CHECK(cudaEventDestroy(never_recorded));
   CHECK(cudaEventDestroy(event));
   CHECK(cudaStreamDestroy(non_blocking));
+  CHECK(cudaStreamDestroy(second_blocking));
   CHECK(cudaStreamDestroy(blocking));
   return result;
 }
@@ -140,10 +151,20 @@ int main() {
        Sync::LegacyStream},
       {"gate on a non-blocking stream, cudaStreamSynchronize(legacy) (exempt)", Hold::Gate, Held::NonBlocking, false,
        Marker::None, Sync::LegacyStream},
+      {"gate on a blocking stream, record on legacy, a kernel on a second blocking stream, its synchronize", Hold::Gate,
+       Held::Blocking, false, Marker::LegacyRecord, Sync::SecondBlockingStream},
+      {"gate on a blocking stream, a wait on legacy, a kernel on a second blocking stream, its synchronize", Hold::Gate,
+       Held::Blocking, false, Marker::LegacyWait, Sync::SecondBlockingStream},
+      {"gate on a blocking stream, a kernel on legacy, a kernel on a second blocking stream, its synchronize "
+       "(baseline)",
+       Hold::Gate, Held::Blocking, false, Marker::LegacyKernel, Sync::SecondBlockingStream},
+      {"gate on a blocking stream, nothing on legacy, a kernel on a second blocking stream, its synchronize "
+       "(independent)",
+       Hold::Gate, Held::Blocking, false, Marker::None, Sync::SecondBlockingStream},
   };
 
-  std::printf("%s, CUDA driver %d: trials in which the host waited for the held legacy stream (%d = every time)\n",
-              prop.name, driver, kTrials);
+  std::printf("%s, CUDA driver %d: trials in which the host waited for the held stream (%d = every time)\n", prop.name,
+              driver, kTrials);
   for (const Probe& p : probes) {
     int count = 0;
     for (int t = 0; t < kTrials; ++t) count += waited(p);

@@ -108,6 +108,14 @@ TEST(Generate, EveryMotifBuildsItsPattern) {
   EXPECT_FALSE(
       disagreements(upload, predict(upload, mutant), predict(upload, mutant.with_seen_deviations()), documented_gpu)
           .empty());
+  // The same with a pinned source refutes the mutant whose pinned copy takes its source at the call.
+  const Program pinned = program_of(Motif::PinnedUploadThenRewrite, {});
+  EXPECT_EQ(kinds(pinned), (std::vector{GateClose, MemcpyAsync, HostWrite, GateOpen, StreamSynchronize}));
+  EXPECT_EQ(pinned.buffer_kind(pinned.commands()[1].reads[0]), BufferKind::HostPinned);
+  const Observation pinned_gpu = testing::as_predicted(predict(pinned));
+  const RuleSet eager = RuleSet::all().without(Rule::kAsyncCopyPinnedOnStream);
+  EXPECT_FALSE(
+      disagreements(pinned, predict(pinned, eager), predict(pinned, eager.with_seen_deviations()), pinned_gpu).empty());
   const Program host_function = program_of(Motif::HostFunctionBehindGate, {0});
   EXPECT_EQ(kinds(host_function), (std::vector{GateClose, HostFunc, Drain, GateOpen, DeviceSynchronize}));
   EXPECT_EQ(host_function.commands()[0].gate_style, GateStyle::SpinKernel);

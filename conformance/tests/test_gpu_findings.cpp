@@ -305,6 +305,36 @@ TEST(GpuFindings, ADrainAfterATakenDeviationWaitsForNothingAClosedGateHolds) {
   EXPECT_FALSE(disagreements(p, documented, seen, gpu).empty());
 }
 
+// Seed 1213461122 (full profile, H100): a gate on a blocking stream, a legacy-stream wait for an event
+// never recorded, then a memset on a second blocking stream, which ran before the gate opened.
+TEST(GpuFindings, AnUnrecordedEventWaitOnTheLegacyStreamPassesNoWaitOn) {
+  Program p;
+  const Buffers b = add_buffers(p);
+  const StreamId s1 = p.add_stream(StreamKind::Blocking);
+  const StreamId s2 = p.add_stream(StreamKind::Blocking);
+  const EventId e = p.add_event();
+  const GateId gate = p.gate_close(s1, GateStyle::SpinKernel);
+  p.stream_wait_event(kLegacyStream, e);
+  const CommandIndex memset = p.memset_async(b.pinned0, s2);
+  const CommandIndex open = p.gate_open(gate);
+  const Prediction documented = predict(p);
+  EXPECT_TRUE(documented.held_at_gate_open.at(open).contains(memset));
+  const Prediction seen = predict(p, RuleSet::all().with(Deviation::kUnrecordedEventWaitOnLegacyIsNoWork));
+  EXPECT_FALSE(seen.held_at_gate_open.at(open).contains(memset));
+  Observation gpu = as_predicted(documented);
+  gpu.finished_at_gate_open[open] = {memset};
+  EXPECT_FALSE(disagreements(p, documented, gpu).empty());
+  EXPECT_TRUE(disagreements(p, documented, seen, gpu).empty());
+  // A record on the legacy stream passes the wait on (10 of 10 in the probe), and so does a recorded event's wait.
+  Program recorded = p.prefix(1);
+  recorded.event_record(e, kLegacyStream);
+  const CommandIndex after_record = recorded.memset_async(b.pinned0, s2);
+  const CommandIndex open_after_record = recorded.gate_open(gate);
+  EXPECT_TRUE(predict(recorded, RuleSet::all().with_seen_deviations())
+                  .held_at_gate_open.at(open_after_record)
+                  .contains(after_record));
+}
+
 // Seed 1434168090 and four others on the H100 (quick and full profiles): cudaStreamSynchronize of the
 // legacy stream waited for a gate closed on a blocking stream; conformance/probes measured it alone.
 TEST(GpuFindings, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
