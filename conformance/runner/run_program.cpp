@@ -31,6 +31,30 @@ struct HostOp {
   std::uint32_t tag = 0;
 };
 
+// The streams every program runs on, made once. A GPU has a few hardware queues (8 by default) that
+// streams are spread over as they are made; a stream made for each program sooner or later shares one
+// with another, and then waits for work the rules do not order it after: on an H100 a cudaMemcpy on the
+// legacy stream waited for a gate closed on a non-blocking stream (seed 1240139627), and a synchronize
+// of a blocking stream waited for a legacy-stream gate that the same call alone never waited for. These
+// few streams, made first, each get their own.
+struct StreamPool {
+  std::vector<Stream> blocking, non_blocking;
+  Stream reader{hazardlab::StreamKind::NonBlocking};  // the host's reads of device buffers
+  HostBuffer read_back{HostMemoryKind::Pinned, kWords * sizeof(std::uint32_t)};
+  cudaStream_t take(StreamKind kind, std::size_t index) {
+    std::vector<Stream>& streams = kind == StreamKind::Blocking ? blocking : non_blocking;
+    while (streams.size() <= index)
+      streams.emplace_back(kind == StreamKind::Blocking ? hazardlab::StreamKind::Blocking
+                                                        : hazardlab::StreamKind::NonBlocking);
+    return streams[index].get();
+  }
+};
+
+StreamPool& stream_pool() {
+  static StreamPool* pool = new StreamPool;  // kept to the end: destroying streams after CUDA's teardown fails
+  return *pool;
+}
+
 void CUDART_CB run_host_op(void* data) {
   auto* op = static_cast<HostOp*>(data);
   if (op->read != nullptr) std::copy(op->read, op->read + kWords, op->seen.begin());
@@ -45,7 +69,7 @@ class Runner {
 
  private:
   std::uint32_t* ptr(BufferId b) const { return static_cast<std::uint32_t*>(pointers_[b]); }
-  cudaStream_t stream(StreamId s) const { return s == kLegacyStream ? cudaStreamLegacy : streams_[s - 1].get(); }
+  cudaStream_t stream(StreamId s) const { return s == kLegacyStream ? cudaStreamLegacy : streams_[s - 1]; }
   void allocate();
   void issue(CommandIndex k, const Command& c);
   // Decodes the words read `k` found in buffer `b`, and keeps the first few distinct raw words for a report.
@@ -68,7 +92,7 @@ class Runner {
   Run run_;
   RunLimits limits_;
   Tags tags_;
-  std::vector<Stream> streams_;
+  std::vector<cudaStream_t> streams_;  // the pool's (stream_pool), by StreamId - 1
   std::vector<Event> events_;
   std::vector<std::optional<Event>> done_;  // recorded after each command's stream work
   std::vector<HostBuffer> host_;
@@ -78,18 +102,15 @@ class Runner {
   std::vector<std::unique_ptr<Gate>> all_gates_;  // kept until the end, to ask whether one timed out
   std::map<CommandIndex, DeviceBuffer> kernel_seen_;
   std::map<CommandIndex, std::unique_ptr<HostOp>> host_ops_;
-  // The host reads a device buffer through its own non-blocking stream, so that the read is what the
-  // model says it is: a look at the buffer now, ordered after nothing. A cudaMemcpy would run on the
-  // legacy stream and wait for its work and for blocking streams' work (rule 2), a closed gate included.
-  Stream reader_{hazardlab::StreamKind::NonBlocking};
-  HostBuffer read_back_{HostMemoryKind::Pinned, kBytes};
 };
 
 void Runner::allocate() {
   const Program& p = run_.executed;
-  for (StreamId s = 1; s < p.stream_count(); ++s)
-    streams_.emplace_back(p.stream_kind(s) == StreamKind::Blocking ? hazardlab::StreamKind::Blocking
-                                                                   : hazardlab::StreamKind::NonBlocking);
+  std::size_t used[2] = {0, 0};  // blocking, non-blocking
+  for (StreamId s = 1; s < p.stream_count(); ++s) {
+    const bool blocking = p.stream_kind(s) == StreamKind::Blocking;
+    streams_.push_back(stream_pool().take(p.stream_kind(s), used[blocking ? 0 : 1]++));
+  }
   for (std::size_t e = 0; e < p.event_count(); ++e) events_.emplace_back();
   done_.resize(p.commands().size());
   for (BufferId b = 0; b < p.buffer_count(); ++b) {
@@ -159,9 +180,13 @@ void Runner::issue(CommandIndex k, const Command& c) {
       if (is_host_buffer(run_.executed.buffer_kind(c.reads[0]))) {
         observe(k, c.reads[0], read);
       } else {
-        auto* words = reinterpret_cast<std::uint32_t*>(read_back_.data());
-        HL_CUDA(cudaMemcpyAsync(words, read, kBytes, cudaMemcpyDeviceToHost, reader_.get()));
-        HL_CUDA(cudaStreamSynchronize(reader_.get()));
+        // Through a non-blocking stream of its own, so that the read is what the model says it is: a look at
+        // the buffer now, ordered after nothing. A cudaMemcpy would run on the legacy stream and wait for
+        // its work and for blocking streams' work (rule 2), a closed gate included.
+        StreamPool& pool = stream_pool();
+        auto* words = reinterpret_cast<std::uint32_t*>(pool.read_back.data());
+        HL_CUDA(cudaMemcpyAsync(words, read, kBytes, cudaMemcpyDeviceToHost, pool.reader.get()));
+        HL_CUDA(cudaStreamSynchronize(pool.reader.get()));
         observe(k, c.reads[0], words);
       }
       return;
@@ -245,6 +270,14 @@ Run run_program(const Program& program, const RunLimits& limits, std::uint32_t n
   return Runner(program, limits, nonce & 0xFFFU).execute();
 }
 
-void prepare_runner() { load_harness_kernels(); }
+void prepare_runner() {
+  load_harness_kernels();
+  // The programs' streams (at most two of each kind) first, so that each has a hardware queue of its own.
+  StreamPool& pool = stream_pool();
+  for (std::size_t i = 0; i < 2; ++i) {
+    pool.take(StreamKind::Blocking, i);
+    pool.take(StreamKind::NonBlocking, i);
+  }
+}
 
 }  // namespace hazardlab::conformance
