@@ -134,7 +134,7 @@ PreparedBuffers prepare_bandwidth_buffers(const Profile& p, const std::vector<Ho
 }
 
 std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
-                                              double accept_gbps, PreparedBuffers& buffers) {
+                                              const FloorOf& floor_gbps, PreparedBuffers& buffers) {
   std::vector<BandwidthPoint> points;
   Stream stream(StreamKind::NonBlocking);
   for (HostMemoryKind kind : kinds) {
@@ -159,9 +159,11 @@ std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vecto
           HostBuffer fresh = placed(kind, bytes);
           return measure_attempt(p, d, kind, fresh.data(), device.data(), bytes, copies, stream.get());
         };
-        const auto meets = [&](const Attempt& a) { return !checked || a.spread.median >= accept_gbps; };
-        const ConfirmedFigure figure = confirm(measure, meets, checked && accept_gbps > 0 ? kConfirmAttempts : 1);
+        const double floor = checked ? floor_gbps(d, bytes) : 0;
+        const auto meets = [&](const Attempt& a) { return a.spread.median >= floor; };
+        const ConfirmedFigure figure = confirm(measure, meets, floor > 0 ? kConfirmAttempts : 1);
         points.push_back(point_of(d, kind, bytes, copies, figure));
+        points.back().floor_gbps = floor;
       }
     }
   }

@@ -50,8 +50,9 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
     c.id = std::string("pinned-") + std::string(to_string(d)) + "-link-fraction";
     char text[240];
     std::snprintf(text, sizeof text,
-                  "pinned %s copies of 64 MiB, 256 MiB and 1 GiB each reach %.0f%% of the link's raw rate (a miss is "
-                  "measured again on fresh memory, %d attempts in all)",
+                  "pinned %s copies of 64 MiB, 256 MiB and 1 GiB each reach %.0f%% of the link's raw rate (a miss, "
+                  "or a figure 3%% under nvbandwidth's beside it, is measured again on fresh memory, %d attempts in "
+                  "all)",
                   d == Direction::HostToDevice ? "host-to-device" : "device-to-host", t.min_link_fraction * 100,
                   kConfirmAttempts);
     c.description = text;
@@ -85,9 +86,15 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
       measured += text;
       for (std::size_t i = 0; b.attempts.size() > 1 && i < b.attempts.size(); ++i) {
         const Spread& s = b.attempts[i].spread;
+        const bool met = s.median / link >= t.min_link_fraction;
+        // Met, but more than 3% under nvbandwidth's figure (reference.hpp): measured again all the same.
+        const bool under_reference = met && s.median < b.floor_gbps && i + 1 < b.attempts.size();
         std::snprintf(text, sizeof text, "%s attempt %zu: median %s (%.1f%%), CV %.1f%%, IQR %.2f GB/s: %s",
                       size_text(b.bytes).c_str(), i + 1, gbps_text(s.median).c_str(), s.median / link * 100, s.cv * 100,
-                      s.iqr(), s.median / link >= t.min_link_fraction ? "met" : "missed");
+                      s.iqr(),
+                      under_reference ? "met, but under 97% of nvbandwidth's"
+                      : met           ? "met"
+                                      : "missed");
         c.attempts.push_back(text);
       }
     }

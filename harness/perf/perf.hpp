@@ -4,6 +4,7 @@
 // reported; the validation checks (checks.hpp) turn a few of them into pass/fail.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -52,8 +53,9 @@ struct BandwidthPoint {
   int copies_per_repeat = 0;
   double median_gbps = 0, min_gbps = 0, max_gbps = 0;  // of the figure's attempt
   Spread spread;                                       // of the figure's attempt
-  std::vector<Attempt> attempts;                       // more than one when a threshold miss was measured again
-  bool confirmed_miss = false;                         // every attempt missed the threshold
+  std::vector<Attempt> attempts;  // more than one when an attempt fell under the floor and was measured again
+  double floor_gbps = 0;          // what an attempt had to reach (confirmation_floor, reference.hpp); 0: none
+  bool confirmed_miss = false;    // every attempt fell under the floor
 };
 BandwidthPoint point_of(Direction d, HostMemoryKind host, std::size_t bytes, int copies, const ConfirmedFigure& f);
 
@@ -122,10 +124,11 @@ class PreparedBuffers {
 // What measure_bandwidth (of these kinds) and measure_bidirectional will take.
 PreparedBuffers prepare_bandwidth_buffers(const Profile& p, const std::vector<HostMemoryKind>& kinds);
 
-// `accept_gbps` > 0: a checked pinned figure below it is measured again, on a fresh buffer, up to
-// kConfirmAttempts attempts in all.
+// A checked pinned figure under its floor (`floor_gbps(direction, bytes)`, 0: none) is measured again,
+// on a fresh buffer, up to kConfirmAttempts attempts in all.
+using FloorOf = std::function<double(Direction, std::size_t)>;
 std::vector<BandwidthPoint> measure_bandwidth(const Profile& p, const std::vector<HostMemoryKind>& kinds,
-                                              double accept_gbps, PreparedBuffers& buffers);
+                                              const FloorOf& floor_gbps, PreparedBuffers& buffers);
 // Host-to-device measured against device-to-host on a second stream, then the other way round, on
 // the same buffers.
 std::vector<BidirectionalResult> measure_bidirectional(const Profile& p, PreparedBuffers& buffers);

@@ -125,6 +125,7 @@ void to_json(nlohmann::json& j, const BandwidthPoint& b) {
     nlohmann::json attempts = nlohmann::json::array();
     for (const Attempt& a : b.attempts) attempts.push_back({{"samples_gbps", a.samples}, {"spread", a.spread}});
     j["attempts"] = attempts;
+    j["floor_gbps"] = b.floor_gbps;
     j["confirmed_miss"] = b.confirmed_miss;
   }
 }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -117,6 +118,10 @@ ReferenceFigures combine_runs(const std::vector<ReferenceRun>& runs) {
   }
   for (const auto& [name, values] : f.values) f.median[name] = spread_of(values).median;
   return f;
+}
+
+double confirmation_floor(double threshold_gbps, double reference_gbps) noexcept {
+  return std::max(threshold_gbps, reference_gbps > 0 ? kReferenceAgreement * reference_gbps : 0.0);
 }
 
 nlohmann::json side_by_side(double ours_gbps, double reference_gbps) {
