@@ -62,26 +62,24 @@ void Builder::host_return(ActionId work, const Command& c) {
 }
 
 bool Builder::exempt_from_implicit_sync(const Command& c) const {
-  if (c.kind == CommandKind::MemcpyAsync && rules_.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync))
-    return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
-           program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
-  const bool marker = c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent;
-  if (c.kind == CommandKind::StreamWaitEvent && c.stream == kLegacyStream && latest_record(c.event).empty())
-    return rules_.allows(Deviation::kUnrecordedEventWaitOnLegacyIsNoWork);
-  return marker && program_.stream_kind(c.stream) == StreamKind::Blocking &&
-         rules_.allows(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor);
+  StreamWorkFacts work{.stream = program_.stream_kind(c.stream)};
+  work.marker = c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent;
+  work.waits_for_unrecorded_event = c.kind == CommandKind::StreamWaitEvent && latest_record(c.event).empty();
+  if (c.kind == CommandKind::MemcpyAsync) {
+    work.pinned_upload = program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
+                         program_.buffer_kind(c.writes.at(0)) == BufferKind::Device;
+    work.bytes = kBufferBytes;
+    if (!work.pinned_upload) return false;
+  }
+  return skips_implicit_sync(rules_, work);
 }
 
 std::vector<ActionId> Builder::implicit_waits(StreamId stream) const {
   std::vector<ActionId> preds;
-  if (!rules_.has(Rule::kLegacyStreamImplicitSync)) return preds;
   const StreamKind kind = program_.stream_kind(stream);
   for (StreamId other = 0; other < program_.stream_count(); ++other) {
-    const StreamKind other_kind = program_.stream_kind(other);
-    // Legacy work waits for prior blocking-stream work; blocking-stream work waits for prior legacy work.
-    const bool waits = (kind == StreamKind::Legacy && other_kind == StreamKind::Blocking) ||
-                       (kind == StreamKind::Blocking && other_kind == StreamKind::Legacy);
-    if (waits) preds.insert(preds.end(), stream_work_[other].begin(), stream_work_[other].end());
+    if (implicitly_waits_for(rules_, kind, program_.stream_kind(other)))
+      preds.insert(preds.end(), stream_work_[other].begin(), stream_work_[other].end());
   }
   return preds;
 }

@@ -85,6 +85,23 @@ std::span<const DeviationInfo> all_deviations() { return kDeviations; }
 
 const DeviationInfo& deviation_info(Deviation deviation) { return kDeviations.at(static_cast<std::size_t>(deviation)); }
 
+bool implicitly_waits_for(const RuleSet& rules, StreamKind waiting, StreamKind other) {
+  if (!rules.has(Rule::kLegacyStreamImplicitSync)) return false;
+  // Legacy work waits for prior blocking-stream work; blocking-stream work waits for prior legacy work.
+  return (waiting == StreamKind::Legacy && other == StreamKind::Blocking) ||
+         (waiting == StreamKind::Blocking && other == StreamKind::Legacy);
+}
+
+bool skips_implicit_sync(const RuleSet& rules, const StreamWorkFacts& work) {
+  if (work.pinned_upload) {
+    return rules.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync) && work.bytes <= kSmallUploadBytes;
+  }
+  if (work.waits_for_unrecorded_event && work.stream == StreamKind::Legacy)
+    return rules.allows(Deviation::kUnrecordedEventWaitOnLegacyIsNoWork);
+  return work.marker && work.stream == StreamKind::Blocking &&
+         rules.allows(Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor);
+}
+
 const RuleInfo& rule_info(Rule rule) { return kRules.at(static_cast<std::size_t>(rule)); }
 
 }  // namespace hazardlab::conformance

@@ -7,6 +7,8 @@
 #include <span>
 #include <string_view>
 
+#include "conformance/model/program.hpp"
+
 namespace hazardlab::conformance {
 
 enum class Rule : std::size_t {
@@ -86,5 +88,21 @@ class RuleSet {
   std::bitset<kRuleCount> enabled_;
   std::bitset<kDeviationCount> deviations_;
 };
+
+// One piece of stream work, as far as rule 2 and the deviations that weaken it are concerned. The model
+// (happens_before.cpp) and the checker (checker/core) both ask these two functions, so the rule and its
+// deviations are written once.
+struct StreamWorkFacts {
+  StreamKind stream = StreamKind::Legacy;
+  bool marker = false;                      // cudaEventRecord or cudaStreamWaitEvent: enqueues no work of its own
+  bool waits_for_unrecorded_event = false;  // a cudaStreamWaitEvent of an event never recorded
+  bool pinned_upload = false;               // a cudaMemcpyAsync from pinned host memory to the device
+  std::size_t bytes = 0;                    // the copy's size, for pinned_upload
+};
+
+// Rule 2: work enqueued on a stream of kind `waiting` waits for prior work on streams of kind `other`.
+bool implicitly_waits_for(const RuleSet& rules, StreamKind waiting, StreamKind other);
+// A deviation the rule set allows lets this work skip the waits rule 2 would give it.
+bool skips_implicit_sync(const RuleSet& rules, const StreamWorkFacts& work);
 
 }  // namespace hazardlab::conformance

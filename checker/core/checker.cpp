@@ -1,0 +1,300 @@
+#include "checker/core/checker.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hazardlab::check {
+
+using conformance::Deviation;
+using conformance::kDeviationCount;
+
+namespace {
+constexpr std::size_t kDocumented = 0;
+constexpr std::size_t kAllDeviations = kDeviationCount + 1;
+}  // namespace
+
+Checker::Checker(PageProtector& protector) : protector_(protector) {
+  engines_.emplace_back(RuleSet::all());
+  for (std::size_t d = 0; d < kDeviationCount; ++d) engines_.emplace_back(RuleSet::all().with(Deviation(d)));
+  engines_.emplace_back(RuleSet::all().with_seen_deviations());
+}
+
+template <class Step>
+WorkStamp Checker::on_every_engine(Step step) {
+  // Every engine sees the same items in the same order, so an item has one stamp in all of them.
+  const WorkStamp stamp = step(engines_[0]);
+  for (std::size_t e = 1; e < engines_.size(); ++e)
+    if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
+  return stamp;
+}
+
+StreamSlot Checker::slot_of(StreamKey stream) {
+  if (auto it = streams_.find(stream); it != streams_.end()) return it->second;
+  // Handle 0 is the context's legacy stream. A stream the checker did not see created is taken as blocking:
+  // the injected library asks the driver for its flags first, so this is only the fallback.
+  const StreamKind kind = stream.handle == 0 ? StreamKind::Legacy : StreamKind::Blocking;
+  const StreamSlot slot = engines_[0].stream_count();
+  for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
+  streams_[stream] = slot;
+  return slot;
+}
+
+EventSlot Checker::event_slot(std::uint64_t event) {
+  if (auto it = events_.find(event); it != events_.end()) return it->second;
+  const EventSlot slot = next_event_slot_++;
+  events_[event] = slot;
+  return slot;
+}
+
+void Checker::stream_created(StreamKey stream, StreamKind kind) {
+  std::lock_guard lock(mutex_);
+  // A handle can be reused after cuStreamDestroy: a new stream gets a new slot.
+  const StreamSlot slot = engines_[0].stream_count();
+  for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
+  streams_[stream] = slot;
+}
+
+void Checker::stream_destroyed(StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  streams_.erase(stream);
+}
+
+void Checker::event_created(std::uint64_t event) {
+  std::lock_guard lock(mutex_);
+  events_[event] = next_event_slot_++;
+}
+
+void Checker::pinned_allocated(std::uintptr_t base, std::size_t bytes, PinnedKind kind) {
+  std::lock_guard lock(mutex_);
+  pinned_[base] = {bytes, kind};
+}
+
+std::optional<PinnedKind> Checker::pinned_kind(std::uintptr_t address) const {
+  std::lock_guard lock(mutex_);
+  auto it = pinned_.upper_bound(address);
+  if (it == pinned_.begin()) return std::nullopt;
+  --it;
+  if (address < it->first + it->second.first) return it->second.second;
+  return std::nullopt;
+}
+
+void Checker::apply(const std::vector<PageChange>& changes) {
+  for (const PageChange& c : changes) protector_.apply(c);
+}
+
+void Checker::hold(const Owned& owned) {
+  apply(holds_.add(owned.footprint.base, owned.footprint.end(), owned.hold));
+}
+
+void Checker::disarm(Owned& owned) {
+  if (!owned.armed) return;
+  owned.armed = false;
+  apply(holds_.remove(owned.footprint.base, owned.footprint.end(), owned.hold));
+}
+
+void Checker::copy_async(const AsyncCopy& copy) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(copy.stream);
+  const StreamKind kind = engines_[0].stream_kind(slot);
+  const bool pinned_upload = copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device;
+  const StreamWorkFacts facts{.stream = kind, .pinned_upload = pinned_upload, .bytes = copy.bytes};
+  const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
+  if (copy.dst.kind == MemoryKind::PageableHost && copy.src.kind != MemoryKind::PageableHost) ++stats_.pageable_d2h_async;
+  // Rule 5: a pinned end is read or written when the copy runs. A pageable source is staged at the call
+  // (rule 6); a pageable destination is written by the driver on the CPU, which a held page would stop.
+  for (const auto& [end, hold_kind, host_end] :
+       {std::tuple{copy.src, Hold::NoWrites, HostEnd::Source}, std::tuple{copy.dst, Hold::NoAccess, HostEnd::Destination}}) {
+    if (end.kind != MemoryKind::PinnedHost || end.host.bytes() == 0) continue;
+    Owned owned;
+    owned.facts = CopyFacts{next_copy_++, std::string(copy.api), copy.stream.handle, kind, host_end, end.host.base,
+                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, copy.site};
+    auto it = pinned_.upper_bound(end.host.base);
+    if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
+    owned.footprint = end.host;
+    owned.stamp = stamp;
+    owned.hold = hold_kind;
+    hold(owned);
+    owned_.push_back(std::move(owned));
+    ++stats_.copies_watched;
+  }
+}
+
+void Checker::copy_sync(std::uint64_t context, MemoryKind src_kind) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot legacy = slot_of(StreamKey{context, 0});
+  on_every_engine([&](OrderEngine& e) { return e.synchronous_copy(legacy, src_kind == MemoryKind::PageableHost); });
+  release_known();
+}
+
+WorkStamp Checker::work_enqueued(StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  const StreamWorkFacts facts{.stream = engines_[0].stream_kind(slot)};
+  return on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
+}
+
+WorkStamp Checker::host_function_enqueued(StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  return on_every_engine([&](OrderEngine& e) { return e.enqueue_host_function(slot); });
+}
+
+void Checker::host_function_returned(const WorkStamp& item) {
+  std::lock_guard lock(mutex_);
+  for (OrderEngine& e : engines_) e.forget_host_function(item);
+}
+
+void Checker::event_recorded(std::uint64_t event, StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  const EventSlot e_slot = event_slot(event);
+  on_every_engine([&](OrderEngine& e) { return e.record_event(e_slot, slot); });
+}
+
+void Checker::stream_waited_event(StreamKey stream, std::uint64_t event) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  const EventSlot e_slot = event_slot(event);
+  on_every_engine([&](OrderEngine& e) { return e.wait_event(slot, e_slot); });
+}
+
+void Checker::stream_synchronized(StreamKey stream) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  for (OrderEngine& e : engines_) e.host_synchronizes_stream(slot);
+  release_known();
+}
+
+void Checker::event_synchronized(std::uint64_t event) {
+  std::lock_guard lock(mutex_);
+  const EventSlot slot = event_slot(event);
+  for (OrderEngine& e : engines_) e.host_synchronizes_event(slot);
+  release_known();
+}
+
+void Checker::context_synchronized(std::uint64_t context) {
+  std::lock_guard lock(mutex_);
+  // The context's legacy stream may not have been seen yet; its slot makes the context known.
+  (void)slot_of(StreamKey{context, 0});
+  for (OrderEngine& e : engines_) e.host_synchronizes_context(context);
+  release_known();
+}
+
+void Checker::release_known() {
+  // A copy is let go once the host knows it ran even under every deviation; until then an access the
+  // documented rules allow is still a finding, one that names the deviation the program relies on.
+  auto done = [&](const Owned& o) { return engines_[kAllDeviations].host_knows(o.stamp); };
+  for (Owned& o : owned_)
+    if (done(o)) disarm(o);
+  owned_.erase(std::remove_if(owned_.begin(), owned_.end(), done), owned_.end());
+}
+
+bool Checker::racing(const OrderEngine& engine, const Owned& owned, std::optional<WorkStamp> host_function) const {
+  if (engine.host_knows(owned.stamp)) return false;
+  return !(host_function && engine.host_function_knows(*host_function, owned.stamp));
+}
+
+std::vector<Deviation> Checker::deviations_still_racing(const Owned& owned,
+                                                        std::optional<WorkStamp> host_function) const {
+  std::vector<Deviation> racing_under;
+  if (racing(engines_[kDocumented], owned, host_function)) return racing_under;  // a plain finding
+  for (std::size_t d = 0; d < kDeviationCount; ++d)
+    if (racing(engines_[1 + d], owned, host_function)) racing_under.push_back(Deviation(d));
+  if (racing_under.empty())  // only the deviations together leave it racing: name them all
+    for (std::size_t d = 0; d < kDeviationCount; ++d) racing_under.push_back(Deviation(d));
+  return racing_under;
+}
+
+Finding Checker::make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,
+                              std::uint64_t thread, std::optional<WorkStamp> host_function) const {
+  Finding f;
+  f.kind = kind;
+  f.copy = owned.facts;
+  f.address = address;
+  f.offset = owned.footprint.contains(address) ? owned.footprint.offset_of(address) : 0;
+  f.access_site = site;
+  f.thread = thread;
+  f.relies_on = deviations_still_racing(owned, host_function);
+  return f;
+}
+
+bool Checker::first_report(const Finding& finding) {
+  ++stats_.occurrences;
+  if (!reported_.insert({finding.copy.site, finding.access_site}).second) return false;
+  ++stats_.findings;
+  return true;
+}
+
+Checker::FaultOutcome Checker::host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function,
+                                           SiteId site, std::uint64_t thread) {
+  std::lock_guard lock(mutex_);
+  FaultOutcome out;
+  const PageAccess access = holds_.access_at(address);
+  out.ours = access != PageAccess::ReadWrite;
+  if (!out.ours) return out;
+  bool conflict_seen = false;
+  for (Owned& o : owned_) {
+    if (!o.armed || !o.footprint.contains(address)) continue;
+    const bool conflict = o.hold == Hold::NoAccess || write;
+    if (!conflict || !racing(engines_[kAllDeviations], o, host_function)) continue;
+    conflict_seen = true;
+    const FindingKind kind = o.hold == Hold::NoWrites ? FindingKind::HostWroteCopySource
+                             : write                  ? FindingKind::HostWroteCopyDestination
+                                                      : FindingKind::HostReadCopyDestination;
+    Finding f = make_finding(kind, o, address, site, thread, host_function);
+    if (first_report(f)) out.findings.push_back(std::move(f));
+    disarm(o);
+  }
+  if (!conflict_seen) ++stats_.neighbour_faults;
+  const PageAccess now = holds_.access_at(address);
+  out.step = now == PageAccess::None || (now == PageAccess::ReadOnly && write);
+  return out;
+}
+
+std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregister, SiteId site,
+                                              std::uint64_t thread) {
+  std::lock_guard lock(mutex_);
+  std::vector<Finding> findings;
+  const auto it = pinned_.find(base);
+  if (it == pinned_.end()) return findings;
+  const std::uintptr_t end = base + it->second.first;
+  for (Owned& o : owned_) {
+    if (o.footprint.base >= end || o.footprint.end() <= base) continue;
+    if (racing(engines_[kAllDeviations], o, std::nullopt)) {
+      Finding f = make_finding(unregister ? FindingKind::UnregisteredWhileCopyOwns : FindingKind::FreedWhileCopyOwns,
+                               o, base, site, thread, std::nullopt);
+      f.address = base;
+      if (first_report(f)) findings.push_back(std::move(f));
+    }
+    disarm(o);
+  }
+  // The memory is gone (or no longer pinned): nothing of it is owned or held any more.
+  owned_.erase(std::remove_if(owned_.begin(), owned_.end(),
+                              [&](const Owned& o) { return o.footprint.base < end && o.footprint.end() > base; }),
+               owned_.end());
+  pinned_.erase(it);
+  return findings;
+}
+
+PageAccess Checker::access_at(std::uintptr_t address) const {
+  std::lock_guard lock(mutex_);
+  return holds_.access_at(address);
+}
+
+void Checker::restore_page(std::uintptr_t page) {
+  std::lock_guard lock(mutex_);
+  protector_.apply(PageChange{page, page + page_size(), holds_.access_at(page)});
+}
+
+CheckerStats Checker::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+void Checker::release_everything() {
+  std::lock_guard lock(mutex_);
+  for (Owned& o : owned_) disarm(o);
+  owned_.clear();
+}
+
+}  // namespace hazardlab::check

@@ -1,0 +1,155 @@
+// The checker: told what the program's driver calls did and which host accesses faulted, it keeps which
+// host bytes each asynchronous copy still owns, under the documented rules and under the rules weakened by
+// each deviation a GPU was measured to take, holds those pages protected through a PageProtector, and
+// returns a Finding for every access or free of memory a copy still owned. No CUDA: the injected library
+// (checker/inject) translates driver calls and faults into these calls, and the tests replay programs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "checker/core/finding.hpp"
+#include "checker/core/order.hpp"
+#include "checker/core/pages.hpp"
+
+namespace hazardlab::check {
+
+// Applies page protection (mprotect in the injected library, a record in the tests).
+class PageProtector {
+ public:
+  virtual ~PageProtector() = default;
+  virtual void apply(const PageChange& change) = 0;
+};
+
+// Host bytes a copy touches: `rows` rows of `width` bytes, `pitch` apart (one row for a linear copy).
+struct HostFootprint {
+  std::uintptr_t base = 0;
+  std::size_t width = 0, pitch = 0, rows = 1;
+  [[nodiscard]] std::uintptr_t end() const { return rows == 0 ? base : base + pitch * (rows - 1) + width; }
+  [[nodiscard]] std::size_t bytes() const { return width * rows; }
+  [[nodiscard]] bool contains(std::uintptr_t address) const {
+    return address >= base && address < end() && (address - base) % pitch < width;
+  }
+  [[nodiscard]] std::size_t offset_of(std::uintptr_t address) const {
+    return (address - base) / pitch * width + (address - base) % pitch;
+  }
+  static HostFootprint linear(std::uintptr_t base, std::size_t bytes) { return {base, bytes, bytes, 1}; }
+};
+
+enum class MemoryKind { PinnedHost, PageableHost, Device, Managed };
+
+struct CopyEnd {
+  MemoryKind kind = MemoryKind::Device;
+  HostFootprint host;  // host ends only
+};
+
+// A stream as the program names it: the handle within its context (handle 0 is the context's legacy stream).
+struct StreamKey {
+  std::uint64_t context = 0;
+  std::uint64_t handle = 0;
+  friend auto operator<=>(const StreamKey&, const StreamKey&) = default;
+};
+
+struct AsyncCopy {
+  std::string_view api;
+  StreamKey stream;
+  CopyEnd src, dst;
+  std::size_t bytes = 0;
+  SiteId site = 0;
+  bool graph_node = false;
+};
+
+struct CheckerStats {
+  std::uint64_t copies_watched = 0;       // host ends of async copies whose pages were held
+  std::uint64_t pageable_d2h_async = 0;   // device to pageable async copies: written by the CPU, not watched
+  std::uint64_t findings = 0;             // distinct pairs of call sites
+  std::uint64_t occurrences = 0;          // every conflicting access, repeats of a pair included
+  std::uint64_t neighbour_faults = 0;     // accesses to protected pages outside the bytes any copy owned
+};
+
+class Checker {
+ public:
+  explicit Checker(PageProtector& protector);
+
+  void stream_created(StreamKey stream, StreamKind kind);
+  void stream_destroyed(StreamKey stream);
+  void event_created(std::uint64_t event);
+
+  void pinned_allocated(std::uintptr_t base, std::size_t bytes, PinnedKind kind);
+  // cuMemFreeHost or cuMemHostUnregister: findings for every copy that still owned bytes of it.
+  std::vector<Finding> pinned_released(std::uintptr_t base, bool unregister, SiteId site, std::uint64_t thread);
+  [[nodiscard]] std::optional<PinnedKind> pinned_kind(std::uintptr_t address) const;
+
+  void copy_async(const AsyncCopy& copy);
+  void copy_sync(std::uint64_t context, MemoryKind src_kind);
+  WorkStamp work_enqueued(StreamKey stream);
+  WorkStamp host_function_enqueued(StreamKey stream);
+  void host_function_returned(const WorkStamp& item);
+  void event_recorded(std::uint64_t event, StreamKey stream);
+  void stream_waited_event(StreamKey stream, std::uint64_t event);
+  void stream_synchronized(StreamKey stream);  // also a cuStreamQuery that returned CUDA_SUCCESS
+  void event_synchronized(std::uint64_t event);  // also a cuEventQuery that returned CUDA_SUCCESS
+  void context_synchronized(std::uint64_t context);
+
+  struct FaultOutcome {
+    bool ours = false;     // the page is one the checker holds
+    bool step = false;     // the page still forbids this access: let one instruction through, then protect again
+    std::vector<Finding> findings;
+  };
+  // A host access that faulted on a page the checker may hold. `host_function`: the item of the host
+  // function the faulting thread is running, if any.
+  FaultOutcome host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, SiteId site,
+                           std::uint64_t thread);
+  [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
+  // Protects a page again as the holds want it now (after a single step), under the checker's lock so that
+  // a release or a new hold made meanwhile by another thread is not undone.
+  void restore_page(std::uintptr_t page);
+  [[nodiscard]] CheckerStats stats() const;
+  // Removes every hold (a forked child, which has no CUDA, gets its memory back as it was).
+  void release_everything();
+
+ private:
+  struct Owned {
+    CopyFacts facts;
+    HostFootprint footprint;
+    WorkStamp stamp;
+    Hold hold;
+    bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would
+  };
+  StreamSlot slot_of(StreamKey stream);
+  EventSlot event_slot(std::uint64_t event);
+  template <class Step>
+  WorkStamp on_every_engine(Step step);
+  void release_known();
+  void disarm(Owned& owned);
+  std::vector<conformance::Deviation> deviations_still_racing(const Owned& owned,
+                                                              std::optional<WorkStamp> host_function) const;
+  bool racing(const OrderEngine& engine, const Owned& owned, std::optional<WorkStamp> host_function) const;
+  void hold(const Owned& owned);
+  void apply(const std::vector<PageChange>& changes);
+  Finding make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,
+                       std::uint64_t thread, std::optional<WorkStamp> host_function) const;
+  bool first_report(const Finding& finding);
+
+  mutable std::mutex mutex_;
+  PageProtector& protector_;
+  std::vector<OrderEngine> engines_;  // [0] documented, [1..n] one deviation each, [n+1] all of them
+  std::map<StreamKey, StreamSlot> streams_;
+  std::map<std::uint64_t, EventSlot> events_;
+  std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
+  std::vector<Owned> owned_;
+  PageHolds holds_;
+  std::set<std::pair<SiteId, SiteId>> reported_;
+  std::uint64_t next_copy_ = 1;
+  EventSlot next_event_slot_ = 0;
+  CheckerStats stats_;
+};
+
+}  // namespace hazardlab::check

@@ -1,0 +1,65 @@
+// What the checker found: a host access (or a free) of memory that an asynchronous copy still owned,
+// with the copy, the access, the synchronization that was missing and the smallest fix. Typed, so the
+// injected library, the launcher and the report writers agree without parsing text.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "conformance/model/rules.hpp"
+
+namespace hazardlab::check {
+
+// A call site, named by the hash of its stack; the stack itself is kept by whoever captured it.
+using SiteId = std::uint64_t;
+
+enum class FindingKind {
+  HostWroteCopySource,       // the host wrote the source of a host-to-device copy before the copy read it
+  HostReadCopyDestination,   // the host read the destination of a device-to-host copy before it landed
+  HostWroteCopyDestination,  // the host wrote the destination of a device-to-host copy before it landed
+  FreedWhileCopyOwns,        // cuMemFreeHost / cudaFreeHost of memory a copy still owned
+  UnregisteredWhileCopyOwns, // cuMemHostUnregister / cudaHostUnregister of memory a copy still owned
+};
+std::string_view to_string(FindingKind kind);
+
+// The kinds of host memory the checker tells apart (from what it saw allocate or register them).
+enum class PinnedKind { HostAlloc, WriteCombined, Registered };
+std::string_view to_string(PinnedKind kind);
+
+enum class HostEnd { Source, Destination };
+
+// One asynchronous copy, as far as one of its host ends is concerned.
+struct CopyFacts {
+  std::uint64_t id = 0;       // the n-th copy the checker watched, from 1
+  std::string api;            // the driver call, e.g. cuMemcpyHtoDAsync_v2
+  std::uint64_t stream = 0;   // the stream handle as the program passed it (0: the legacy stream)
+  conformance::StreamKind stream_kind = conformance::StreamKind::Legacy;
+  HostEnd end = HostEnd::Source;
+  std::uintptr_t host_begin = 0;  // the first host byte the copy owns
+  std::size_t bytes = 0;          // the host bytes it owns
+  PinnedKind memory = PinnedKind::HostAlloc;
+  bool graph_node = false;  // a memcpy node of a launched CUDA graph
+  SiteId site = 0;
+};
+
+struct Finding {
+  FindingKind kind = FindingKind::HostWroteCopySource;
+  CopyFacts copy;
+  std::uintptr_t address = 0;  // the byte the host touched (or the base of the freed allocation)
+  std::size_t offset = 0;      // its offset from the copy's first host byte
+  SiteId access_site = 0;
+  std::uint64_t thread = 0;
+  // Not empty: the documented rules order the copy before the access, but a GPU was measured not to keep
+  // the rule this program relies on (conformance/README.md, "Deviations"); these deviations leave it racing.
+  std::vector<conformance::Deviation> relies_on;
+
+  [[nodiscard]] std::string hazard() const;      // the hazard whose lesson `hazardlab explain` gives
+  [[nodiscard]] std::string what() const;        // one line: what happened
+  [[nodiscard]] std::string missing() const;     // the synchronization that was missing
+  [[nodiscard]] std::string smallest_fix() const;
+};
+
+}  // namespace hazardlab::check

@@ -1,0 +1,94 @@
+#include "checker/core/order.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hazardlab::check {
+
+void join(Clock& into, const Clock& from) {
+  if (into.size() < from.size()) into.resize(from.size(), 0);
+  for (std::size_t i = 0; i < from.size(); ++i) into[i] = std::max(into[i], from[i]);
+}
+
+void OrderEngine::add_stream(StreamSlot stream, StreamKind kind, ContextSlot context) {
+  if (stream != streams_.size()) throw std::logic_error("streams are added in slot order");
+  streams_.push_back(Stream{kind, context, 0, {}});
+}
+
+Clock OrderEngine::implicit_frontier(StreamSlot stream) const {
+  Clock clock;
+  const Stream& waiting = streams_.at(stream);
+  for (const Stream& other : streams_) {
+    if (other.context == waiting.context && conformance::implicitly_waits_for(rules_, waiting.kind, other.kind))
+      join(clock, other.frontier);
+  }
+  return clock;
+}
+
+WorkStamp OrderEngine::enqueue(StreamSlot stream, const StreamWorkFacts& facts, const Clock* also_after) {
+  Stream& s = streams_.at(stream);
+  Clock clock = s.frontier;  // rule 1 (and rule 9, which gives a host function the same edges)
+  join(clock, host_);        // work cannot start before the call that enqueued it
+  if (!conformance::skips_implicit_sync(rules_, facts)) join(clock, implicit_frontier(stream));
+  if (also_after != nullptr) join(clock, *also_after);
+  if (clock.size() <= stream) clock.resize(stream + 1, 0);
+  clock[stream] = ++s.issued;
+  s.frontier = std::move(clock);
+  return WorkStamp{stream, s.issued};
+}
+
+WorkStamp OrderEngine::enqueue_host_function(StreamSlot stream) {
+  const WorkStamp item = enqueue(stream, StreamWorkFacts{.stream = stream_kind(stream)});
+  host_functions_[item] = streams_[stream].frontier;
+  return item;
+}
+
+WorkStamp OrderEngine::record_event(EventSlot event, StreamSlot stream) {
+  const StreamWorkFacts facts{.stream = stream_kind(stream), .marker = true};
+  const WorkStamp item = enqueue(stream, facts);
+  Clock captured = streams_[stream].frontier;
+  // The record's own work may skip rule 2 under a deviation; the event still captures that work.
+  if (conformance::skips_implicit_sync(rules_, facts)) join(captured, implicit_frontier(stream));
+  if (events_.size() <= event) events_.resize(event + 1);
+  events_[event] = std::move(captured);
+  return item;
+}
+
+WorkStamp OrderEngine::wait_event(StreamSlot stream, EventSlot event) {
+  const StreamWorkFacts facts{
+      .stream = stream_kind(stream), .marker = true, .waits_for_unrecorded_event = !recorded(event)};
+  // Rule 3 (a never-recorded event waits for nothing).
+  return enqueue(stream, facts, recorded(event) ? &*events_[event] : nullptr);
+}
+
+void OrderEngine::host_synchronizes_stream(StreamSlot stream) {
+  join(host_, streams_.at(stream).frontier);
+  // Synchronizing the legacy stream waits for what work enqueued there now would wait for (rule 2).
+  if (streams_[stream].kind == StreamKind::Legacy) join(host_, implicit_frontier(stream));
+}
+
+void OrderEngine::host_synchronizes_event(EventSlot event) {
+  if (recorded(event)) join(host_, *events_[event]);
+}
+
+void OrderEngine::host_synchronizes_context(ContextSlot context) {
+  for (const Stream& s : streams_)
+    if (s.context == context) join(host_, s.frontier);
+}
+
+WorkStamp OrderEngine::synchronous_copy(StreamSlot legacy, bool pageable_source) {
+  if (pageable_source) {
+    host_synchronizes_stream(legacy);
+    return enqueue(legacy, StreamWorkFacts{.stream = stream_kind(legacy)});
+  }
+  const WorkStamp item = enqueue(legacy, StreamWorkFacts{.stream = stream_kind(legacy)});
+  join(host_, streams_[legacy].frontier);
+  return item;
+}
+
+bool OrderEngine::host_function_knows(const WorkStamp& host_function, const WorkStamp& work) const {
+  const auto it = host_functions_.find(host_function);
+  return it != host_functions_.end() && known(it->second, work);
+}
+
+}  // namespace hazardlab::check

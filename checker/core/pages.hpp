@@ -1,0 +1,54 @@
+// Which pages the checker holds protected, and how: a copy that still owns host bytes forbids writes to
+// them (the source of a host-to-device copy) or every access (the destination of a device-to-host copy).
+// Pages are counted per hold, so copies that share a page, overlap or sit side by side release it only
+// when the last of them is released. Plain data, no system calls: the caller applies the changes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+namespace hazardlab::check {
+
+enum class PageAccess { ReadWrite, ReadOnly, None };
+enum class Hold {
+  NoWrites,  // the source of a host-to-device copy: the host may read it, not write it
+  NoAccess,  // the destination of a device-to-host copy: the host may neither read nor write it
+};
+
+struct PageChange {
+  std::uintptr_t begin = 0, end = 0;  // page aligned, end exclusive
+  PageAccess access = PageAccess::ReadWrite;
+  friend bool operator==(const PageChange&, const PageChange&) = default;
+};
+
+std::size_t page_size();
+std::uintptr_t page_floor(std::uintptr_t address);
+std::uintptr_t page_ceil(std::uintptr_t address);
+
+class PageHolds {
+ public:
+  // Hold [begin, end) (any bytes: widened to whole pages). Returns the pages whose access changed.
+  std::vector<PageChange> add(std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  std::vector<PageChange> remove(std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
+  [[nodiscard]] bool empty() const { return segments_.empty(); }
+
+ private:
+  struct Counts {
+    std::uint32_t no_writes = 0, no_access = 0;
+    [[nodiscard]] PageAccess access() const {
+      return no_access > 0 ? PageAccess::None : no_writes > 0 ? PageAccess::ReadOnly : PageAccess::ReadWrite;
+    }
+  };
+  struct Segment {
+    std::uintptr_t end;
+    Counts counts;
+  };
+  std::vector<PageChange> update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta);
+  void split_at(std::uintptr_t address);
+  std::map<std::uintptr_t, Segment> segments_;  // disjoint, begin -> segment; pages held by nothing are absent
+};
+
+}  // namespace hazardlab::check

@@ -1,0 +1,223 @@
+#include "checker/fault/fault_handler.hpp"
+
+#include <execinfo.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace hazardlab::check {
+
+namespace {
+
+std::mutex failure_mutex;
+std::optional<std::string> failure;
+
+Checker* the_checker = nullptr;
+FaultFindings the_sink;
+struct sigaction previous_segv{}, previous_trap{};
+
+// Per thread: the pages opened for the one instruction being stepped, and the host function it runs.
+// Initial-exec TLS: a signal handler must not make the loader allocate a thread's block.
+constexpr int kMaxOpen = 4;
+struct ThreadState {
+  int open = 0;
+  std::uintptr_t pages[kMaxOpen];
+  std::uintptr_t last_fault = 0;
+  int repeats = 0;
+  bool in_host_function = false;
+  WorkStamp host_function;
+};
+thread_local ThreadState state __attribute__((tls_model("initial-exec")));
+
+constexpr long kTrapFlag = 0x100;  // EFLAGS.TF: one instruction, then SIGTRAP
+constexpr long kWriteFault = 0x2;  // page-fault error code bit 1: the access was a write
+
+void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* context) {
+  if (previous.sa_flags & SA_SIGINFO) {
+    if (previous.sa_sigaction != nullptr) previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (previous.sa_handler == SIG_IGN) return;
+  if (previous.sa_handler == SIG_DFL) {
+    // Not ours and nobody else's: restore the default action; the instruction faults again and the
+    // process ends with the signal it would have had without the checker.
+    signal(sig, SIG_DFL);
+    return;
+  }
+  previous.sa_handler(sig);
+}
+
+// The access's stack, innermost first, in a fixed array: the neighbour path allocates nothing, since a
+// fault can come from inside malloc (registered heap memory shares pages with the allocator's headers).
+constexpr int kMaxFrames = 48;
+struct RawStack {
+  std::uintptr_t frames[kMaxFrames];
+  int count = 0;
+};
+
+void capture_access_stack(const ucontext_t* uc, RawStack& stack) {
+  void* raw[kMaxFrames];
+  const int n = backtrace(raw, kMaxFrames);
+  int from = 0;
+#if defined(__x86_64__)
+  const auto pc = static_cast<std::uintptr_t>(uc->uc_mcontext.gregs[REG_RIP]);
+  while (from < n && reinterpret_cast<std::uintptr_t>(raw[from]) != pc) ++from;
+  if (from == n) stack.frames[stack.count++] = pc;  // the unwinder did not cross the signal frame
+#else
+  (void)uc;
+#endif
+  for (int i = from; i < n && stack.count < kMaxFrames; ++i)
+    stack.frames[stack.count++] = reinterpret_cast<std::uintptr_t>(raw[i]);
+}
+
+SiteId site_of_raw(const RawStack& stack) {
+  SiteId h = 1469598103934665603ull;  // FNV-1a over the frames
+  for (int i = 0; i < stack.count; ++i) {
+    h ^= stack.frames[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+void open_page_for_one_instruction(std::uintptr_t page, ucontext_t* uc) {
+  if (state.open < kMaxOpen) state.pages[state.open++] = page;
+  ::mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE);
+#if defined(__x86_64__)
+  uc->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
+#endif
+}
+
+void on_segv(int sig, siginfo_t* info, void* context) {
+  const int saved_errno = errno;
+  auto* uc = static_cast<ucontext_t*>(context);
+  const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  bool handled = false;
+#if defined(__x86_64__)
+  if (the_checker != nullptr && info->si_code == SEGV_ACCERR) {
+    const bool write = (uc->uc_mcontext.gregs[REG_ERR] & kWriteFault) != 0;
+    // A page another thread opened after this fault was raised reads as not held: run the instruction
+    // again, but not forever (the same address three times running is not ours).
+    state.repeats = address == state.last_fault ? state.repeats + 1 : 0;
+    state.last_fault = address;
+    RawStack stack;
+    capture_access_stack(uc, stack);
+    const std::optional<WorkStamp> host_function =
+        state.in_host_function ? std::optional<WorkStamp>(state.host_function) : std::nullopt;
+    Checker::FaultOutcome outcome =
+        the_checker->host_access(address, write, host_function, site_of_raw(stack),
+                                 static_cast<std::uint64_t>(::syscall(SYS_gettid)));
+    if (!outcome.findings.empty() && the_sink)
+      the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count));
+    if (outcome.ours) {
+      handled = true;
+      if (outcome.step) open_page_for_one_instruction(page_floor(address), uc);
+    } else if (state.repeats < 3 && the_checker->pinned_kind(address).has_value()) {
+      handled = true;  // stale: retry
+    }
+  }
+#endif
+  if (!handled) chain(previous_segv, sig, info, context);
+  errno = saved_errno;
+}
+
+void on_trap(int sig, siginfo_t* info, void* context) {
+  if (state.open == 0) {
+    chain(previous_trap, sig, info, context);
+    return;
+  }
+  const int saved_errno = errno;
+  for (int i = 0; i < state.open; ++i) the_checker->restore_page(state.pages[i]);
+  state.open = 0;
+#if defined(__x86_64__)
+  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
+#endif
+  errno = saved_errno;
+}
+
+void install_handler(int sig, void (*handler)(int, siginfo_t*, void*), struct sigaction* previous) {
+  struct sigaction current{};
+  sigaction(sig, nullptr, &current);
+  // Already in front: keep what is behind it (installing again would chain the handler to itself).
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler) return;
+  struct sigaction action{};
+  action.sa_sigaction = handler;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaction(sig, &action, previous);
+}
+
+}  // namespace
+
+int protection_of(PageAccess access) {
+  switch (access) {
+    case PageAccess::ReadWrite: return PROT_READ | PROT_WRITE;
+    case PageAccess::ReadOnly: return PROT_READ;
+    case PageAccess::None: return PROT_NONE;
+  }
+  return PROT_READ | PROT_WRITE;
+}
+
+void MprotectProtector::apply(const PageChange& change) {
+  if (::mprotect(reinterpret_cast<void*>(change.begin), change.end - change.begin, protection_of(change.access)) == 0)
+    return;
+  const int err = errno;
+  std::lock_guard lock(failure_mutex);
+  if (!failure) {
+    char text[160];
+    std::snprintf(text, sizeof text, "mprotect(0x%lx, %lu) failed: %s", static_cast<unsigned long>(change.begin),
+                  static_cast<unsigned long>(change.end - change.begin), std::strerror(err));
+    failure = text;
+  }
+}
+
+std::optional<std::string> MprotectProtector::first_failure() const {
+  std::lock_guard lock(failure_mutex);
+  return failure;
+}
+
+bool FaultHandler::supported() {
+#if defined(__x86_64__) && defined(__linux__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
+  the_checker = &checker;
+  the_sink = std::move(on_findings);
+  void* warm[2];
+  (void)backtrace(warm, 2);  // loads the unwinder now, not first inside a fault
+  install_handler(SIGSEGV, on_segv, &previous_segv);
+  install_handler(SIGTRAP, on_trap, &previous_trap);
+}
+
+bool FaultHandler::ensure_installed() {
+  struct sigaction current{};
+  sigaction(SIGSEGV, nullptr, &current);
+  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_segv) return true;
+  // The program installed its own handler: put ours back in front and pass it what is not ours.
+  install_handler(SIGSEGV, on_segv, &previous_segv);
+  return false;
+}
+
+void FaultHandler::set_current_host_function(std::optional<WorkStamp> item) {
+  state.in_host_function = item.has_value();
+  if (item) state.host_function = *item;
+}
+
+SiteId site_of(const std::vector<std::uintptr_t>& frames) {
+  RawStack stack;
+  for (std::uintptr_t f : frames)
+    if (stack.count < kMaxFrames) stack.frames[stack.count++] = f;
+  return site_of_raw(stack);
+}
+
+}  // namespace hazardlab::check

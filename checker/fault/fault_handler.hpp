@@ -1,0 +1,49 @@
+// Page protection and the fault path, with no CUDA: held pages are mprotect'ed; a host access to one
+// raises SIGSEGV, which this handler routes to the Checker. An access the checker allows (a neighbour of
+// the owned bytes in the same page, or a read of a copy's source) runs one instruction with its page open
+// (the trap flag), and the page is protected again at the SIGTRAP that follows. x86-64 Linux only: the
+// page-fault error code says whether the access was a write.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/core/checker.hpp"
+
+namespace hazardlab::check {
+
+class MprotectProtector : public PageProtector {
+ public:
+  void apply(const PageChange& change) override;
+  // The first mprotect that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from then on
+  // some held bytes were not protected, so the run is not wholly watched.
+  [[nodiscard]] std::optional<std::string> first_failure() const;
+};
+
+int protection_of(PageAccess access);
+
+// Where findings from a fault go (the injected library writes them to the process's log at once, so
+// that a crash right after the access keeps them). `frames`: the access's stack, innermost first.
+using FaultFindings = std::function<void(std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames)>;
+
+class FaultHandler {
+ public:
+  static bool supported();  // this architecture can tell reads from writes
+  // Installs the SIGSEGV and SIGTRAP handlers in front of whatever the process had (which still gets every
+  // fault and trap that is not the checker's).
+  static void install(Checker& checker, FaultFindings on_findings);
+  // Is the checker's handler still the process's SIGSEGV handler? If the program replaced it, the handler
+  // is put back in front (the program's own still gets the faults that are not the checker's), and this
+  // returns false once, so that the caller can say so.
+  static bool ensure_installed();
+  // The host function this thread is running (set around a host function by the injected library).
+  static void set_current_host_function(std::optional<WorkStamp> item);
+};
+
+// The site of a stack: a hash of its frames.
+SiteId site_of(const std::vector<std::uintptr_t>& frames);
+
+}  // namespace hazardlab::check

@@ -1,0 +1,285 @@
+// The checker's core on the CPU: page holds, the online order, which bytes a copy owns and when it lets
+// them go, and the findings, with page protection recorded instead of applied.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+
+#include "checker/core/checker.hpp"
+
+namespace hazardlab::check {
+namespace {
+
+using conformance::Deviation;
+
+struct RecordedProtection : PageProtector {
+  std::map<std::uintptr_t, PageAccess> pages;  // the access of every page ever changed
+  void apply(const PageChange& c) override {
+    for (std::uintptr_t p = c.begin; p < c.end; p += page_size()) pages[p] = c.access;
+  }
+  PageAccess at(std::uintptr_t address) const {
+    auto it = pages.find(page_floor(address));
+    return it == pages.end() ? PageAccess::ReadWrite : it->second;
+  }
+};
+
+const std::uintptr_t kBase = 0x7f0000000000;
+const std::size_t kPage = page_size();
+
+// A program's world: one pinned allocation of 16 pages, device memory elsewhere.
+struct World {
+  RecordedProtection protection;
+  Checker checker{protection};
+  World() { checker.pinned_allocated(kBase, 16 * kPage, PinnedKind::HostAlloc); }
+  AsyncCopy upload(std::uintptr_t from, std::size_t bytes, StreamKey stream = {}, SiteId site = 1) {
+    return AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, {MemoryKind::PinnedHost, HostFootprint::linear(from, bytes)},
+                     {MemoryKind::Device, {}}, bytes, site, false};
+  }
+  AsyncCopy download(std::uintptr_t to, std::size_t bytes, StreamKey stream = {}, SiteId site = 2) {
+    return AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, {MemoryKind::Device, {}},
+                     {MemoryKind::PinnedHost, HostFootprint::linear(to, bytes)}, bytes, site, false};
+  }
+  Checker::FaultOutcome touch(std::uintptr_t a, bool write, SiteId site = 100) {
+    return checker.host_access(a, write, std::nullopt, site, 1);
+  }
+};
+
+TEST(PageHolds, CountsEveryHoldAndReportsOnlyChangedPages) {
+  PageHolds holds;
+  EXPECT_EQ(holds.add(kBase + 10, kBase + kPage + 10, Hold::NoWrites),
+            (std::vector<PageChange>{{kBase, kBase + 2 * kPage, PageAccess::ReadOnly}}));
+  // A second hold on the second page changes only what it makes stricter.
+  EXPECT_EQ(holds.add(kBase + kPage, kBase + 2 * kPage, Hold::NoAccess),
+            (std::vector<PageChange>{{kBase + kPage, kBase + 2 * kPage, PageAccess::None}}));
+  EXPECT_EQ(holds.remove(kBase + 10, kBase + kPage + 10, Hold::NoWrites),
+            (std::vector<PageChange>{{kBase, kBase + kPage, PageAccess::ReadWrite}}));
+  EXPECT_EQ(holds.access_at(kBase + kPage + 5), PageAccess::None);
+  EXPECT_EQ(holds.remove(kBase + kPage, kBase + 2 * kPage, Hold::NoAccess),
+            (std::vector<PageChange>{{kBase + kPage, kBase + 2 * kPage, PageAccess::ReadWrite}}));
+  EXPECT_TRUE(holds.empty());
+}
+
+RC_GTEST_PROP(PageHolds, AgreeWithACountPerPage, ()) {
+  PageHolds holds;
+  std::map<std::uintptr_t, std::pair<int, int>> counts;  // page -> no-writes, no-access
+  RecordedProtection applied;
+  std::vector<std::tuple<std::uintptr_t, std::uintptr_t, Hold>> taken;
+  const int steps = *rc::gen::inRange(1, 60);
+  for (int i = 0; i < steps; ++i) {
+    const bool release = !taken.empty() && *rc::gen::arbitrary<bool>();
+    if (release) {
+      const std::size_t k = *rc::gen::inRange<std::size_t>(0, taken.size());
+      const auto [b, e, h] = taken[k];
+      taken.erase(taken.begin() + static_cast<long>(k));
+      for (const PageChange& c : holds.remove(b, e, h)) applied.apply(c);
+      for (std::uintptr_t p = page_floor(b); p < page_ceil(e); p += kPage)
+        (h == Hold::NoWrites ? counts[p].first : counts[p].second)--;
+    } else {
+      const std::uintptr_t b = kBase + *rc::gen::inRange<std::size_t>(0, 8 * kPage);
+      const std::uintptr_t e = b + *rc::gen::inRange<std::size_t>(1, 4 * kPage);
+      const Hold h = *rc::gen::arbitrary<bool>() ? Hold::NoWrites : Hold::NoAccess;
+      taken.emplace_back(b, e, h);
+      for (const PageChange& c : holds.add(b, e, h)) applied.apply(c);
+      for (std::uintptr_t p = page_floor(b); p < page_ceil(e); p += kPage)
+        (h == Hold::NoWrites ? counts[p].first : counts[p].second)++;
+    }
+    for (std::uintptr_t p = kBase; p < kBase + 13 * kPage; p += kPage) {
+      const auto [w, a] = counts[p];
+      const PageAccess want = a > 0 ? PageAccess::None : w > 0 ? PageAccess::ReadOnly : PageAccess::ReadWrite;
+      RC_ASSERT(holds.access_at(p + 7) == want);
+      RC_ASSERT(applied.at(p) == want);  // the changes reported are exactly what the pages need
+    }
+  }
+}
+
+TEST(Checker, AWriteToAnUploadsSourceBeforeSynchronizingIsAFinding) {
+  World w;
+  w.checker.copy_async(w.upload(kBase + 100, 5000));
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadOnly);
+  EXPECT_EQ(w.protection.at(kBase + kPage), PageAccess::ReadOnly);
+  // Reading the source is allowed; so is writing a neighbour outside the copy's bytes.
+  EXPECT_TRUE(w.touch(kBase + 200, false).findings.empty());
+  const auto neighbour = w.touch(kBase + 50, true);
+  EXPECT_TRUE(neighbour.ours);
+  EXPECT_TRUE(neighbour.step);
+  EXPECT_TRUE(neighbour.findings.empty());
+  const auto hit = w.touch(kBase + 300, true);
+  ASSERT_EQ(hit.findings.size(), 1u);
+  const Finding& f = hit.findings[0];
+  EXPECT_EQ(f.kind, FindingKind::HostWroteCopySource);
+  EXPECT_EQ(f.offset, 200u);
+  EXPECT_EQ(f.hazard(), "h2d-pinned-mutate");
+  EXPECT_TRUE(f.relies_on.empty());
+  // Reported once: the copy lets its pages go so the program runs on as it would.
+  EXPECT_FALSE(hit.step);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+}
+
+TEST(Checker, ADownloadsDestinationMayNotBeReadOrWrittenUntilTheStreamIsSynchronized) {
+  World w;
+  const StreamKey s{0, 0xabc};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.copy_async(w.download(kBase + kPage, kPage, s));
+  EXPECT_EQ(w.protection.at(kBase + kPage), PageAccess::None);
+  const auto read = w.touch(kBase + kPage + 8, false);
+  ASSERT_EQ(read.findings.size(), 1u);
+  EXPECT_EQ(read.findings[0].kind, FindingKind::HostReadCopyDestination);
+  EXPECT_EQ(read.findings[0].hazard(), "d2h-pinned-read-early");
+
+  w.checker.copy_async(w.download(kBase + kPage, kPage, s));
+  w.checker.stream_synchronized(StreamKey{0, 0});  // the legacy stream does not order a non-blocking one
+  EXPECT_EQ(w.protection.at(kBase + kPage), PageAccess::None);
+  w.checker.stream_synchronized(s);
+  EXPECT_EQ(w.protection.at(kBase + kPage), PageAccess::ReadWrite);
+  EXPECT_FALSE(w.touch(kBase + kPage + 8, true).ours);
+}
+
+TEST(Checker, AnEventRecordedAfterTheCopyReleasesItWhenSynchronizedOrQueried) {
+  World w;
+  const StreamKey s{0, 0x10};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.event_created(0xe1);
+  w.checker.event_recorded(0xe1, s);  // before the copy: captures nothing of it
+  w.checker.copy_async(w.download(kBase, 64, s));
+  w.checker.event_synchronized(0xe1);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::None);
+  w.checker.event_recorded(0xe1, s);
+  w.checker.event_synchronized(0xe1);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+}
+
+TEST(Checker, AnEventWaitChainOrdersACopyForTheStreamThatWaited) {
+  World w;
+  const StreamKey a{0, 0xa}, b{0, 0xb};
+  w.checker.stream_created(a, StreamKind::NonBlocking);
+  w.checker.stream_created(b, StreamKind::NonBlocking);
+  w.checker.event_created(0xe);
+  w.checker.copy_async(w.download(kBase, 64, a));
+  w.checker.event_recorded(0xe, a);
+  w.checker.stream_waited_event(b, 0xe);
+  w.checker.work_enqueued(b);
+  w.checker.stream_synchronized(b);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+}
+
+TEST(Checker, RelyingOnTheImplicitSyncOfASmallPinnedUploadNamesTheDeviation) {
+  World w;
+  const StreamKey legacy{0, 0}, b{0, 0xb}, b2{0, 0xb2};
+  w.checker.stream_created(b, StreamKind::Blocking);
+  w.checker.stream_created(b2, StreamKind::Blocking);
+  w.checker.copy_async(w.download(kBase, 64, b));
+  // A small pinned upload on the legacy stream documentedly waits for b's copy; a kernel on b2 waits for it.
+  w.checker.copy_async(w.upload(kBase + 4 * kPage, 1024, legacy, 7));
+  w.checker.work_enqueued(b2);
+  w.checker.stream_synchronized(b2);
+  const auto hit = w.touch(kBase + 8, false);
+  ASSERT_EQ(hit.findings.size(), 1u);
+  ASSERT_EQ(hit.findings[0].relies_on.size(), 1u);
+  EXPECT_EQ(hit.findings[0].relies_on[0], Deviation::kSmallPinnedUploadSkipsImplicitSync);
+  EXPECT_NE(hit.findings[0].missing().find("small-pinned-upload-skips-implicit-sync"), std::string::npos);
+}
+
+TEST(Checker, FreeingOrUnregisteringMemoryACopyOwnsIsAFinding) {
+  World w;
+  w.checker.copy_async(w.upload(kBase + 100, 100));
+  const auto freed = w.checker.pinned_released(kBase, false, 9, 1);
+  ASSERT_EQ(freed.size(), 1u);
+  EXPECT_EQ(freed[0].kind, FindingKind::FreedWhileCopyOwns);
+  EXPECT_EQ(freed[0].hazard(), "free-while-in-flight");
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+  EXPECT_FALSE(w.checker.pinned_kind(kBase).has_value());
+
+  w.checker.pinned_allocated(kBase, kPage, PinnedKind::Registered);
+  w.checker.copy_async(w.download(kBase, 10));
+  w.checker.context_synchronized(0);
+  EXPECT_TRUE(w.checker.pinned_released(kBase, true, 9, 1).empty());
+}
+
+TEST(Checker, EachPairOfCallSitesIsReportedOnce) {
+  World w;
+  for (int i = 0; i < 3; ++i) {
+    w.checker.copy_async(w.upload(kBase, 64, {}, 1));
+    const auto hit = w.touch(kBase, true, 55);
+    EXPECT_EQ(hit.findings.size(), i == 0 ? 1u : 0u);
+    w.checker.stream_synchronized({});
+  }
+  w.checker.copy_async(w.upload(kBase, 64, {}, 1));
+  EXPECT_EQ(w.touch(kBase, true, 56).findings.size(), 1u);  // another access site
+  EXPECT_EQ(w.checker.stats().findings, 2u);
+  EXPECT_EQ(w.checker.stats().occurrences, 4u);
+}
+
+TEST(Checker, TwoCopiesSharingAPageKeepItHeldUntilBothAreReleased) {
+  World w;
+  const StreamKey a{0, 0xa}, b{0, 0xb};
+  w.checker.stream_created(a, StreamKind::NonBlocking);
+  w.checker.stream_created(b, StreamKind::NonBlocking);
+  w.checker.copy_async(w.upload(kBase, 100, a));
+  w.checker.copy_async(w.download(kBase + 200, 100, b));
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::None);
+  w.checker.stream_synchronized(b);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadOnly);
+  // A read of the upload's bytes is allowed; a write is found.
+  const auto read = w.touch(kBase + 10, false);
+  EXPECT_TRUE(read.findings.empty());
+  EXPECT_FALSE(read.step);
+  EXPECT_EQ(w.touch(kBase + 10, true).findings.size(), 1u);
+}
+
+TEST(Checker, OverlappingUploadsEachOwnTheirBytes) {
+  World w;
+  const StreamKey a{0, 0xa}, b{0, 0xb};
+  w.checker.stream_created(a, StreamKind::NonBlocking);
+  w.checker.stream_created(b, StreamKind::NonBlocking);
+  w.checker.copy_async(w.upload(kBase, 3 * kPage, a, 1));
+  w.checker.copy_async(w.upload(kBase + kPage, 3 * kPage, b, 2));
+  const auto both = w.touch(kBase + kPage + 1, true);
+  EXPECT_EQ(both.findings.size(), 2u);
+}
+
+TEST(Checker, APitchedCopyOwnsItsRowsAndNotTheGapsBetweenThem) {
+  World w;
+  AsyncCopy copy = w.upload(kBase, 0);
+  copy.api = "cuMemcpy2DAsync_v2";
+  copy.src.host = HostFootprint{kBase, 100, 1000, 5};
+  copy.bytes = 500;
+  w.checker.copy_async(copy);
+  EXPECT_TRUE(w.touch(kBase + 1000 + 150, true).findings.empty());  // between rows
+  const auto hit = w.touch(kBase + 3000 + 20, true);
+  ASSERT_EQ(hit.findings.size(), 1u);
+  EXPECT_EQ(hit.findings[0].offset, 320u);
+}
+
+TEST(Checker, AHostFunctionQueuedBehindTheCopyMayTouchItsDestination) {
+  World w;
+  const StreamKey s{0, 0x5};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.copy_async(w.download(kBase, 64, s));
+  const WorkStamp behind = w.checker.host_function_enqueued(s);
+  EXPECT_TRUE(w.checker.host_access(kBase, false, behind, 3, 2).findings.empty());
+  const StreamKey other{0, 0x6};
+  w.checker.stream_created(other, StreamKind::NonBlocking);
+  const WorkStamp elsewhere = w.checker.host_function_enqueued(other);
+  EXPECT_EQ(w.checker.host_access(kBase, false, elsewhere, 4, 2).findings.size(), 1u);
+}
+
+TEST(Checker, PageableAndDeviceEndsAreNotHeld) {
+  World w;
+  w.checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", {}, {MemoryKind::Device, {}},
+                                 {MemoryKind::PageableHost, HostFootprint::linear(0x1000, 64)}, 64, 1, false});
+  EXPECT_TRUE(w.protection.pages.empty());
+  EXPECT_EQ(w.checker.stats().pageable_d2h_async, 1u);
+  EXPECT_EQ(w.checker.stats().copies_watched, 0u);
+}
+
+TEST(Checker, ASynchronousCopyOnTheLegacyStreamReleasesEarlierLegacyAndBlockingWork) {
+  World w;
+  const StreamKey b{0, 0xb};
+  w.checker.stream_created(b, StreamKind::Blocking);
+  w.checker.copy_async(w.download(kBase, 64, b));
+  w.checker.copy_sync(0, MemoryKind::Device);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+}
+
+}  // namespace
+}  // namespace hazardlab::check

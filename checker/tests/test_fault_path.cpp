@@ -1,0 +1,163 @@
+// The fault path on ordinary memory: real page protection, real SIGSEGV and single steps, with the
+// checker told of copies that no GPU makes. Neighbours in one page, two copies sharing a page, several
+// threads, releases while other threads fault, and a fault that is not the checker's.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "checker/fault/fault_handler.hpp"
+
+namespace hazardlab::check {
+namespace {
+
+struct FaultPath : ::testing::Test {
+  static constexpr std::size_t kPages = 8;
+  MprotectProtector protector;
+  Checker checker{protector};
+  unsigned char* memory = nullptr;
+  std::mutex found_mutex;
+  std::vector<Finding> found;
+
+  void SetUp() override {
+    void* p = ::mmap(nullptr, kPages * page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(p, MAP_FAILED);
+    memory = static_cast<unsigned char*>(p);
+    std::memset(memory, 0x11, kPages * page_size());
+    checker.pinned_allocated(addr(0), kPages * page_size(), PinnedKind::Registered);
+    FaultHandler::install(checker, [this](std::vector<Finding>&& f, const std::vector<std::uintptr_t>& frames) {
+      EXPECT_FALSE(frames.empty());
+      std::lock_guard lock(found_mutex);
+      for (Finding& x : f) found.push_back(std::move(x));
+    });
+  }
+  void TearDown() override {
+    checker.release_everything();
+    ::munmap(memory, kPages * page_size());
+  }
+  std::uintptr_t addr(std::size_t offset) const { return reinterpret_cast<std::uintptr_t>(memory) + offset; }
+  void upload(std::size_t offset, std::size_t bytes, StreamKey s = {}, SiteId site = 1) {
+    checker.copy_async(AsyncCopy{"cuMemcpyHtoDAsync_v2", s, {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)},
+                                 {MemoryKind::Device, {}}, bytes, site, false});
+  }
+  void download(std::size_t offset, std::size_t bytes, StreamKey s = {}, SiteId site = 2) {
+    checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", s, {MemoryKind::Device, {}},
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)}, bytes, site, false});
+  }
+  std::size_t findings() {
+    std::lock_guard lock(found_mutex);
+    return found.size();
+  }
+};
+
+// volatile: the compiler must make every access the test writes.
+void write_byte(unsigned char* p, unsigned char v) { *static_cast<volatile unsigned char*>(p) = v; }
+unsigned char read_byte(const unsigned char* p) { return *static_cast<const volatile unsigned char*>(p); }
+
+TEST_F(FaultPath, AWriteToOwnedBytesIsFoundAndStillHappens) {
+  upload(100, 1000);
+  EXPECT_EQ(read_byte(memory + 200), 0x11);  // reading a source: no fault at all
+  EXPECT_EQ(findings(), 0u);
+  write_byte(memory + 300, 0x22);
+  ASSERT_EQ(findings(), 1u);
+  EXPECT_EQ(found[0].kind, FindingKind::HostWroteCopySource);
+  EXPECT_EQ(found[0].offset, 200u);
+  EXPECT_EQ(read_byte(memory + 300), 0x22);  // the program computes what it computes without the checker
+}
+
+TEST_F(FaultPath, NeighboursInTheSamePageAreAccessedWithNoFindingAndThePageStaysHeld) {
+  download(1000, 100);
+  write_byte(memory + 10, 0x33);                  // same page, before the copy's bytes
+  EXPECT_EQ(read_byte(memory + 2000), 0x11);      // same page, after them
+  EXPECT_EQ(read_byte(memory + 10), 0x33);
+  EXPECT_EQ(findings(), 0u);
+  EXPECT_EQ(checker.access_at(addr(0)), PageAccess::None);  // protected again after each step
+  EXPECT_EQ(read_byte(memory + 1050), 0x11);      // and the copy's own bytes are still watched
+  EXPECT_EQ(findings(), 1u);
+  EXPECT_GE(checker.stats().neighbour_faults, 2u);
+}
+
+TEST_F(FaultPath, TwoCopiesSharingAPageAreEachWatched) {
+  const StreamKey a{0, 0xa}, b{0, 0xb};
+  checker.stream_created(a, StreamKind::NonBlocking);
+  checker.stream_created(b, StreamKind::NonBlocking);
+  upload(0, 100, a, 1);
+  download(200, 100, b, 2);
+  EXPECT_EQ(read_byte(memory + 50), 0x11);  // the upload's source may be read, though the page is closed
+  EXPECT_EQ(findings(), 0u);
+  write_byte(memory + 250, 1);
+  EXPECT_EQ(findings(), 1u);
+  write_byte(memory + 50, 1);
+  EXPECT_EQ(findings(), 2u);
+}
+
+TEST_F(FaultPath, ASynchronizedCopyNoLongerFaults) {
+  upload(0, 2 * page_size());
+  checker.stream_synchronized({});
+  EXPECT_EQ(checker.access_at(addr(0)), PageAccess::ReadWrite);
+  const auto before = checker.stats().neighbour_faults;
+  write_byte(memory + 5, 9);
+  EXPECT_EQ(checker.stats().neighbour_faults, before);
+  EXPECT_EQ(findings(), 0u);
+}
+
+TEST_F(FaultPath, SeveralThreadsTouchNeighboursWhileCopiesComeAndGo) {
+  // Page 0: bytes 0-63 are owned by copies issued and released over and over; four threads write the rest of
+  // the page the whole time. Every write must land, and none is a finding.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int round = 0; round < 2000; ++round)
+        for (std::size_t i = 0; i < 8; ++i) write_byte(memory + 1024 + 512 * t + i, static_cast<unsigned char>(round));
+    });
+  }
+  std::thread releaser([&] {
+    while (!stop) {
+      download(0, 64);
+      std::this_thread::yield();
+      checker.stream_synchronized({});  // a release while the writers fault on the page
+    }
+  });
+  for (auto& w : writers) w.join();
+  stop = true;
+  releaser.join();
+  for (int t = 0; t < 4; ++t)
+    for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(read_byte(memory + 1024 + 512 * t + i), static_cast<unsigned char>(1999));
+  EXPECT_EQ(findings(), 0u);
+  EXPECT_EQ(checker.access_at(addr(0)), PageAccess::ReadWrite);
+}
+
+TEST_F(FaultPath, AFaultThatIsNotTheCheckersEndsTheProcessWithItsOwnSignal) {
+  EXPECT_EXIT(
+      {
+        void* p = ::mmap(nullptr, page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        write_byte(static_cast<unsigned char*>(p), 1);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+TEST_F(FaultPath, AReplacedHandlerIsNoticedAndPutBehindTheCheckers) {
+  EXPECT_TRUE(FaultHandler::ensure_installed());
+  struct sigaction mine{}, old{};
+  mine.sa_handler = [](int) { _exit(3); };
+  sigaction(SIGSEGV, &mine, &old);
+  EXPECT_FALSE(FaultHandler::ensure_installed());
+  EXPECT_TRUE(FaultHandler::ensure_installed());
+  upload(0, 64);
+  write_byte(memory + 1, 1);  // the checker's fault: the program's handler does not see it
+  EXPECT_EQ(findings(), 1u);
+  // The program's own handler still gets the faults that are not the checker's.
+  EXPECT_EXIT(
+      {
+        void* p = ::mmap(nullptr, page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        write_byte(static_cast<unsigned char*>(p), 1);
+      },
+      ::testing::ExitedWithCode(3), "");
+}
+
+}  // namespace
+}  // namespace hazardlab::check
