@@ -22,6 +22,8 @@ endforeach()
 install(TARGETS ${_hl_bin} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(_hl_libexec)
   install(TARGETS ${_hl_libexec} RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+  # `hazardlab check` finds the library CUDA injects into the checked program next to the runners.
+  install(TARGETS hazardlab_check_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
 endif()
 install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.schema.json
               record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)

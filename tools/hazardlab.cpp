@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "check_command.hpp"
 #include "cuda/device.hpp"
 #include "hazardlab/publish.hpp"
 #include "lesson/registry.hpp"
@@ -128,6 +129,7 @@ static int merge_in_report_tool(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_in_report_tool(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "check") return check_main(argc, argv);
   // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab: warning: " << w << '\n';
@@ -161,6 +163,7 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--reports-dir", suite.reports_dir,
                       "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)");
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
+  app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required();
   report_cmd->add_option("--out", out, "the report folder")->required();
@@ -170,8 +173,8 @@ int main(int argc, char** argv) {
       (void)app.get_subcommand(argv[1]);
     } catch (const CLI::OptionNotFound&) {
       std::cerr << "hazardlab: no command '" << argv[1]
-                << "'; the commands are list, explain, devices, settings, run, ctest-manifest, session-start, report "
-                   "and merge\n";
+                << "'; the commands are list, explain, devices, settings, run, ctest-manifest, session-start, report, "
+                   "merge and check\n";
       return 2;
     }
   }

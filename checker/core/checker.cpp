@@ -144,6 +144,12 @@ void Checker::host_function_returned(const WorkStamp& item) {
   for (OrderEngine& e : engines_) e.forget_host_function(item);
 }
 
+void Checker::host_function_started(const WorkStamp& item) {
+  std::lock_guard lock(mutex_);
+  for (OrderEngine& e : engines_) e.host_function_started(item);
+  release_known();
+}
+
 void Checker::event_recorded(std::uint64_t event, StreamKey stream) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(stream);

@@ -28,19 +28,27 @@ class PageProtector {
   virtual void apply(const PageChange& change) = 0;
 };
 
-// Host bytes a copy touches: `rows` rows of `width` bytes, `pitch` apart (one row for a linear copy).
+// Host bytes a copy touches: `slices` slices `slice_pitch` apart, each of `rows` rows of `width` bytes,
+// `pitch` apart (one row and one slice for a linear copy).
 struct HostFootprint {
   std::uintptr_t base = 0;
-  std::size_t width = 0, pitch = 0, rows = 1;
-  [[nodiscard]] std::uintptr_t end() const { return rows == 0 ? base : base + pitch * (rows - 1) + width; }
-  [[nodiscard]] std::size_t bytes() const { return width * rows; }
+  std::size_t width = 0, pitch = 0, rows = 1, slices = 1, slice_pitch = 0;
+  [[nodiscard]] std::uintptr_t end() const {
+    if (rows == 0 || slices == 0) return base;
+    return base + slice_pitch * (slices - 1) + pitch * (rows - 1) + width;
+  }
+  [[nodiscard]] std::size_t bytes() const { return width * rows * slices; }
   [[nodiscard]] bool contains(std::uintptr_t address) const {
-    return address >= base && address < end() && (address - base) % pitch < width;
+    if (address < base || address >= end()) return false;
+    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
+    return in_slice / pitch < rows && in_slice % pitch < width;
   }
   [[nodiscard]] std::size_t offset_of(std::uintptr_t address) const {
-    return (address - base) / pitch * width + (address - base) % pitch;
+    const std::size_t slice = slices > 1 ? (address - base) / slice_pitch : 0;
+    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
+    return (slice * rows + in_slice / pitch) * width + in_slice % pitch;
   }
-  static HostFootprint linear(std::uintptr_t base, std::size_t bytes) { return {base, bytes, bytes, 1}; }
+  static HostFootprint linear(std::uintptr_t base, std::size_t bytes) { return {base, bytes, bytes, 1, 1, 0}; }
 };
 
 enum class MemoryKind { PinnedHost, PageableHost, Device, Managed };
@@ -92,6 +100,7 @@ class Checker {
   WorkStamp work_enqueued(StreamKey stream);
   WorkStamp host_function_enqueued(StreamKey stream);
   void host_function_returned(const WorkStamp& item);
+  void host_function_started(const WorkStamp& item);
   void event_recorded(std::uint64_t event, StreamKey stream);
   void stream_waited_event(StreamKey stream, std::uint64_t event);
   void stream_synchronized(StreamKey stream);  // also a cuStreamQuery that returned CUDA_SUCCESS

@@ -86,6 +86,13 @@ WorkStamp OrderEngine::synchronous_copy(StreamSlot legacy, bool pageable_source)
   return item;
 }
 
+void OrderEngine::host_function_started(const WorkStamp& item) {
+  if (const auto it = host_functions_.find(item); it != host_functions_.end()) {
+    join(host_, it->second);
+    host_functions_.erase(it);
+  }
+}
+
 bool OrderEngine::host_function_knows(const WorkStamp& host_function, const WorkStamp& work) const {
   const auto it = host_functions_.find(host_function);
   return it != host_functions_.end() && known(it->second, work);

@@ -69,6 +69,9 @@ class OrderEngine {
   [[nodiscard]] bool host_knows(const WorkStamp& work) const { return known(host_, work); }
   [[nodiscard]] bool host_function_knows(const WorkStamp& host_function, const WorkStamp& work) const;
   [[nodiscard]] const RuleSet& rules() const { return rules_; }
+  // A host function has started: its stream's earlier work has run, and the host may rely on that from now
+  // on (the host threads that wait for the function are not seen; all host threads are taken as one).
+  void host_function_started(const WorkStamp& item);
   // A host function that has returned: its clock is no longer needed.
   void forget_host_function(const WorkStamp& item) { host_functions_.erase(item); }
 

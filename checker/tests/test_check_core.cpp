@@ -241,13 +241,24 @@ TEST(Checker, APitchedCopyOwnsItsRowsAndNotTheGapsBetweenThem) {
   World w;
   AsyncCopy copy = w.upload(kBase, 0);
   copy.api = "cuMemcpy2DAsync_v2";
-  copy.src.host = HostFootprint{kBase, 100, 1000, 5};
+  copy.src.host = HostFootprint{kBase, 100, 1000, 5, 1, 0};
   copy.bytes = 500;
   w.checker.copy_async(copy);
   EXPECT_TRUE(w.touch(kBase + 1000 + 150, true).findings.empty());  // between rows
   const auto hit = w.touch(kBase + 3000 + 20, true);
   ASSERT_EQ(hit.findings.size(), 1u);
   EXPECT_EQ(hit.findings[0].offset, 320u);
+}
+
+TEST(HostFootprint, AThreeDimensionalCopyOwnsItsSlicesRowsAndNotTheGaps) {
+  // 3 slices 10000 bytes apart, each 4 rows of 16 bytes 100 apart.
+  const HostFootprint f{kBase, 16, 100, 4, 3, 10000};
+  EXPECT_TRUE(f.contains(kBase + 10000 + 300 + 5));
+  EXPECT_EQ(f.offset_of(kBase + 10000 + 300 + 5), (1 * 4 + 3) * 16 + 5u);
+  EXPECT_FALSE(f.contains(kBase + 10000 + 400));  // past the slice's last row
+  EXPECT_FALSE(f.contains(kBase + 116));          // between rows
+  EXPECT_EQ(f.end(), kBase + 20000 + 300 + 16);
+  EXPECT_EQ(f.bytes(), 192u);
 }
 
 TEST(Checker, AHostFunctionQueuedBehindTheCopyMayTouchItsDestination) {

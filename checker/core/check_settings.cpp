@@ -1,0 +1,13 @@
+#include "checker/core/check_settings.hpp"
+
+#include <cstdlib>
+
+namespace hazardlab::check {
+
+std::optional<std::string> check_log_folder_from_environment() {
+  const char* value = std::getenv(std::string(kLogFolder.name).c_str());
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return std::string(value);
+}
+
+}  // namespace hazardlab::check

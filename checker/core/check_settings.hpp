@@ -1,0 +1,25 @@
+// The environment the launcher hands the injected library: each variable declared here once, with the
+// one function that reads it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hazardlab::check {
+
+struct CheckVariable {
+  std::string_view name;
+  std::string_view meaning;
+};
+
+// Where each process of the checked program writes its log (process-<pid>.jsonl); set by `hazardlab check`.
+inline constexpr CheckVariable kLogFolder{"HAZARDLAB_CHECK_LOG_FOLDER",
+                                          "where each checked process writes its log (set by hazardlab check)"};
+// CUDA's own variable: the library the driver loads at cuInit.
+inline constexpr CheckVariable kInjectionPath{"CUDA_INJECTION64_PATH",
+                                              "the library CUDA loads into every process at cuInit (CUDA's own)"};
+
+std::optional<std::string> check_log_folder_from_environment();
+
+}  // namespace hazardlab::check

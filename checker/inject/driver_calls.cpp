@@ -1,0 +1,422 @@
+// Driver calls, as CUPTI reports them, told to the checker. Copies, allocations and synchronizations are
+// taken at the call's exit and only when it succeeded; frees at the entry, while the memory still exists.
+// A call's `_ptsz`/`_ptds` form is the same call on the per-thread default stream.
+#include <cuda.h>
+#include <execinfo.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "checker/inject/injection.hpp"
+
+namespace hazardlab::check::inject {
+
+namespace {
+
+thread_local bool inside_our_call = false;  // the checker's own driver calls are not the program's
+
+const CUstream kPerThreadHandle = CU_STREAM_PER_THREAD;
+const CUstream kLegacyHandle = CU_STREAM_LEGACY;
+
+std::uint64_t key_of(CUcontext c) { return reinterpret_cast<std::uint64_t>(c); }
+
+CUcontext current_context(const CUpti_CallbackData* d) {
+  if (d->context != nullptr) return d->context;
+  CUcontext c = nullptr;
+  cuCtxGetCurrent(&c);
+  return c;
+}
+
+// The checker's key for a stream handle as the program passed it.
+StreamKey stream_key(CUstream handle, const CUpti_CallbackData* d, bool per_thread_form) {
+  Injection& in = injection();
+  const std::uint64_t context = key_of(current_context(d));
+  if (handle == kPerThreadHandle || (handle == nullptr && per_thread_form)) {
+    // Each host thread's own default stream: synchronizes with the legacy stream like a blocking stream.
+    const StreamKey key{context, 0x2 | (static_cast<std::uint64_t>(::syscall(SYS_gettid)) << 8)};
+    std::lock_guard lock(in.mutex);
+    if (!in.streams.count(reinterpret_cast<CUstream>(key.handle))) {
+      in.streams[reinterpret_cast<CUstream>(key.handle)] = key;
+      in.checker.stream_created(key, StreamKind::Blocking);
+    }
+    return key;
+  }
+  if (handle == nullptr || handle == kLegacyHandle) return StreamKey{context, 0};
+  std::lock_guard lock(in.mutex);
+  if (auto it = in.streams.find(handle); it != in.streams.end()) return it->second;
+  // A stream the checker did not see created: ask the driver what it is.
+  unsigned int flags = 0;
+  CUcontext owner = nullptr;
+  inside_our_call = true;
+  const bool known = cuStreamGetFlags(handle, &flags) == CUDA_SUCCESS && cuStreamGetCtx(handle, &owner) == CUDA_SUCCESS;
+  inside_our_call = false;
+  const StreamKey key{key_of(known ? owner : current_context(d)), reinterpret_cast<std::uint64_t>(handle)};
+  in.streams[handle] = key;
+  in.checker.stream_created(key, known && (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
+  return key;
+}
+
+MemoryKind kind_of(CUdeviceptr pointer) {
+  Injection& in = injection();
+  if (in.checker.pinned_kind(pointer)) return MemoryKind::PinnedHost;
+  inside_our_call = true;
+  CUmemorytype type{};
+  unsigned int managed = 0;
+  const CUresult r = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer);
+  if (r == CUDA_SUCCESS) cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, pointer);
+  inside_our_call = false;
+  if (r != CUDA_SUCCESS) return MemoryKind::PageableHost;  // memory the driver does not know: ordinary host memory
+  if (managed) return MemoryKind::Managed;
+  return type == CU_MEMORYTYPE_HOST ? MemoryKind::PinnedHost : MemoryKind::Device;
+}
+
+MemoryKind host_kind(const void* p) {
+  return injection().checker.pinned_kind(reinterpret_cast<std::uintptr_t>(p)) ? MemoryKind::PinnedHost
+                                                                              : MemoryKind::PageableHost;
+}
+
+SiteId capture_site() {
+  void* raw[48];
+  const int n = backtrace(raw, 48);
+  std::vector<std::uintptr_t> frames;
+  for (int i = 0; i < n; ++i) frames.push_back(reinterpret_cast<std::uintptr_t>(raw[i]));
+  const SiteId site = site_of(frames);
+  Injection& in = injection();
+  if (!in.writer.knows_site(site)) in.writer.remember_site(site, std::move(frames));
+  return site;
+}
+
+// One end of a 2D or 3D copy.
+CopyEnd end_of(CUmemorytype type, const void* host, CUdeviceptr device, std::size_t x, std::size_t y, std::size_t z,
+               std::size_t pitch, std::size_t height, std::size_t width, std::size_t rows, std::size_t depth) {
+  CopyEnd end;
+  std::uintptr_t base = 0;
+  if (type == CU_MEMORYTYPE_HOST) {
+    base = reinterpret_cast<std::uintptr_t>(host);
+    end.kind = host_kind(host);
+  } else if (type == CU_MEMORYTYPE_UNIFIED) {
+    base = device;
+    end.kind = kind_of(device);
+  } else {
+    end.kind = MemoryKind::Device;  // device memory or an array
+    return end;
+  }
+  if (pitch == 0) pitch = width;
+  const std::size_t slice_pitch = pitch * (height == 0 ? rows : height);
+  end.host = HostFootprint{base + z * slice_pitch + y * pitch + x, width, pitch, rows, depth, slice_pitch};
+  return end;
+}
+
+bool capturing(CUstream handle);
+
+void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, CopyEnd dst, std::size_t bytes,
+           bool graph_node = false) {
+  Injection& in = injection();
+  const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
+  if (holds && !graph_node && capturing(handle)) {
+    // Recorded into a graph being built, not issued: its launch would be the copy, which is not watched.
+    // Said at once, so that a process that never reaches its exit handlers still says it.
+    if (in.captured_copies++ == 0)
+      in.writer.note("a copy was issued into a stream capture (a CUDA graph being built): copies made by launching "
+                     "captured graphs are not watched");
+    return;
+  }
+  if (holds && !FaultHandler::ensure_installed() && !in.handler_replaced.exchange(true))
+    in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
+                   "program's handler every fault that is not the checker's (accesses while it was replaced were not "
+                   "watched)");
+  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, holds ? capture_site() : 0, graph_node});
+  if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
+    in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
+}
+
+bool capturing(CUstream handle) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  inside_our_call = true;
+  const CUresult r = cuStreamIsCapturing(handle, &status);
+  inside_our_call = false;
+  return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+void copy3d(const char* api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey stream, bool graph_node) {
+  const CopyEnd src = end_of(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch,
+                             c.srcHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
+  const CopyEnd dst = end_of(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch,
+                             c.dstHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
+  issue(api, handle, stream, src, dst, c.WidthInBytes * c.Height * (c.Depth == 0 ? 1 : c.Depth), graph_node);
+}
+
+struct HostFunctionStart {
+  WorkStamp item;
+};
+// Queued just ahead of each of the program's host functions: when it runs, everything before the program's
+// host function on its stream has run, and the host may rely on that from then on.
+void CUDA_CB host_function_starts(void* data) {
+  auto* start = static_cast<HostFunctionStart*>(data);
+  injection().checker.host_function_started(start->item);
+  delete start;
+}
+
+}  // namespace
+
+#define PARAMS(type) (*static_cast<const type##_params*>(d->functionParams))
+#define BOTH(name) \
+  case CUPTI_DRIVER_TRACE_CBID_##name: \
+  case CUPTI_DRIVER_TRACE_CBID_##name##_ptsz
+#define BOTH_DS(name) \
+  case CUPTI_DRIVER_TRACE_CBID_##name: \
+  case CUPTI_DRIVER_TRACE_CBID_##name##_ptds
+
+void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  Injection& in = injection();
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || inside_our_call || in.disabled) return;
+  const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  const bool enter = d->callbackSite == CUPTI_API_ENTER;
+  const bool succeeded = !enter && d->functionReturnValue != nullptr &&
+                         *static_cast<const CUresult*>(d->functionReturnValue) == CUDA_SUCCESS;
+  const std::string_view name = d->functionName != nullptr ? d->functionName : "";
+  const bool per_thread = name.ends_with("_ptsz") || name.ends_with("_ptds");
+  auto stream = [&](CUstream h) { return stream_key(h, d, per_thread); };
+  const auto tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
+  Checker& c = in.checker;
+
+  if (enter) {
+    switch (cbid) {
+      case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+      case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister: {
+        const bool unregister = cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister;
+        const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
+        const std::vector<Finding> found = c.pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), tid);
+        if (!found.empty()) in.writer.findings(found, {});
+        return;
+      }
+      BOTH(cuLaunchHostFunc): {
+        auto* start = new HostFunctionStart{c.host_function_enqueued(stream(PARAMS(cuLaunchHostFunc).hStream))};
+        inside_our_call = true;
+        if (cuLaunchHostFunc(PARAMS(cuLaunchHostFunc).hStream, host_function_starts, start) != CUDA_SUCCESS) delete start;
+        inside_our_call = false;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+  if (!succeeded) return;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
+      const auto& p = PARAMS(cuMemHostAlloc);
+      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(*p.pp), p.bytesize,
+                         (p.Flags & CU_MEMHOSTALLOC_WRITECOMBINED) ? PinnedKind::WriteCombined : PinnedKind::HostAlloc);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
+      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(*PARAMS(cuMemAllocHost_v2).pp), PARAMS(cuMemAllocHost_v2).bytesize,
+                         PinnedKind::HostAlloc);
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2:
+      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(PARAMS(cuMemHostRegister_v2).p),
+                         PARAMS(cuMemHostRegister_v2).bytesize, PinnedKind::Registered);
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
+      const bool priority = cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority;
+      const CUstream s = priority ? *PARAMS(cuStreamCreateWithPriority).phStream : *PARAMS(cuStreamCreate).phStream;
+      const unsigned flags = priority ? PARAMS(cuStreamCreateWithPriority).flags : PARAMS(cuStreamCreate).Flags;
+      const StreamKey key{key_of(current_context(d)), reinterpret_cast<std::uint64_t>(s)};
+      {
+        std::lock_guard lock(in.mutex);
+        in.streams[s] = key;
+      }
+      c.stream_created(key, (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2: {
+      std::lock_guard lock(in.mutex);
+      in.streams.erase(PARAMS(cuStreamDestroy_v2).hStream);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventCreate:
+      c.event_created(reinterpret_cast<std::uint64_t>(*PARAMS(cuEventCreate).phEvent));
+      return;
+    BOTH(cuEventRecord):
+      c.event_recorded(reinterpret_cast<std::uint64_t>(PARAMS(cuEventRecord).hEvent), stream(PARAMS(cuEventRecord).hStream));
+      return;
+    BOTH(cuEventRecordWithFlags):
+      c.event_recorded(reinterpret_cast<std::uint64_t>(PARAMS(cuEventRecordWithFlags).hEvent),
+                       stream(PARAMS(cuEventRecordWithFlags).hStream));
+      return;
+    BOTH(cuStreamWaitEvent):
+      c.stream_waited_event(stream(PARAMS(cuStreamWaitEvent).hStream),
+                            reinterpret_cast<std::uint64_t>(PARAMS(cuStreamWaitEvent).hEvent));
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
+      c.event_synchronized(reinterpret_cast<std::uint64_t>(PARAMS(cuEventSynchronize).hEvent));
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:  // CUDA_SUCCESS: the recorded work is done
+      c.event_synchronized(reinterpret_cast<std::uint64_t>(PARAMS(cuEventQuery).hEvent));
+      return;
+    BOTH(cuStreamSynchronize):
+      c.stream_synchronized(stream(PARAMS(cuStreamSynchronize).hStream));
+      return;
+    BOTH(cuStreamQuery):
+      c.stream_synchronized(stream(PARAMS(cuStreamQuery).hStream));
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
+      c.context_synchronized(key_of(current_context(d)));
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2: {
+      const CUcontext ctx = PARAMS(cuCtxSynchronize_v2).ctx;
+      c.context_synchronized(key_of(ctx != nullptr ? ctx : current_context(d)));
+      return;
+    }
+    BOTH(cuMemcpyHtoDAsync_v2): {
+      const auto& p = PARAMS(cuMemcpyHtoDAsync_v2);
+      issue("cuMemcpyHtoDAsync", p.hStream, stream(p.hStream),
+            {host_kind(p.srcHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.srcHost), p.ByteCount)},
+            {MemoryKind::Device, {}}, p.ByteCount);
+      return;
+    }
+    BOTH(cuMemcpyDtoHAsync_v2): {
+      const auto& p = PARAMS(cuMemcpyDtoHAsync_v2);
+      issue("cuMemcpyDtoHAsync", p.hStream, stream(p.hStream), {MemoryKind::Device, {}},
+            {host_kind(p.dstHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.dstHost), p.ByteCount)},
+            p.ByteCount);
+      return;
+    }
+    BOTH(cuMemcpyAsync): {
+      const auto& p = PARAMS(cuMemcpyAsync);
+      issue("cuMemcpyAsync", p.hStream, stream(p.hStream), {kind_of(p.src), HostFootprint::linear(p.src, p.ByteCount)},
+            {kind_of(p.dst), HostFootprint::linear(p.dst, p.ByteCount)}, p.ByteCount);
+      return;
+    }
+    BOTH(cuMemcpy2DAsync_v2): {
+      const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2DAsync_v2).pCopy;
+      CUDA_MEMCPY3D c3{};
+      c3.srcXInBytes = m.srcXInBytes, c3.srcY = m.srcY, c3.srcMemoryType = m.srcMemoryType, c3.srcHost = m.srcHost;
+      c3.srcDevice = m.srcDevice, c3.srcPitch = m.srcPitch, c3.dstXInBytes = m.dstXInBytes, c3.dstY = m.dstY;
+      c3.dstMemoryType = m.dstMemoryType, c3.dstHost = m.dstHost, c3.dstDevice = m.dstDevice, c3.dstPitch = m.dstPitch;
+      c3.WidthInBytes = m.WidthInBytes, c3.Height = m.Height, c3.Depth = 1;
+      copy3d("cuMemcpy2DAsync", c3, PARAMS(cuMemcpy2DAsync_v2).hStream, stream(PARAMS(cuMemcpy2DAsync_v2).hStream), false);
+      return;
+    }
+    BOTH(cuMemcpy3DAsync_v2):
+      copy3d("cuMemcpy3DAsync", *PARAMS(cuMemcpy3DAsync_v2).pCopy, PARAMS(cuMemcpy3DAsync_v2).hStream,
+             stream(PARAMS(cuMemcpy3DAsync_v2).hStream), false);
+      return;
+    BOTH(cuMemsetD8Async):
+    BOTH(cuMemsetD16Async):
+    BOTH(cuMemsetD32Async): {
+      // The same first three fields in all three; a memset of pinned host memory writes it on the stream.
+      const auto& p = PARAMS(cuMemsetD8Async);
+      const std::size_t unit = name.starts_with("cuMemsetD8") ? 1 : name.starts_with("cuMemsetD16") ? 2 : 4;
+      if (c.pinned_kind(p.dstDevice))
+        issue("cuMemsetAsync", p.hStream, stream(p.hStream), {MemoryKind::Device, {}},
+              {MemoryKind::PinnedHost, HostFootprint::linear(p.dstDevice, p.N * unit)}, p.N * unit);
+      else
+        c.work_enqueued(stream(p.hStream));
+      return;
+    }
+    BOTH(cuMemcpyDtoDAsync_v2):
+      c.work_enqueued(stream(PARAMS(cuMemcpyDtoDAsync_v2).hStream));
+      return;
+    BOTH(cuLaunchKernel):
+      c.work_enqueued(stream(PARAMS(cuLaunchKernel).hStream));
+      return;
+    BOTH(cuLaunchCooperativeKernel):
+      c.work_enqueued(stream(PARAMS(cuLaunchCooperativeKernel).hStream));
+      return;
+    BOTH(cuLaunchKernelEx):
+      c.work_enqueued(stream(PARAMS(cuLaunchKernelEx).config->hStream));
+      return;
+    BOTH_DS(cuMemcpyHtoD_v2):
+      c.copy_sync(key_of(current_context(d)), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost));
+      return;
+    BOTH_DS(cuMemcpyDtoH_v2):
+    BOTH_DS(cuMemcpyDtoD_v2):
+      c.copy_sync(key_of(current_context(d)), MemoryKind::Device);
+      return;
+    BOTH_DS(cuMemcpy):
+      c.copy_sync(key_of(current_context(d)), kind_of(PARAMS(cuMemcpy).src));
+      return;
+    BOTH_DS(cuMemcpy2D_v2):
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2: {
+      const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2D_v2).pCopy;
+      c.copy_sync(key_of(current_context(d)), m.srcMemoryType == CU_MEMORYTYPE_HOST ? host_kind(m.srcHost)
+                                              : m.srcMemoryType == CU_MEMORYTYPE_UNIFIED ? kind_of(m.srcDevice)
+                                                                                          : MemoryKind::Device);
+      return;
+    }
+    BOTH_DS(cuMemcpy3D_v2): {
+      const CUDA_MEMCPY3D& m = *PARAMS(cuMemcpy3D_v2).pCopy;
+      c.copy_sync(key_of(current_context(d)), m.srcMemoryType == CU_MEMORYTYPE_HOST ? host_kind(m.srcHost)
+                                              : m.srcMemoryType == CU_MEMORYTYPE_UNIFIED ? kind_of(m.srcDevice)
+                                                                                          : MemoryKind::Device);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode: {
+      std::lock_guard lock(in.mutex);
+      in.graph_copies[PARAMS(cuGraphAddMemcpyNode).hGraph].push_back(*PARAMS(cuGraphAddMemcpyNode).copyParams);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags: {
+      std::lock_guard lock(in.mutex);
+      in.executables[*PARAMS(cuGraphInstantiateWithFlags).phGraphExec] = PARAMS(cuGraphInstantiateWithFlags).hGraph;
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
+      std::lock_guard lock(in.mutex);
+      in.executables[*PARAMS(cuGraphInstantiateWithParams).phGraphExec] = PARAMS(cuGraphInstantiateWithParams).hGraph;
+      return;
+    }
+    BOTH(cuGraphLaunch): {
+      const StreamKey s = stream(PARAMS(cuGraphLaunch).hStream);
+      std::vector<CUDA_MEMCPY3D> copies;
+      {
+        std::lock_guard lock(in.mutex);
+        if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end())
+          if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
+      }
+      // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
+      for (const CUDA_MEMCPY3D& m : copies) copy3d("cuGraphLaunch (memcpy node)", m, PARAMS(cuGraphLaunch).hStream, s, true);
+      if (copies.empty()) c.work_enqueued(s);
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz:
+      if (in.batch_copies++ == 0) in.writer.note("cuMemcpyBatchAsync was called: its copies are not watched");
+      return;
+    default:
+      return;
+  }
+}
+
+const std::vector<CUpti_CallbackId>& watched_calls() {
+#define BOTH_ID(name) CUPTI_DRIVER_TRACE_CBID_##name, CUPTI_DRIVER_TRACE_CBID_##name##_ptsz
+#define BOTH_DS_ID(name) CUPTI_DRIVER_TRACE_CBID_##name, CUPTI_DRIVER_TRACE_CBID_##name##_ptds
+  static const std::vector<CUpti_CallbackId> ids{
+      CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
+      CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+      CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate,
+      CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2,
+      CUPTI_DRIVER_TRACE_CBID_cuEventCreate, BOTH_ID(cuEventRecord), BOTH_ID(cuEventRecordWithFlags),
+      BOTH_ID(cuStreamWaitEvent), CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
+      BOTH_ID(cuStreamSynchronize), BOTH_ID(cuStreamQuery), CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+      CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, BOTH_ID(cuMemcpyHtoDAsync_v2), BOTH_ID(cuMemcpyDtoHAsync_v2),
+      BOTH_ID(cuMemcpyAsync), BOTH_ID(cuMemcpy2DAsync_v2), BOTH_ID(cuMemcpy3DAsync_v2), BOTH_ID(cuMemsetD8Async),
+      BOTH_ID(cuMemsetD16Async), BOTH_ID(cuMemsetD32Async), BOTH_ID(cuMemcpyDtoDAsync_v2), BOTH_ID(cuLaunchKernel),
+      BOTH_ID(cuLaunchCooperativeKernel), BOTH_ID(cuLaunchKernelEx), BOTH_ID(cuLaunchHostFunc),
+      BOTH_DS_ID(cuMemcpyHtoD_v2), BOTH_DS_ID(cuMemcpyDtoH_v2), BOTH_DS_ID(cuMemcpyDtoD_v2), BOTH_DS_ID(cuMemcpy),
+      BOTH_DS_ID(cuMemcpy2D_v2), CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2, BOTH_DS_ID(cuMemcpy3D_v2),
+      CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
+      BOTH_ID(cuGraphLaunch), CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync,
+      CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2,
+      CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz};
+  return ids;
+}
+
+}  // namespace hazardlab::check::inject

@@ -1,0 +1,42 @@
+// The library CUDA loads into a checked program (CUDA_INJECTION64_PATH): what it holds for the process's
+// lifetime, and the translation of driver calls (driver_calls.cpp) into the checker's calls.
+#pragma once
+
+#include <cupti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "checker/core/checker.hpp"
+#include "checker/fault/fault_handler.hpp"
+#include "checker/inject/process_writer.hpp"
+
+namespace hazardlab::check::inject {
+
+struct Injection {
+  MprotectProtector protector;
+  Checker checker{protector};
+  ProcessWriter writer;
+  std::atomic<bool> disabled{false};  // a forked child: no CUDA there, and its memory is its own again
+  // What could not be watched, said at the end (each makes the run incomplete, never clean).
+  std::atomic<std::uint64_t> captured_copies{0};  // copies issued into a stream capture (a graph being built)
+  std::atomic<std::uint64_t> batch_copies{0};     // cuMemcpyBatchAsync, which the checker does not read yet
+  std::atomic<bool> handler_replaced{false};
+  std::atomic<bool> said_protection{false};
+  // Streams the program created, with the context each belongs to; graphs' memcpy nodes.
+  std::mutex mutex;
+  std::map<CUstream, StreamKey> streams;
+  std::map<CUgraph, std::vector<CUDA_MEMCPY3D>> graph_copies;
+  std::map<CUgraphExec, CUgraph> executables;
+};
+
+Injection& injection();
+
+void CUPTIAPI on_driver_call(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+// The driver calls on_driver_call needs, to be enabled one by one.
+const std::vector<CUpti_CallbackId>& watched_calls();
+
+}  // namespace hazardlab::check::inject

@@ -1,0 +1,82 @@
+#include "checker/inject/process_writer.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace hazardlab::check {
+
+bool ProcessWriter::open(const std::string& folder) {
+  const std::string file = folder + "/process-" + std::to_string(::getpid()) + ".jsonl";
+  fd_ = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  return fd_ >= 0;
+}
+
+void ProcessWriter::write_line(const std::string& line) {
+  if (fd_ < 0) return;
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+void ProcessWriter::header(bool watching, const std::string& not_watching_because) {
+  char exe[4096];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
+  write_line(header_line(::getpid(), ::getppid(), program, watching, not_watching_because));
+}
+
+void ProcessWriter::note(const std::string& text) { write_line(note_line(text)); }
+
+void ProcessWriter::remember_site(SiteId site, std::vector<std::uintptr_t> frames) {
+  std::lock_guard lock(mutex_);
+  sites_.emplace(site, std::move(frames));
+}
+
+bool ProcessWriter::knows_site(SiteId site) {
+  std::lock_guard lock(mutex_);
+  return sites_.count(site) != 0;
+}
+
+std::vector<Frame> ProcessWriter::frames_of(const std::vector<std::uintptr_t>& pcs) const {
+  std::vector<Frame> frames;
+  for (std::size_t i = 0; i < pcs.size(); ++i) {
+    // A return address points after its call: look up the call itself (except the faulting instruction).
+    const std::uintptr_t pc = i == 0 ? pcs[i] : pcs[i] - 1;
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) {
+      frames.push_back(Frame{"?", pc, "", ""});
+      continue;
+    }
+    std::string module = info.dli_fname;
+    if (module.empty() || module.find('/') == std::string::npos) {
+      // The main program's map has no path of its own in the loader's list.
+      char exe[4096];
+      const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+      if (n > 0) module.assign(exe, static_cast<std::size_t>(n));
+    }
+    frames.push_back(Frame{module, pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase), "", ""});
+  }
+  return frames;
+}
+
+void ProcessWriter::findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames) {
+  for (const Finding& f : findings) {
+    std::vector<std::uintptr_t> copy_frames;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = sites_.find(f.copy.site); it != sites_.end()) copy_frames = it->second;
+    }
+    write_line(finding_line(LoggedFinding{f, frames_of(copy_frames), frames_of(access_frames)}));
+  }
+}
+
+void ProcessWriter::summary(const CheckerStats& stats) { write_line(summary_line(stats)); }
+
+}  // namespace hazardlab::check

@@ -1,0 +1,35 @@
+// The injected library's side of the process log (checker/core/process_log.hpp): lines appended with
+// write(2) as they happen, so that a crash keeps every finding made before it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "checker/core/process_log.hpp"
+
+namespace hazardlab::check {
+
+class ProcessWriter {
+ public:
+  // Opens <folder>/process-<pid>.jsonl. False if it cannot (the launcher then finds no log and says so).
+  bool open(const std::string& folder);
+  void header(bool watching, const std::string& not_watching_because);
+  void note(const std::string& text);
+  // Keeps the stack of a copy's call site (captured once per site).
+  void remember_site(SiteId site, std::vector<std::uintptr_t> frames);
+  void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames);
+  void summary(const CheckerStats& stats);
+  [[nodiscard]] bool knows_site(SiteId site);
+
+ private:
+  void write_line(const std::string& line);
+  std::vector<Frame> frames_of(const std::vector<std::uintptr_t>& pcs) const;
+  int fd_ = -1;
+  std::mutex mutex_;
+  std::map<SiteId, std::vector<std::uintptr_t>> sites_;
+};
+
+}  // namespace hazardlab::check

@@ -1,0 +1,124 @@
+#include "checker/launch/check_report.hpp"
+
+#include <csignal>
+#include <cstring>
+
+namespace hazardlab::check {
+
+std::string_view to_string(CheckVerdict verdict) {
+  switch (verdict) {
+    case CheckVerdict::Clean: return "clean";
+    case CheckVerdict::Found: return "found";
+    case CheckVerdict::NotChecked: return "not-checked";
+  }
+  return "?";
+}
+
+CheckReport CheckReport::judge(std::vector<std::string> command, ProgramEnd end, std::vector<ProcessLog> processes) {
+  CheckReport r;
+  r.command = std::move(command);
+  r.end = end;
+  r.processes = std::move(processes);
+  if (r.processes.empty())
+    r.not_checked_because.push_back(
+        "no process of the program started CUDA with the checker loaded: the program may not use CUDA, or it (or a "
+        "process it started) cleared CUDA_INJECTION64_PATH");
+  for (const ProcessLog& p : r.processes) {
+    const std::string who = "process " + std::to_string(p.pid) + " (" + p.program + ")";
+    if (!p.watching) r.not_checked_because.push_back(who + " was not watched: " + p.not_watching_because);
+    for (const std::string& note : p.notes) r.not_checked_because.push_back(who + ": " + note);
+  }
+  r.verdict = r.finding_count() > 0            ? CheckVerdict::Found
+              : r.not_checked_because.empty() ? CheckVerdict::Clean
+                                              : CheckVerdict::NotChecked;
+  return r;
+}
+
+std::size_t CheckReport::finding_count() const {
+  std::size_t n = 0;
+  for (const ProcessLog& p : processes) n += p.findings.size();
+  return n;
+}
+
+namespace {
+
+constexpr const char* kBar = "========= ";
+
+// Frames of the driver, CUPTI and the checker itself say nothing about the program.
+bool tells_about_the_program(const Frame& f) {
+  const std::string name = std::filesystem::path(f.module).filename().string();
+  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") || name.starts_with("libhazardlab-check-inject"));
+}
+
+void print_stack(std::ostream& out, const char* title, const std::vector<Frame>& stack) {
+  out << kBar << "    " << title << '\n';
+  int shown = 0;
+  for (const Frame& f : stack) {
+    if (!tells_about_the_program(f)) continue;
+    out << kBar << "        #" << shown << ' ' << (f.symbol.empty() ? "?" : f.symbol);
+    if (!f.location.empty()) out << " at " << f.location;
+    out << " (" << std::filesystem::path(f.module).filename().string() << "+0x" << std::hex << f.offset << std::dec
+        << ")\n";
+    if (++shown == 16) break;
+  }
+  if (shown == 0) out << kBar << "        (no frames)\n";
+}
+
+std::string ending(const ProgramEnd& end) {
+  if (end.signalled) return std::string("ended by signal ") + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
+  return "exited with status " + std::to_string(end.code);
+}
+
+}  // namespace
+
+void CheckReport::print(std::ostream& out) const {
+  out << kBar << "HAZARDLAB CHECK\n";
+  for (const ProcessLog& p : processes) {
+    for (const LoggedFinding& lf : p.findings) {
+      const Finding& f = lf.finding;
+      out << kBar << "Hazard " << f.hazard() << ": " << to_string(f.kind) << " (process " << p.pid << ", thread "
+          << f.thread << ")\n";
+      out << kBar << "    " << f.what() << '\n';
+      if (!lf.access_stack.empty()) print_stack(out, "Host access:", lf.access_stack);
+      print_stack(out, "Copy issued:", lf.copy_stack);
+      out << kBar << "    Missing: " << f.missing() << '\n';
+      out << kBar << "    Fix: " << f.smallest_fix() << '\n';
+      out << kBar << "    Lesson: hazardlab explain " << f.hazard() << "\n" << kBar << '\n';
+    }
+  }
+  for (const std::string& why : not_checked_because) out << kBar << "NOT CHECKED: " << why << '\n';
+  std::uint64_t watched = 0;
+  for (const ProcessLog& p : processes)
+    if (p.summary) watched += p.summary->copies_watched;
+  out << kBar << "HAZARDLAB CHECK SUMMARY: " << finding_count() << " finding(s) in " << processes.size()
+      << " CUDA process(es), " << watched << " copy ends watched; the program " << ending(end) << "; verdict "
+      << to_string(verdict) << '\n';
+}
+
+nlohmann::json CheckReport::to_json() const {
+  nlohmann::json processes_json = nlohmann::json::array();
+  for (const ProcessLog& p : processes) {
+    nlohmann::json findings = nlohmann::json::array();
+    for (const LoggedFinding& lf : p.findings)
+      findings.push_back({{"finding", lf.finding}, {"copy_stack", lf.copy_stack}, {"access_stack", lf.access_stack}});
+    nlohmann::json summary = nullptr;
+    if (p.summary) summary = *p.summary;
+    processes_json.push_back({{"pid", p.pid},
+                              {"parent", p.parent},
+                              {"program", p.program},
+                              {"watching", p.watching},
+                              {"not_watching_because", p.not_watching_because},
+                              {"notes", p.notes},
+                              {"findings", findings},
+                              {"summary", summary}});
+  }
+  return {{"schema", "hazardlab-check/1"},
+          {"command", command},
+          {"program_end", {{"signalled", end.signalled}, {"code", end.code}}},
+          {"verdict", to_string(verdict)},
+          {"findings", finding_count()},
+          {"not_checked_because", not_checked_because},
+          {"processes", processes_json}};
+}
+
+}  // namespace hazardlab::check

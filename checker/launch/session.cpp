@@ -1,0 +1,152 @@
+#include "checker/launch/session.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "checker/core/check_settings.hpp"
+#include "checker/launch/symbolize.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hazardlab::check {
+
+namespace {
+
+// Where execvp would find the program, or empty.
+std::string resolve(const std::string& program) {
+  auto runnable = [](const std::string& p) {
+    struct stat st{};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (program.find('/') != std::string::npos) return runnable(program) ? program : "";
+  const char* path = std::getenv("PATH");
+  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = dirs.substr(start, end - start);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (runnable(candidate)) return candidate;
+    start = end + 1;
+  }
+  return "";
+}
+
+// The folder the processes write their logs into: made here, private, and removed afterwards with only
+// the files the processes wrote in it.
+struct LogFolder {
+  fs::path path;
+  LogFolder() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/hazardlab-check-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr)
+      throw std::runtime_error("cannot make a log folder from " + pattern + ": " + std::strerror(errno));
+    path = pattern;
+  }
+  ~LogFolder() {
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(path, ec))
+      if (entry.path().filename().string().starts_with("process-")) fs::remove(entry.path(), ec);
+    fs::remove(path, ec);  // only if empty: anything else in it is not ours
+  }
+};
+
+ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
+  int report[2];
+  if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    ::close(report[0]);
+    ::setenv(std::string(kInjectionPath.name).c_str(), options.inject_library.c_str(), 1);
+    ::setenv(std::string(kLogFolder.name).c_str(), folder.c_str(), 1);
+    std::vector<char*> argv;
+    for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execvp(argv[0], argv.data());
+    const int err = errno;
+    (void)!::write(report[1], &err, sizeof err);
+    ::_exit(127);
+  }
+  ::close(report[1]);
+  int exec_error = 0;
+  const bool failed_to_start = ::read(report[0], &exec_error, sizeof exec_error) == sizeof exec_error;
+  ::close(report[0]);
+  // Like system(): a Ctrl-C goes to the program, which decides; the checker waits for it and reports.
+  struct sigaction ignore{}, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &old_int);
+  ::sigaction(SIGQUIT, &ignore, &old_quit);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &old_int, nullptr);
+  ::sigaction(SIGQUIT, &old_quit, nullptr);
+  if (failed_to_start)
+    throw CheckUsageError("cannot run '" + options.command.front() + "': " + std::strerror(exec_error));
+  if (WIFSIGNALED(status)) return ProgramEnd{true, WTERMSIG(status)};
+  return ProgramEnd{false, WEXITSTATUS(status)};
+}
+
+}  // namespace
+
+void validate(const CheckOptions& options) {
+  if (options.command.empty())
+    throw CheckUsageError("no program to check: hazardlab check [options] -- PROGRAM [ARGS...]");
+  if (resolve(options.command.front()).empty())
+    throw CheckUsageError("program '" + options.command.front() +
+                          "' was not found or is not an executable file (a path, or a name on PATH)");
+  for (const auto& [name, value] : {std::pair{"--error-exitcode", options.error_exitcode},
+                                    std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
+    if (value < 1 || value > 255)
+      throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
+  if (options.json) {
+    const fs::path parent = options.json->parent_path().empty() ? fs::path(".") : options.json->parent_path();
+    if (!fs::is_directory(parent))
+      throw CheckUsageError("--json " + options.json->string() + ": the folder " + parent.string() + " does not exist");
+    if (fs::is_directory(*options.json))
+      throw CheckUsageError("--json " + options.json->string() + ": is a folder; give a file name");
+  }
+  if (!fs::is_regular_file(options.inject_library))
+    throw CheckUsageError("the checker's library " + options.inject_library.string() +
+                          " is missing: the installation is incomplete");
+  if (const char* set = std::getenv(std::string(kInjectionPath.name).c_str()); set != nullptr && *set != '\0')
+    throw CheckUsageError(std::string(kInjectionPath.name) + " is already set (" + set +
+                          "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");
+}
+
+CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
+  validate(options);
+  LogFolder folder;
+  const ProgramEnd end = run(options, folder.path);
+  std::vector<ProcessLog> processes;
+  for (const auto& entry : fs::directory_iterator(folder.path))
+    if (entry.path().filename().string().starts_with("process-")) processes.push_back(read_process_log(entry.path()));
+  const bool named = symbolize(processes);
+  CheckOutcome out{CheckReport::judge(options.command, end, std::move(processes)), 0, 0};
+  out.report.print(err);
+  if (!named && out.report.finding_count() > 0)
+    err << "========= (addr2line was not found: frames are named by module and offset; binutils has it)\n";
+  if (options.json) {
+    std::ofstream json(*options.json);
+    json << out.report.to_json().dump(2) << '\n';
+    if (!json.flush()) throw std::runtime_error("cannot write " + options.json->string());
+  }
+  if (end.signalled) out.reraise = end.code;
+  switch (out.report.verdict) {
+    case CheckVerdict::Found: out.exit_status = options.error_exitcode; break;
+    case CheckVerdict::NotChecked: out.exit_status = options.unchecked_exitcode; break;
+    case CheckVerdict::Clean: out.exit_status = end.signalled ? 128 + end.code : end.code; break;
+  }
+  return out;
+}
+
+}  // namespace hazardlab::check

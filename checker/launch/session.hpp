@@ -1,0 +1,42 @@
+// `hazardlab check [options] -- PROGRAM [ARGS...]`: runs the program with the checker injected into every
+// process that starts CUDA, reads what each wrote, and reports. The exit status is the program's own when
+// it was checked and nothing was found; a chosen one when something was found or something was not watched;
+// a program ended by a signal keeps it.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checker/launch/check_report.hpp"
+
+namespace hazardlab::check {
+
+// Bad input (no program, a program that cannot be run, a bad option value): the message names it; exit 2.
+class CheckUsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct CheckOptions {
+  std::vector<std::string> command;
+  std::optional<std::filesystem::path> json;  // also write the report here
+  int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
+  int unchecked_exitcode = 67;  // nothing was found, but something was not watched
+  std::filesystem::path inject_library;
+};
+
+struct CheckOutcome {
+  CheckReport report;
+  int exit_status = 0;  // what `hazardlab check` exits with, unless...
+  int reraise = 0;      // ...the program ended by this signal: end with it too
+};
+
+// Checks the options before anything runs (exit 2 on bad input, with or without a GPU).
+void validate(const CheckOptions& options);
+CheckOutcome run_check(const CheckOptions& options, std::ostream& err);
+
+}  // namespace hazardlab::check

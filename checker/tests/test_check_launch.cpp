@@ -1,0 +1,163 @@
+// `hazardlab check`'s launcher on the CPU: stand-in programs write the logs the injected library would,
+// and the verdict, the exit status, the JSON and the bad-input errors are checked.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "checker/core/check_settings.hpp"
+#include "checker/launch/session.hpp"
+
+namespace fs = std::filesystem;
+
+namespace hazardlab::check {
+namespace {
+
+struct Launcher : ::testing::Test {
+  fs::path dir;
+  CheckOptions options;
+  std::ostringstream err;
+
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "launcher-test-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir = pattern;
+    options.inject_library = dir / "libstand-in.so";
+    std::ofstream(options.inject_library) << "not a library";
+    ::unsetenv(std::string(kInjectionPath.name).c_str());
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // A stand-in program: copies `lines` into its log, then runs `tail` (a shell command).
+  void program(const std::string& lines, const std::string& tail = "exit 0") {
+    std::ofstream(dir / "lines") << lines;
+    const fs::path script = dir / "program.sh";
+    std::ofstream(script) << "#!/bin/sh\ncat '" << (dir / "lines").string() << "' > \"$" << kLogFolder.name
+                          << "/process-$$.jsonl\"\n"
+                          << "test \"$" << kInjectionPath.name << "\" = '" << options.inject_library.string()
+                          << "' || exit 99\n"
+                          << tail << "\n";
+    fs::permissions(script, fs::perms::owner_all);
+    options.command = {script.string()};
+  }
+};
+
+Finding a_finding() {
+  Finding f;
+  f.kind = FindingKind::HostWroteCopySource;
+  f.copy = CopyFacts{1, "cuMemcpyHtoDAsync", 0, StreamKind::Legacy, HostEnd::Source, 0x1000, 64, PinnedKind::HostAlloc, false, 7};
+  f.address = 0x1008;
+  f.offset = 8;
+  f.access_site = 9;
+  return f;
+}
+
+TEST_F(Launcher, AWatchedProgramThatDidNothingWrongKeepsItsOwnExitStatus) {
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{3, 0, 0, 0, 0}), "exit 3");
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::Clean);
+  EXPECT_EQ(out.exit_status, 3);
+  EXPECT_NE(err.str().find("verdict clean"), std::string::npos) << err.str();
+}
+
+TEST_F(Launcher, AFindingEndsWithTheChosenStatusAndIsWrittenAsJson) {
+  program(header_line(1, 0, "p", true, "") + finding_line(LoggedFinding{a_finding(), {{"/bin/p", 16, "", ""}}, {}}) +
+          summary_line(CheckerStats{1, 0, 1, 1, 0}));
+  options.error_exitcode = 42;
+  options.json = dir / "report.json";
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::Found);
+  EXPECT_EQ(out.exit_status, 42);
+  EXPECT_NE(err.str().find("Hazard h2d-pinned-mutate"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("hazardlab explain h2d-pinned-mutate"), std::string::npos);
+  std::ifstream json(dir / "report.json");
+  const nlohmann::json j = nlohmann::json::parse(json);
+  EXPECT_EQ(j.at("verdict"), "found");
+  EXPECT_EQ(j.at("processes").at(0).at("findings").at(0).at("finding").at("hazard"), "h2d-pinned-mutate");
+}
+
+TEST_F(Launcher, AProgramNoProcessOfWhichWasWatchedIsNeverClean) {
+  program("");  // an empty log is still a process that said nothing: a header is needed
+  options.command = {"/bin/true"};
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_EQ(out.exit_status, 67);
+  EXPECT_NE(err.str().find("NOT CHECKED"), std::string::npos);
+}
+
+TEST_F(Launcher, AProcessTheCheckerCouldNotWatchSaysWhy) {
+  program(header_line(1, 0, "p", false, "CUPTI refused a subscriber: another tool holds it"));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_NE(err.str().find("another tool holds it"), std::string::npos);
+}
+
+TEST_F(Launcher, AGapNoteMakesTheRunIncomplete) {
+  program(header_line(1, 0, "p", true, "") + note_line("a copy was issued into a stream capture") +
+          summary_line(CheckerStats{}));
+  EXPECT_EQ(run_check(options, err).report.verdict, CheckVerdict::NotChecked);
+}
+
+TEST_F(Launcher, AProgramThatCrashesKeepsItsSignalWithTheFindingsWritten) {
+  program(header_line(1, 0, "p", true, "") + finding_line(LoggedFinding{a_finding(), {}, {}}), "kill -SEGV $$");
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.reraise, SIGSEGV);
+  EXPECT_EQ(out.report.finding_count(), 1u);
+  EXPECT_NE(err.str().find("ended by signal 11"), std::string::npos) << err.str();
+}
+
+TEST_F(Launcher, TheLogFolderIsRemovedButNothingOfTheProgramsInIt) {
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+          "echo mine > \"$" + std::string(kLogFolder.name) + "/keep.txt\"; echo \"$" + std::string(kLogFolder.name) +
+              "\" > '" + (dir / "where").string() + "'");
+  run_check(options, err);
+  std::string folder;
+  std::getline(std::ifstream(dir / "where"), folder);
+  EXPECT_TRUE(fs::exists(fs::path(folder) / "keep.txt"));
+  EXPECT_FALSE(fs::exists(fs::path(folder) / "process-1.jsonl"));
+  fs::remove_all(folder);
+}
+
+TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
+  auto refused = [&](const std::string& needle) {
+    try {
+      validate(options);
+    } catch (const CheckUsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      return true;
+    }
+    return false;
+  };
+  options.command = {};
+  EXPECT_TRUE(refused("no program"));
+  options.command = {"no-such-program-anywhere"};
+  EXPECT_TRUE(refused("no-such-program-anywhere"));
+  options.command = {dir.string()};
+  EXPECT_TRUE(refused("not an executable file"));
+  options.command = {(dir / "lines-not-executable").string()};
+  std::ofstream(dir / "lines-not-executable") << "x";
+  EXPECT_TRUE(refused("lines-not-executable"));
+  options.command = {"/bin/true"};
+  options.error_exitcode = 0;
+  EXPECT_TRUE(refused("--error-exitcode 0: allowed are 1 to 255"));
+  options.error_exitcode = 66;
+  options.unchecked_exitcode = 300;
+  EXPECT_TRUE(refused("--unchecked-exitcode 300"));
+  options.unchecked_exitcode = 67;
+  options.json = dir / "missing-folder" / "r.json";
+  EXPECT_TRUE(refused("does not exist"));
+  options.json = dir;
+  EXPECT_TRUE(refused("is a folder"));
+  options.json.reset();
+  ::setenv(std::string(kInjectionPath.name).c_str(), "/opt/other-tool.so", 1);
+  EXPECT_TRUE(refused("already set (/opt/other-tool.so)"));
+  ::unsetenv(std::string(kInjectionPath.name).c_str());
+  options.inject_library = dir / "gone.so";
+  EXPECT_TRUE(refused("installation is incomplete"));
+}
+
+}  // namespace
+}  // namespace hazardlab::check

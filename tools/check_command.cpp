@@ -1,0 +1,54 @@
+// `hazardlab check [options] -- PROGRAM [ARGS...]`: the command line of the checker (checker/launch).
+#include "check_command.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "checker/launch/session.hpp"
+#include "program_paths.hpp"
+
+namespace hazardlab {
+
+int check_main(int argc, char** argv) {
+  check::CheckOptions options;
+  CLI::App app{
+      "hazardlab check: runs PROGRAM and reports every host access to memory that an asynchronous copy still "
+      "owned (a pinned source rewritten, a destination read before it landed, memory freed under a copy), "
+      "whether or not the race went wrong this time"};
+  app.name("hazardlab check");
+  app.add_option("--json", options.json, "also write the report as JSON to this file");
+  app.add_option("--error-exitcode", options.error_exitcode,
+                 "exit status when something was found (default 66; 1-255)");
+  app.add_option("--unchecked-exitcode", options.unchecked_exitcode,
+                 "exit status when nothing was found but something was not watched (default 67; 1-255)");
+  app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  options.inject_library = find_companion("libhazardlab-check-inject.so", {"../checker/inject", "../libexec/hazardlab"});
+  if (options.inject_library.empty())
+    options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";
+  try {
+    const check::CheckOutcome outcome = check::run_check(options, std::cerr);
+    if (outcome.reraise != 0) {
+      // The program ended by a signal: so does this, with the findings already written.
+      std::cout.flush();
+      ::signal(outcome.reraise, SIG_DFL);
+      ::raise(outcome.reraise);
+    }
+    return outcome.exit_status;
+  } catch (const check::CheckUsageError& e) {
+    std::cerr << "hazardlab check: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "hazardlab check: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace hazardlab
