@@ -14,7 +14,8 @@ struct CheckVariable {
 };
 
 // Where each process of the checked program writes its log (process-<pid>.jsonl); set by `hazardlab check`.
-inline constexpr CheckVariable kLogFolder{"HAZARDLAB_CHECK_LOG_FOLDER",
+// Not HAZARDLAB_*: the suite warns of unknown HAZARDLAB_* names, and its cases may run under the checker.
+inline constexpr CheckVariable kLogFolder{"HL_CHECK_LOG_FOLDER",
                                           "where each checked process writes its log (set by hazardlab check)"};
 // CUDA's own variable: the library the driver loads at cuInit.
 inline constexpr CheckVariable kInjectionPath{"CUDA_INJECTION64_PATH",

@@ -231,18 +231,20 @@ bool Checker::first_report(const Finding& finding) {
   return true;
 }
 
-Checker::FaultOutcome Checker::host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function,
-                                           SiteId site, std::uint64_t thread) {
+Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function,
+                                      const SiteOf& site_of_access, std::uint64_t thread) {
   std::lock_guard lock(mutex_);
   FaultOutcome out;
   const PageAccess access = holds_.access_at(address);
   out.ours = access != PageAccess::ReadWrite;
   if (!out.ours) return out;
   bool conflict_seen = false;
+  SiteId site = 0;
   for (Owned& o : owned_) {
     if (!o.armed || !o.footprint.contains(address)) continue;
     const bool conflict = o.hold == Hold::NoAccess || write;
     if (!conflict || !racing(engines_[kAllDeviations], o, host_function)) continue;
+    if (!conflict_seen) site = site_of_access.get();
     conflict_seen = true;
     const FindingKind kind = o.hold == Hold::NoWrites ? FindingKind::HostWroteCopySource
                              : write                  ? FindingKind::HostWroteCopyDestination

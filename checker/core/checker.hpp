@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <type_traits>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -114,8 +115,17 @@ class Checker {
   };
   // A host access that faulted on a page the checker may hold. `host_function`: the item of the host
   // function the faulting thread is running, if any.
-  FaultOutcome host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, SiteId site,
-                           std::uint64_t thread);
+  // `site` names the access; it is asked for only when the access conflicts with a copy (a fault handler
+  // then spends the time to name the Python line too, and never for a neighbour).
+  template <class Site>
+  FaultOutcome host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, Site&& site,
+                           std::uint64_t thread) {
+    if constexpr (std::is_invocable_r_v<SiteId, Site&>) {
+      return access(address, write, host_function, SiteOf(site, 0), thread);
+    } else {
+      return access(address, write, host_function, SiteOf(static_cast<SiteId>(site)), thread);
+    }
+  }
   [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
   // Protects a page again as the holds want it now (after a single step), under the checker's lock so that
   // a release or a new hold made meanwhile by another thread is not undone.
@@ -125,6 +135,19 @@ class Checker {
   void release_everything();
 
  private:
+  // A site known already, or one to be worked out when needed (a function pointer and its argument: no
+  // allocation in a fault handler).
+  struct SiteOf {
+    SiteId known = 0;
+    SiteId (*make)(void*) = nullptr;
+    void* argument = nullptr;
+    explicit SiteOf(SiteId id) : known(id) {}
+    template <class F>
+    SiteOf(F& f, int) : make([](void* a) -> SiteId { return (*static_cast<F*>(a))(); }), argument(&f) {}
+    SiteId get() const { return make != nullptr ? make(argument) : known; }
+  };
+  FaultOutcome access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, const SiteOf& site,
+                      std::uint64_t thread);
   struct Owned {
     CopyFacts facts;
     HostFootprint footprint;

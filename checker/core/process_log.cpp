@@ -45,6 +45,7 @@ conformance::Deviation deviation_named(const std::string& name) {
 }
 
 Frame frame_from(const nlohmann::json& j) { return Frame{j.at("module"), j.at("offset"), "", ""}; }
+PythonFrame python_frame_from(const nlohmann::json& j) { return PythonFrame{j.at("file"), j.at("line"), j.at("function")}; }
 
 Finding finding_from(const nlohmann::json& j) {
   Finding f;
@@ -74,6 +75,10 @@ void to_json(nlohmann::json& j, const Frame& f) {
   j = {{"module", f.module}, {"offset", f.offset}};
   if (!f.symbol.empty()) j["function"] = f.symbol;
   if (!f.location.empty()) j["location"] = f.location;
+}
+
+void to_json(nlohmann::json& j, const PythonFrame& f) {
+  j = {{"file", f.file}, {"line", f.line}, {"function", f.function}};
 }
 
 void to_json(nlohmann::json& j, const Finding& f) {
@@ -124,7 +129,12 @@ std::string header_line(std::int64_t pid, std::int64_t parent, const std::string
 std::string note_line(const std::string& note) { return line({{"type", kNote}, {"text", note}}); }
 
 std::string finding_line(const LoggedFinding& f) {
-  return line({{"type", kFinding}, {"finding", f.finding}, {"copy_stack", f.copy_stack}, {"access_stack", f.access_stack}});
+  return line({{"type", kFinding},
+               {"finding", f.finding},
+               {"copy_stack", f.copy_stack},
+               {"access_stack", f.access_stack},
+               {"copy_python", f.copy_python},
+               {"access_python", f.access_python}});
 }
 
 std::string summary_line(const CheckerStats& stats) { return line({{"type", kSummary}, {"stats", stats}}); }
@@ -153,6 +163,9 @@ ProcessLog read_process_log(const std::filesystem::path& file) {
       LoggedFinding f{finding_from(j.at("finding")), {}, {}};
       for (const auto& fr : j.at("copy_stack")) f.copy_stack.push_back(frame_from(fr));
       for (const auto& fr : j.at("access_stack")) f.access_stack.push_back(frame_from(fr));
+      for (const auto& fr : j.value("copy_python", nlohmann::json::array())) f.copy_python.push_back(python_frame_from(fr));
+      for (const auto& fr : j.value("access_python", nlohmann::json::array()))
+        f.access_python.push_back(python_frame_from(fr));
       log.findings.push_back(std::move(f));
     } else if (type == kSummary) {
       const nlohmann::json& s = j.at("stats");

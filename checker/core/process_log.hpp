@@ -23,9 +23,17 @@ struct Frame {
   std::string location;  // filled by the launcher: file:line, if the module has line information
 };
 
+// A frame of the Python program that made the call (empty stacks outside Python).
+struct PythonFrame {
+  std::string file;
+  int line = 0;
+  std::string function;
+};
+
 struct LoggedFinding {
   Finding finding;
   std::vector<Frame> copy_stack, access_stack;
+  std::vector<PythonFrame> copy_python = {}, access_python = {};
 };
 
 // Why a process was not (or not wholly) watched. Any of these means its run cannot be called clean.
@@ -50,6 +58,7 @@ std::string summary_line(const CheckerStats& stats);
 ProcessLog read_process_log(const std::filesystem::path& file);
 
 void to_json(nlohmann::json& j, const Frame& f);
+void to_json(nlohmann::json& j, const PythonFrame& f);
 void to_json(nlohmann::json& j, const Finding& f);
 void to_json(nlohmann::json& j, const CheckerStats& s);
 

@@ -1,5 +1,7 @@
 #include "checker/fault/fault_handler.hpp"
 
+#include "checker/fault/python_stack.hpp"
+
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -108,13 +110,23 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     state.last_fault = address;
     RawStack stack;
     capture_access_stack(uc, stack);
+    // Named only when the access conflicts with a copy: the Python line too, so that two Python lines that
+    // reach the host through the same native code are two sites.
+    PythonStackText python;  // on the faulting thread's stack: no thread-local block of this size in a loaded library
+    auto site = [&] {
+      capture_python_stack(python);
+      SiteId id = site_of_raw(stack);
+      for (int i = 0; i < python.length; ++i) id = (id ^ static_cast<unsigned char>(python.text[i])) * 1099511628211ull;
+      return id;
+    };
     const std::optional<WorkStamp> host_function =
         state.in_host_function ? std::optional<WorkStamp>(state.host_function) : std::nullopt;
     Checker::FaultOutcome outcome =
-        the_checker->host_access(address, write, host_function, site_of_raw(stack),
+        the_checker->host_access(address, write, host_function, site,
                                  static_cast<std::uint64_t>(::syscall(SYS_gettid)));
     if (!outcome.findings.empty() && the_sink)
-      the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count));
+      the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
+               std::string_view(python.text, static_cast<std::size_t>(python.length)));
     if (outcome.ours) {
       handled = true;
       if (outcome.step) open_page_for_one_instruction(page_floor(address), uc);
@@ -195,6 +207,7 @@ void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
   the_sink = std::move(on_findings);
   void* warm[2];
   (void)backtrace(warm, 2);  // loads the unwinder now, not first inside a fault
+  find_python();
   install_handler(SIGSEGV, on_segv, &previous_segv);
   install_handler(SIGTRAP, on_trap, &previous_trap);
 }

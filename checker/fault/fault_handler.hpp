@@ -9,6 +9,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checker/core/checker.hpp"
@@ -27,7 +28,9 @@ int protection_of(PageAccess access);
 
 // Where findings from a fault go (the injected library writes them to the process's log at once, so
 // that a crash right after the access keeps them). `frames`: the access's stack, innermost first.
-using FaultFindings = std::function<void(std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames)>;
+// `python`: the Python stack of the access ("File ..." lines; empty outside Python).
+using FaultFindings = std::function<void(std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames,
+                                         std::string_view python)>;
 
 class FaultHandler {
  public:

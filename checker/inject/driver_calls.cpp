@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "checker/fault/python_stack.hpp"
 #include "checker/inject/injection.hpp"
 
 namespace hazardlab::check::inject {
@@ -76,14 +77,20 @@ MemoryKind host_kind(const void* p) {
                                                                               : MemoryKind::PageableHost;
 }
 
+// The call site of a copy or a free: its native stack and, in a Python program, its Python stack.
 SiteId capture_site() {
   void* raw[48];
   const int n = backtrace(raw, 48);
   std::vector<std::uintptr_t> frames;
   for (int i = 0; i < n; ++i) frames.push_back(reinterpret_cast<std::uintptr_t>(raw[i]));
-  const SiteId site = site_of(frames);
+  PythonStackText python;
+  capture_python_stack(python);
+  SiteId site = site_of(frames);
+  for (int i = 0; i < python.length; ++i) site = (site ^ static_cast<unsigned char>(python.text[i])) * 1099511628211ull;
   Injection& in = injection();
-  if (!in.writer.knows_site(site)) in.writer.remember_site(site, std::move(frames));
+  if (!in.writer.knows_site(site))
+    in.writer.remember_site(site, std::move(frames),
+                            parse_python_stack(std::string_view(python.text, static_cast<std::size_t>(python.length))));
   return site;
 }
 
@@ -108,19 +115,25 @@ CopyEnd end_of(CUmemorytype type, const void* host, CUdeviceptr device, std::siz
   return end;
 }
 
-bool capturing(CUstream handle);
+std::optional<CUgraph> capture_graph(CUstream handle);
 
 void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, CopyEnd dst, std::size_t bytes,
            bool graph_node = false) {
   Injection& in = injection();
   const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
-  if (holds && !graph_node && capturing(handle)) {
-    // Recorded into a graph being built, not issued: its launch would be the copy, which is not watched.
-    // Said at once, so that a process that never reaches its exit handlers still says it.
-    if (in.captured_copies++ == 0)
-      in.writer.note("a copy was issued into a stream capture (a CUDA graph being built): copies made by launching "
-                     "captured graphs are not watched");
-    return;
+  if (holds && !graph_node) {
+    if (const std::optional<CUgraph> graph = capture_graph(handle)) {
+      // Recorded into a graph being built, not issued: each launch of the graph issues it.
+      if (*graph != nullptr) {
+        std::lock_guard lock(in.mutex);
+        in.graph_copies[*graph].push_back(Injection::GraphCopy{api, src, dst, bytes});
+      } else if (in.captured_copies++ == 0) {
+        // Said at once, so that a process that never reaches its exit handlers still says it.
+        in.writer.note("a copy was issued into a stream capture whose graph the driver did not name: launches of "
+                       "that graph are not watched");
+      }
+      return;
+    }
   }
   if (holds && !FaultHandler::ensure_installed() && !in.handler_replaced.exchange(true))
     in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
@@ -131,12 +144,23 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
     in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
 }
 
-bool capturing(CUstream handle) {
+// The graph a stream is capturing into, or nothing when it is not capturing.
+std::optional<CUgraph> capture_graph(CUstream handle) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  CUgraph graph = nullptr;
   inside_our_call = true;
-  const CUresult r = cuStreamIsCapturing(handle, &status);
+  const CUresult r = cuStreamGetCaptureInfo(handle, &status, nullptr, &graph, nullptr, nullptr, nullptr);
   inside_our_call = false;
-  return r == CUDA_SUCCESS && status != CU_STREAM_CAPTURE_STATUS_NONE;
+  if (r != CUDA_SUCCESS || status == CU_STREAM_CAPTURE_STATUS_NONE) return std::nullopt;
+  return graph;
+}
+
+std::pair<CopyEnd, CopyEnd> ends_of(const CUDA_MEMCPY3D& c) {
+  const CopyEnd src = end_of(c.srcMemoryType, c.srcHost, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch,
+                             c.srcHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
+  const CopyEnd dst = end_of(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch,
+                             c.dstHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
+  return {src, dst};
 }
 
 void copy3d(const char* api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey stream, bool graph_node) {
@@ -188,7 +212,7 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
         const bool unregister = cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister;
         const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
         const std::vector<Finding> found = c.pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), tid);
-        if (!found.empty()) in.writer.findings(found, {});
+        if (!found.empty()) in.writer.findings(found, {}, {});
         return;
       }
       BOTH(cuLaunchHostFunc): {
@@ -355,8 +379,12 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode: {
+      const CUDA_MEMCPY3D& m = *PARAMS(cuGraphAddMemcpyNode).copyParams;
+      const auto [src, dst] = ends_of(m);
+      if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
       std::lock_guard lock(in.mutex);
-      in.graph_copies[PARAMS(cuGraphAddMemcpyNode).hGraph].push_back(*PARAMS(cuGraphAddMemcpyNode).copyParams);
+      in.graph_copies[PARAMS(cuGraphAddMemcpyNode).hGraph].push_back(
+          Injection::GraphCopy{"cudaGraphAddMemcpyNode", src, dst, m.WidthInBytes * m.Height * (m.Depth ? m.Depth : 1)});
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags: {
@@ -372,14 +400,15 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
     }
     BOTH(cuGraphLaunch): {
       const StreamKey s = stream(PARAMS(cuGraphLaunch).hStream);
-      std::vector<CUDA_MEMCPY3D> copies;
+      std::vector<Injection::GraphCopy> copies;
       {
         std::lock_guard lock(in.mutex);
         if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end())
           if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
       }
       // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
-      for (const CUDA_MEMCPY3D& m : copies) copy3d("cuGraphLaunch (memcpy node)", m, PARAMS(cuGraphLaunch).hStream, s, true);
+      for (const Injection::GraphCopy& g : copies)
+        issue(("cuGraphLaunch of " + g.api).c_str(), PARAMS(cuGraphLaunch).hStream, s, g.src, g.dst, g.bytes, true);
       if (copies.empty()) c.work_enqueued(s);
       return;
     }

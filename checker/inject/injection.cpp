@@ -7,6 +7,7 @@
 #include <string>
 
 #include "checker/core/check_settings.hpp"
+#include "checker/fault/python_stack.hpp"
 
 namespace hazardlab::check::inject {
 
@@ -65,8 +66,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
       return 1;
     }
   }
-  FaultHandler::install(in.checker, [](std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames) {
-    inject::injection().writer.findings(findings, frames);
+  FaultHandler::install(in.checker, [](std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames,
+                                       std::string_view python) {
+    inject::injection().writer.findings(findings, frames, parse_python_stack(python));
   });
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "checker/core/checker.hpp"
@@ -29,7 +31,14 @@ struct Injection {
   // Streams the program created, with the context each belongs to; graphs' memcpy nodes.
   std::mutex mutex;
   std::map<CUstream, StreamKey> streams;
-  std::map<CUgraph, std::vector<CUDA_MEMCPY3D>> graph_copies;
+  // A graph's copies that touch host memory (explicit memcpy nodes, or copies captured from a stream),
+  // issued on the launch's stream each time the graph is launched.
+  struct GraphCopy {
+    std::string api;
+    CopyEnd src, dst;
+    std::size_t bytes;
+  };
+  std::map<CUgraph, std::vector<GraphCopy>> graph_copies;
   std::map<CUgraphExec, CUgraph> executables;
 };
 

@@ -34,9 +34,9 @@ void ProcessWriter::header(bool watching, const std::string& not_watching_becaus
 
 void ProcessWriter::note(const std::string& text) { write_line(note_line(text)); }
 
-void ProcessWriter::remember_site(SiteId site, std::vector<std::uintptr_t> frames) {
+void ProcessWriter::remember_site(SiteId site, std::vector<std::uintptr_t> frames, std::vector<PythonFrame> python) {
   std::lock_guard lock(mutex_);
-  sites_.emplace(site, std::move(frames));
+  sites_.emplace(site, Site{std::move(frames), std::move(python)});
 }
 
 bool ProcessWriter::knows_site(SiteId site) {
@@ -66,14 +66,16 @@ std::vector<Frame> ProcessWriter::frames_of(const std::vector<std::uintptr_t>& p
   return frames;
 }
 
-void ProcessWriter::findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames) {
+void ProcessWriter::findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
+                             const std::vector<PythonFrame>& access_python) {
   for (const Finding& f : findings) {
-    std::vector<std::uintptr_t> copy_frames;
+    Site copy;
     {
       std::lock_guard lock(mutex_);
-      if (auto it = sites_.find(f.copy.site); it != sites_.end()) copy_frames = it->second;
+      if (auto it = sites_.find(f.copy.site); it != sites_.end()) copy = it->second;
     }
-    write_line(finding_line(LoggedFinding{f, frames_of(copy_frames), frames_of(access_frames)}));
+    write_line(finding_line(
+        LoggedFinding{f, frames_of(copy.frames), frames_of(access_frames), copy.python, access_python}));
   }
 }
 

@@ -19,8 +19,9 @@ class ProcessWriter {
   void header(bool watching, const std::string& not_watching_because);
   void note(const std::string& text);
   // Keeps the stack of a copy's call site (captured once per site).
-  void remember_site(SiteId site, std::vector<std::uintptr_t> frames);
-  void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames);
+  void remember_site(SiteId site, std::vector<std::uintptr_t> frames, std::vector<PythonFrame> python);
+  void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
+                const std::vector<PythonFrame>& access_python);
   void summary(const CheckerStats& stats);
   [[nodiscard]] bool knows_site(SiteId site);
 
@@ -29,7 +30,11 @@ class ProcessWriter {
   std::vector<Frame> frames_of(const std::vector<std::uintptr_t>& pcs) const;
   int fd_ = -1;
   std::mutex mutex_;
-  std::map<SiteId, std::vector<std::uintptr_t>> sites_;
+  struct Site {
+    std::vector<std::uintptr_t> frames;
+    std::vector<PythonFrame> python;
+  };
+  std::map<SiteId, Site> sites_;
 };
 
 }  // namespace hazardlab::check

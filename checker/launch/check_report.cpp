@@ -50,6 +50,16 @@ bool tells_about_the_program(const Frame& f) {
   return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") || name.starts_with("libhazardlab-check-inject"));
 }
 
+void print_python(std::ostream& out, const char* title, const std::vector<PythonFrame>& stack) {
+  if (stack.empty()) return;
+  out << kBar << "    " << title << '\n';
+  int shown = 0;
+  for (const PythonFrame& f : stack) {
+    out << kBar << "        " << f.file << ":" << f.line << " in " << f.function << '\n';
+    if (++shown == 12) break;
+  }
+}
+
 void print_stack(std::ostream& out, const char* title, const std::vector<Frame>& stack) {
   out << kBar << "    " << title << '\n';
   int shown = 0;
@@ -79,6 +89,8 @@ void CheckReport::print(std::ostream& out) const {
       out << kBar << "Hazard " << f.hazard() << ": " << to_string(f.kind) << " (process " << p.pid << ", thread "
           << f.thread << ")\n";
       out << kBar << "    " << f.what() << '\n';
+      print_python(out, "Host access, Python:", lf.access_python);
+      print_python(out, "Copy issued, Python:", lf.copy_python);
       if (!lf.access_stack.empty()) print_stack(out, "Host access:", lf.access_stack);
       print_stack(out, "Copy issued:", lf.copy_stack);
       out << kBar << "    Missing: " << f.missing() << '\n';
@@ -100,7 +112,11 @@ nlohmann::json CheckReport::to_json() const {
   for (const ProcessLog& p : processes) {
     nlohmann::json findings = nlohmann::json::array();
     for (const LoggedFinding& lf : p.findings)
-      findings.push_back({{"finding", lf.finding}, {"copy_stack", lf.copy_stack}, {"access_stack", lf.access_stack}});
+      findings.push_back({{"finding", lf.finding},
+                          {"copy_stack", lf.copy_stack},
+                          {"access_stack", lf.access_stack},
+                          {"copy_python", lf.copy_python},
+                          {"access_python", lf.access_python}});
     nlohmann::json summary = nullptr;
     if (p.summary) summary = *p.summary;
     processes_json.push_back({{"pid", p.pid},

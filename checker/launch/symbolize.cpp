@@ -32,30 +32,40 @@ std::uint64_t link_time_base(const std::string& module) {
 
 bool have_addr2line() { return std::system("command -v addr2line >/dev/null 2>&1") == 0; }
 
-// Runs addr2line on one module's addresses: function and location of each, in order.
-std::vector<std::pair<std::string, std::string>> addr2line(const std::string& module,
-                                                           const std::vector<std::uint64_t>& addresses) {
+// One frame as addr2line names it: the function and file:line, innermost inlined function first.
+using Names = std::vector<std::pair<std::string, std::string>>;
+
+// Runs addr2line on one module's addresses (with -a, so each address's answer starts with the address, and
+// -i, so inlined functions come out as frames of their own).
+std::vector<Names> addr2line(const std::string& module, const std::vector<std::uint64_t>& addresses) {
   std::ostringstream command;
-  command << "addr2line -C -f -e '" << module << "'";
+  command << "addr2line -a -i -C -f -e '" << module << "'";
   for (std::uint64_t a : addresses) command << " 0x" << std::hex << a;
   command << " 2>/dev/null";
-  std::vector<std::pair<std::string, std::string>> out;
+  std::vector<Names> out;
   FILE* pipe = ::popen(command.str().c_str(), "r");
   if (pipe == nullptr) return out;
   char line[8192];
-  std::string function;
-  bool want_function = true;
+  std::vector<std::string> lines;
   while (std::fgets(line, sizeof line, pipe) != nullptr) {
     std::string text(line);
     if (!text.empty() && text.back() == '\n') text.pop_back();
-    if (want_function) {
-      function = text == "??" ? "" : text;
-    } else {
-      out.emplace_back(function, text.rfind("??", 0) == 0 ? "" : text);
-    }
-    want_function = !want_function;
+    lines.push_back(text);
   }
   ::pclose(pipe);
+  for (std::size_t i = 0; i < lines.size();) {
+    if (!lines[i].starts_with("0x")) {
+      ++i;
+      continue;
+    }
+    Names names;
+    for (++i; i < lines.size() && !lines[i].starts_with("0x"); i += 2) {
+      const std::string function = lines[i] == "??" ? "" : lines[i];
+      const std::string location = i + 1 < lines.size() && !lines[i + 1].starts_with("??") ? lines[i + 1] : "";
+      names.emplace_back(function, location);
+    }
+    out.push_back(names);
+  }
   return out;
 }
 
@@ -64,34 +74,41 @@ std::vector<std::pair<std::string, std::string>> addr2line(const std::string& mo
 bool symbolize(std::vector<ProcessLog>& processes) {
   if (!have_addr2line()) return false;
   std::map<std::string, std::set<std::uint64_t>> wanted;
-  auto each_frame = [&](auto visit) {
-    for (ProcessLog& p : processes)
-      for (LoggedFinding& f : p.findings) {
-        for (Frame& fr : f.copy_stack) visit(fr);
-        for (Frame& fr : f.access_stack) visit(fr);
-      }
-  };
-  each_frame([&](Frame& f) {
-    if (f.module != "?" && f.module.find('\'') == std::string::npos) wanted[f.module].insert(f.offset);
-  });
-  std::map<std::pair<std::string, std::uint64_t>, std::pair<std::string, std::string>> names;
+  for (ProcessLog& p : processes)
+    for (LoggedFinding& lf : p.findings)
+      for (const auto* stack : {&lf.copy_stack, &lf.access_stack})
+        for (const Frame& f : *stack)
+          if (f.module != "?" && f.module.find('\'') == std::string::npos) wanted[f.module].insert(f.offset);
+  std::map<std::pair<std::string, std::uint64_t>, Names> names;
   for (const auto& [module, offsets] : wanted) {
     const std::uint64_t base = link_time_base(module);
     std::vector<std::uint64_t> addresses;
     for (std::uint64_t o : offsets) addresses.push_back(o + base);
-    const auto found = addr2line(module, addresses);
+    const std::vector<Names> found = addr2line(module, addresses);
     std::size_t i = 0;
     for (std::uint64_t o : offsets) {
       if (i < found.size()) names[{module, o}] = found[i];
       ++i;
     }
   }
-  each_frame([&](Frame& f) {
-    if (auto it = names.find({f.module, f.offset}); it != names.end()) {
-      f.symbol = it->second.first;
-      f.location = it->second.second;
+  // Each frame becomes its inlined functions, innermost first, then the function they were inlined into.
+  auto expand = [&](std::vector<Frame>& stack) {
+    std::vector<Frame> expanded;
+    for (const Frame& f : stack) {
+      const auto it = names.find({f.module, f.offset});
+      if (it == names.end() || it->second.empty()) {
+        expanded.push_back(f);
+        continue;
+      }
+      for (const auto& [function, location] : it->second) expanded.push_back(Frame{f.module, f.offset, function, location});
     }
-  });
+    stack = std::move(expanded);
+  };
+  for (ProcessLog& p : processes)
+    for (LoggedFinding& f : p.findings) {
+      expand(f.copy_stack);
+      expand(f.access_stack);
+    }
   return true;
 }
 

@@ -10,6 +10,9 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/session.hpp"
+#include "checker/launch/symbolize.hpp"
+
+#include <dlfcn.h>
 
 namespace fs = std::filesystem;
 
@@ -157,6 +160,25 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   ::unsetenv(std::string(kInjectionPath.name).c_str());
   options.inject_library = dir / "gone.so";
   EXPECT_TRUE(refused("installation is incomplete"));
+}
+
+__attribute__((noinline)) int a_function_the_symbolizer_must_name(int x) { return x * 3 + 1; }
+
+TEST(Symbolize, NamesAFrameOfThisProgramByFunctionAndLine) {
+  Dl_info info{};
+  ASSERT_NE(::dladdr(reinterpret_cast<void*>(&a_function_the_symbolizer_must_name), &info), 0);
+  ProcessLog p;
+  LoggedFinding f{a_finding(), {}, {}};
+  f.copy_stack.push_back(Frame{fs::read_symlink("/proc/self/exe").string(),
+                               reinterpret_cast<std::uintptr_t>(&a_function_the_symbolizer_must_name) -
+                                   reinterpret_cast<std::uintptr_t>(info.dli_fbase),
+                               "", ""});
+  p.findings.push_back(f);
+  std::vector<ProcessLog> logs{p};
+  if (!symbolize(logs)) GTEST_SKIP() << "addr2line is not installed";
+  const Frame& named = logs[0].findings[0].copy_stack.at(0);
+  EXPECT_NE(named.symbol.find("a_function_the_symbolizer_must_name"), std::string::npos) << named.symbol;
+  EXPECT_NE(named.location.find("test_check_launch.cpp"), std::string::npos) << named.location;
 }
 
 }  // namespace

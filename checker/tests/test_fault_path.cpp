@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "checker/fault/fault_handler.hpp"
+#include "checker/fault/python_stack.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -28,7 +29,8 @@ struct FaultPath : ::testing::Test {
     memory = static_cast<unsigned char*>(p);
     std::memset(memory, 0x11, kPages * page_size());
     checker.pinned_allocated(addr(0), kPages * page_size(), PinnedKind::Registered);
-    FaultHandler::install(checker, [this](std::vector<Finding>&& f, const std::vector<std::uintptr_t>& frames) {
+    FaultHandler::install(checker, [this](std::vector<Finding>&& f, const std::vector<std::uintptr_t>& frames,
+                                          std::string_view) {
       EXPECT_FALSE(frames.empty());
       std::lock_guard lock(found_mutex);
       for (Finding& x : f) found.push_back(std::move(x));
@@ -157,6 +159,23 @@ TEST_F(FaultPath, AReplacedHandlerIsNoticedAndPutBehindTheCheckers) {
         write_byte(static_cast<unsigned char*>(p), 1);
       },
       ::testing::ExitedWithCode(3), "");
+}
+
+TEST(PythonStack, CPythonsTracebackLinesBecomeFrames) {
+  const auto frames = parse_python_stack(
+      "Stack (most recent call first):\n  File \"/tmp/train.py\", line 12 in step\n  File \"<string>\", line 1 in <module>\n");
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0].file, "/tmp/train.py");
+  EXPECT_EQ(frames[0].line, 12);
+  EXPECT_EQ(frames[0].function, "step");
+  EXPECT_EQ(frames[1].function, "<module>");
+}
+
+TEST(PythonStack, OutsidePythonTheStackIsEmpty) {
+  find_python();
+  PythonStackText text;
+  capture_python_stack(text);
+  EXPECT_EQ(text.length, 0);
 }
 
 }  // namespace

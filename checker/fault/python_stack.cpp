@@ -1,0 +1,63 @@
+#include "checker/fault/python_stack.hpp"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <charconv>
+
+namespace hazardlab::check {
+
+namespace {
+using ThreadStateOf = void* (*)();
+using DumpTraceback = void (*)(int, void*);
+std::atomic<ThreadStateOf> this_thread_state{nullptr};
+std::atomic<DumpTraceback> dump_traceback{nullptr};
+}  // namespace
+
+void find_python() {
+  this_thread_state = reinterpret_cast<ThreadStateOf>(::dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
+  dump_traceback = reinterpret_cast<DumpTraceback>(::dlsym(RTLD_DEFAULT, "_Py_DumpTraceback"));
+}
+
+void capture_python_stack(PythonStackText& out) {
+  out.length = 0;
+  const ThreadStateOf state_of = this_thread_state.load();
+  const DumpTraceback dump = dump_traceback.load();
+  if (state_of == nullptr || dump == nullptr) return;
+  void* state = state_of();
+  if (state == nullptr) return;  // a thread that never ran Python
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return;
+  dump(fds[1], state);
+  ::close(fds[1]);
+  for (;;) {
+    const ssize_t n = ::read(fds[0], out.text + out.length, sizeof out.text - static_cast<std::size_t>(out.length));
+    if (n <= 0) break;
+    out.length += static_cast<int>(n);
+    if (out.length == static_cast<int>(sizeof out.text)) break;
+  }
+  ::close(fds[0]);
+}
+
+std::vector<PythonFrame> parse_python_stack(std::string_view text) {
+  std::vector<PythonFrame> frames;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view{} : text.substr(end + 1);
+    const std::size_t file = line.find("File \"");
+    const std::size_t close = line.find("\", line ", file == std::string_view::npos ? 0 : file + 6);
+    if (file == std::string_view::npos || close == std::string_view::npos) continue;
+    PythonFrame f;
+    f.file = std::string(line.substr(file + 6, close - file - 6));
+    const std::string_view rest = line.substr(close + 8);
+    std::from_chars(rest.data(), rest.data() + rest.size(), f.line);
+    if (const std::size_t in = rest.find(" in "); in != std::string_view::npos) f.function = std::string(rest.substr(in + 4));
+    frames.push_back(std::move(f));
+  }
+  return frames;
+}
+
+}  // namespace hazardlab::check

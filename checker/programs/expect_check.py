@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Runs a program under `hazardlab check` and checks what it said.
+
+  expect_check.py HAZARDLAB found|clean|clean-any-exit [--hazard ID] [--relies-on NAME] [--copy-in FN --not-in FN] -- PROGRAM ARGS
+  expect_check.py HAZARDLAB MODE --needs-python-module NAME ...: skipped (77) where Python cannot import NAME
+  expect_check.py HAZARDLAB suite CASES HAZARD
+      every variant of HAZARD run by the suite's case runner under the checker: each positive control found,
+      each guard and rule clean (the mutation check, which misuses the API on purpose, is off).
+
+Exits 77 (a skip) where the machine has no usable GPU, 0 when the checker said what it must, 1 otherwise."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+
+def gpu_present(hazardlab):
+    out = subprocess.run([hazardlab, "devices", "--json"], capture_output=True, text=True)
+    try:
+        return out.returncode == 0 and len(json.loads(out.stdout).get("devices", [])) > 0
+    except json.JSONDecodeError:
+        return False
+
+
+def check(hazardlab, command, env=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "check.json")
+        run = subprocess.run([hazardlab, "check", "--json", report, "--"] + command, capture_output=True, text=True,
+                             env=env, timeout=600)
+        sys.stdout.write(run.stderr[-6000:])
+        if not os.path.exists(report):
+            return run.returncode, None
+        with open(report) as f:
+            return run.returncode, json.load(f)
+
+
+def findings(report):
+    return [f for p in report["processes"] for f in p["findings"]]
+
+
+def frames(stack):
+    return " | ".join(fr.get("function", "?") for fr in stack)
+
+
+def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None):
+    rc, report = check(hazardlab, command)
+    if report is None:
+        print(f"FAIL: hazardlab check wrote no report (exit {rc})")
+        return False
+    problems = []
+    if want in ("clean", "clean-any-exit"):
+        # clean-any-exit: a lesson judges its own trials and may exit 1; the checker must still say clean.
+        program_exit = report["program_end"]["code"]
+        if report["verdict"] != "clean" or rc != program_exit or (want == "clean" and rc != 0):
+            problems.append(f"expected clean and the program's exit status, got {report['verdict']} and exit {rc}")
+    else:
+        if report["verdict"] != "found" or rc != 66:
+            problems.append(f"expected found and exit 66, got {report['verdict']} and exit {rc}")
+        found = findings(report)
+        if hazard and not any(f["finding"]["hazard"] == hazard for f in found):
+            problems.append(f"no finding names {hazard}: {[f['finding']['hazard'] for f in found]}")
+        if relies_on and not any(any(r["name"] == relies_on for r in f["finding"]["relies_on"]) for f in found):
+            problems.append(f"no finding relies on {relies_on}")
+        for f in found:
+            copy = frames(f["copy_stack"])
+            if copy_in and copy_in not in copy:
+                problems.append(f"a copy stack without {copy_in}: {copy}")
+            if not_in and not_in in copy:
+                problems.append(f"a finding in {not_in}: {copy}")
+    for p in problems:
+        print("FAIL:", p)
+    return not problems
+
+
+def variants(hazardlab, hazard):
+    out = subprocess.run([hazardlab, "list"], capture_output=True, text=True, check=True).stdout.splitlines()
+    found, inside = [], False
+    for line in out:
+        if not line.startswith(" "):
+            inside = line.split(":")[0] == hazard
+        elif inside:
+            name, kind = line.strip().split(" ", 1)
+            found.append((name, kind.split(")")[0].strip("(")))
+    return found
+
+
+def suite(hazardlab, cases, hazard):
+    env = dict(os.environ, HAZARDLAB_MUTATION_CHECK="0", HAZARDLAB_PROPERTY_CASES="20", HAZARDLAB_TRIALS="5")
+    ok = True
+    for name, kind in variants(hazardlab, hazard):
+        if kind not in ("control", "guard", "rule"):
+            continue
+        command = [cases, "--device", "0", "--hazard", hazard, "--variant", name]
+        os.environ.update(env)
+        want = "found" if kind == "control" else "clean"
+        print(f"--- {hazard}/{name} ({kind}): expecting {want}")
+        ok = expect(hazardlab, want, command) and ok
+    return ok
+
+
+def main():
+    args = sys.argv[1:]
+    hazardlab, mode = args[0], args[1]
+    while len(args) > 2 and args[2] == "--needs-python-module":
+        module = args[3]
+        del args[2:4]
+        if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
+            print(f"Python cannot import {module}: skipped")
+            return 77
+    if not gpu_present(hazardlab):
+        print("no usable GPU: skipped")
+        return 77
+    if mode == "suite":
+        return 0 if suite(hazardlab, args[2], args[3]) else 1
+    split = args.index("--")
+    options, command = args[2:split], args[split + 1:]
+    named = dict(zip(options[::2], options[1::2]))
+    return 0 if expect(hazardlab, mode, command, named.get("--hazard"), named.get("--relies-on"),
+                       named.get("--copy-in"), named.get("--not-in")) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
