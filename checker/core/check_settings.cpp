@@ -10,4 +10,12 @@ std::optional<std::string> check_log_folder_from_environment() {
   return std::string(value);
 }
 
+unsigned long sample_from_environment() {
+  const char* value = std::getenv(std::string(kSample.name).c_str());
+  if (value == nullptr || *value == '\0') return 0;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(value, &end, 10);
+  return *end == '\0' ? n : 0;
+}
+
 }  // namespace hazardlab::check

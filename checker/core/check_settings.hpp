@@ -21,6 +21,11 @@ inline constexpr CheckVariable kLogFolder{"HL_CHECK_LOG_FOLDER",
 inline constexpr CheckVariable kInjectionPath{"CUDA_INJECTION64_PATH",
                                               "the library CUDA loads into every process at cuInit (CUDA's own)"};
 
+// The faster mode: each host range is watched in its first N copies, then in one of every N (hazardlab check --sample N).
+inline constexpr CheckVariable kSample{"HL_CHECK_SAMPLE", "watch each host range's first N copies, then one in N"};
+
 std::optional<std::string> check_log_folder_from_environment();
+// 0 when unset (every copy watched); the launcher wrote it, so a bad value is its own bug: taken as unset.
+unsigned long sample_from_environment();
 
 }  // namespace hazardlab::check

@@ -92,7 +92,18 @@ void Checker::disarm(Owned& owned) {
   apply(holds_.remove(owned.footprint.base, owned.footprint.end(), owned.hold));
 }
 
-void Checker::copy_async(const AsyncCopy& copy) {
+void Checker::set_sampling(Sampling sampling) {
+  std::lock_guard lock(mutex_);
+  sampling_ = sampling;
+}
+
+bool Checker::sampled_in(const HostFootprint& footprint, Hold hold) {
+  if (!sampling_.on()) return true;
+  const std::uint64_t n = copies_of_range_[{footprint.base, footprint.bytes(), hold}]++;
+  return n < sampling_.first || (n - sampling_.first) % sampling_.every == sampling_.every - 1;
+}
+
+void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(copy.stream);
   const StreamKind kind = engines_[0].stream_kind(slot);
@@ -102,12 +113,18 @@ void Checker::copy_async(const AsyncCopy& copy) {
   if (copy.dst.kind == MemoryKind::PageableHost && copy.src.kind != MemoryKind::PageableHost) ++stats_.pageable_d2h_async;
   // Rule 5: a pinned end is read or written when the copy runs. A pageable source is staged at the call
   // (rule 6); a pageable destination is written by the driver on the CPU, which a held page would stop.
+  std::optional<SiteId> site;
   for (const auto& [end, hold_kind, host_end] :
        {std::tuple{copy.src, Hold::NoWrites, HostEnd::Source}, std::tuple{copy.dst, Hold::NoAccess, HostEnd::Destination}}) {
     if (end.kind != MemoryKind::PinnedHost || end.host.bytes() == 0) continue;
+    if (!sampled_in(end.host, hold_kind)) {
+      ++stats_.copies_sampled_out;
+      continue;
+    }
+    if (!site) site = site_of_copy.get();
     Owned owned;
     owned.facts = CopyFacts{next_copy_++, std::string(copy.api), copy.stream.handle, kind, host_end, end.host.base,
-                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, copy.site};
+                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site};
     auto it = pinned_.upper_bound(end.host.base);
     if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
     owned.footprint = end.host;

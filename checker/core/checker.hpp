@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <type_traits>
 #include <string_view>
 #include <utility>
@@ -71,8 +72,17 @@ struct AsyncCopy {
   StreamKey stream;
   CopyEnd src, dst;
   std::size_t bytes = 0;
-  SiteId site = 0;
+  SiteId site = 0;  // unless copy_async is given a way to name it when a host end is watched
   bool graph_node = false;
+};
+
+// The faster mode (`hazardlab check --sample`): each host range is watched in its first `first` copies, then
+// in one copy of every `every`. A copy that is not watched costs no page protection and no stack; what it
+// gives up: a hazard that shows only in copies of a range that was not watched is not found.
+struct Sampling {
+  std::uint64_t first = 0;  // 0: every copy is watched (the default)
+  std::uint64_t every = 1;
+  [[nodiscard]] bool on() const { return first > 0; }
 };
 
 struct CheckerStats {
@@ -81,6 +91,7 @@ struct CheckerStats {
   std::uint64_t findings = 0;             // distinct pairs of call sites
   std::uint64_t occurrences = 0;          // every conflicting access, repeats of a pair included
   std::uint64_t neighbour_faults = 0;     // accesses to protected pages outside the bytes any copy owned
+  std::uint64_t copies_sampled_out = 0;   // host ends the faster mode chose not to watch
 };
 
 class Checker {
@@ -96,7 +107,18 @@ class Checker {
   std::vector<Finding> pinned_released(std::uintptr_t base, bool unregister, SiteId site, std::uint64_t thread);
   [[nodiscard]] std::optional<PinnedKind> pinned_kind(std::uintptr_t address) const;
 
-  void copy_async(const AsyncCopy& copy);
+  void set_sampling(Sampling sampling);
+  // The copy's order is always kept; its pinned host ends are watched unless sampling leaves them out. The
+  // site is named only then (a stack costs time).
+  template <class Site>
+  void copy_async(const AsyncCopy& copy, Site&& site) {
+    if constexpr (std::is_invocable_r_v<SiteId, Site&>) {
+      issue(copy, SiteOf(site, 0));
+    } else {
+      issue(copy, SiteOf(static_cast<SiteId>(site)));
+    }
+  }
+  void copy_async(const AsyncCopy& copy) { issue(copy, SiteOf(copy.site)); }
   void copy_sync(std::uint64_t context, MemoryKind src_kind);
   WorkStamp work_enqueued(StreamKey stream);
   WorkStamp host_function_enqueued(StreamKey stream);
@@ -146,6 +168,8 @@ class Checker {
     SiteOf(F& f, int) : make([](void* a) -> SiteId { return (*static_cast<F*>(a))(); }), argument(&f) {}
     SiteId get() const { return make != nullptr ? make(argument) : known; }
   };
+  void issue(const AsyncCopy& copy, const SiteOf& site);
+  bool sampled_in(const HostFootprint& footprint, Hold hold);
   FaultOutcome access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, const SiteOf& site,
                       std::uint64_t thread);
   struct Owned {
@@ -180,6 +204,8 @@ class Checker {
   PageHolds holds_;
   std::set<std::pair<SiteId, SiteId>> reported_;
   std::uint64_t next_copy_ = 1;
+  Sampling sampling_;
+  std::map<std::tuple<std::uintptr_t, std::size_t, Hold>, std::uint64_t> copies_of_range_;
   EventSlot next_event_slot_ = 0;
   CheckerStats stats_;
 };

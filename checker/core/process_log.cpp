@@ -113,7 +113,7 @@ void to_json(nlohmann::json& j, const Finding& f) {
 void to_json(nlohmann::json& j, const CheckerStats& s) {
   j = {{"copies_watched", s.copies_watched},   {"pageable_d2h_async", s.pageable_d2h_async},
        {"findings", s.findings},               {"occurrences", s.occurrences},
-       {"neighbour_faults", s.neighbour_faults}};
+       {"neighbour_faults", s.neighbour_faults}, {"copies_sampled_out", s.copies_sampled_out}};
 }
 
 std::string header_line(std::int64_t pid, std::int64_t parent, const std::string& program, bool watching,
@@ -170,7 +170,7 @@ ProcessLog read_process_log(const std::filesystem::path& file) {
     } else if (type == kSummary) {
       const nlohmann::json& s = j.at("stats");
       log.summary = CheckerStats{s.at("copies_watched"), s.at("pageable_d2h_async"), s.at("findings"),
-                                 s.at("occurrences"), s.at("neighbour_faults")};
+                                 s.at("occurrences"), s.at("neighbour_faults"), s.value("copies_sampled_out", 0ull)};
     } else {
       throw std::runtime_error(file.string() + ": unknown record type '" + type + "'");
     }

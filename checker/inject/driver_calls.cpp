@@ -139,7 +139,7 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
     in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
                    "program's handler every fault that is not the checker's (accesses while it was replaced were not "
                    "watched)");
-  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, holds ? capture_site() : 0, graph_node});
+  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node}, [] { return capture_site(); });
   if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
 }

@@ -10,6 +10,7 @@ std::string_view to_string(CheckVerdict verdict) {
     case CheckVerdict::Clean: return "clean";
     case CheckVerdict::Found: return "found";
     case CheckVerdict::NotChecked: return "not-checked";
+    case CheckVerdict::Sampled: return "sampled";
   }
   return "?";
 }
@@ -28,9 +29,13 @@ CheckReport CheckReport::judge(std::vector<std::string> command, ProgramEnd end,
     if (!p.watching) r.not_checked_because.push_back(who + " was not watched: " + p.not_watching_because);
     for (const std::string& note : p.notes) r.not_checked_because.push_back(who + ": " + note);
   }
-  r.verdict = r.finding_count() > 0            ? CheckVerdict::Found
-              : r.not_checked_because.empty() ? CheckVerdict::Clean
-                                              : CheckVerdict::NotChecked;
+  std::uint64_t sampled_out = 0;
+  for (const ProcessLog& p : r.processes)
+    if (p.summary) sampled_out += p.summary->copies_sampled_out;
+  r.verdict = r.finding_count() > 0             ? CheckVerdict::Found
+              : !r.not_checked_because.empty() ? CheckVerdict::NotChecked
+              : sampled_out > 0                ? CheckVerdict::Sampled
+                                               : CheckVerdict::Clean;
   return r;
 }
 
@@ -99,9 +104,15 @@ void CheckReport::print(std::ostream& out) const {
     }
   }
   for (const std::string& why : not_checked_because) out << kBar << "NOT CHECKED: " << why << '\n';
-  std::uint64_t watched = 0;
+  std::uint64_t watched = 0, sampled_out = 0;
   for (const ProcessLog& p : processes)
-    if (p.summary) watched += p.summary->copies_watched;
+    if (p.summary) {
+      watched += p.summary->copies_watched;
+      sampled_out += p.summary->copies_sampled_out;
+    }
+  if (sampled_out > 0)
+    out << kBar << "SAMPLED: --sample left " << sampled_out
+        << " copy ends unwatched; a hazard only in those copies would not be found\n";
   out << kBar << "HAZARDLAB CHECK SUMMARY: " << finding_count() << " finding(s) in " << processes.size()
       << " CUDA process(es), " << watched << " copy ends watched; the program " << ending(end) << "; verdict "
       << to_string(verdict) << '\n';

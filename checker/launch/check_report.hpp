@@ -16,6 +16,7 @@ enum class CheckVerdict {
   Clean,       // every process that used CUDA was watched from its first CUDA call to its end, and nothing was found
   Found,       // at least one finding
   NotChecked,  // something was not watched (the reasons say what): never clean
+  Sampled,     // nothing found in the copies watched, but --sample left some out (counted): not called clean
 };
 std::string_view to_string(CheckVerdict verdict);
 

@@ -68,6 +68,7 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     ::close(report[0]);
     ::setenv(std::string(kInjectionPath.name).c_str(), options.inject_library.c_str(), 1);
     ::setenv(std::string(kLogFolder.name).c_str(), folder.c_str(), 1);
+    if (options.sample > 0) ::setenv(std::string(kSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
     std::vector<char*> argv;
     for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -108,6 +109,8 @@ void validate(const CheckOptions& options) {
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
       throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
+  if (options.sample > 1000000)
+    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to 1000000");
   if (options.json) {
     const fs::path parent = options.json->parent_path().empty() ? fs::path(".") : options.json->parent_path();
     if (!fs::is_directory(parent))
@@ -144,7 +147,10 @@ CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   switch (out.report.verdict) {
     case CheckVerdict::Found: out.exit_status = options.error_exitcode; break;
     case CheckVerdict::NotChecked: out.exit_status = options.unchecked_exitcode; break;
-    case CheckVerdict::Clean: out.exit_status = end.signalled ? 128 + end.code : end.code; break;
+    case CheckVerdict::Clean:
+    case CheckVerdict::Sampled:  // asked for: the program's own status, with the report saying what was left out
+      out.exit_status = end.signalled ? 128 + end.code : end.code;
+      break;
   }
   return out;
 }

@@ -27,6 +27,7 @@ struct CheckOptions {
   int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;
+  unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
 };
 
 struct CheckOutcome {

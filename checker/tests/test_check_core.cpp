@@ -274,6 +274,22 @@ TEST(Checker, AHostFunctionQueuedBehindTheCopyMayTouchItsDestination) {
   EXPECT_EQ(w.checker.host_access(kBase, false, elsewhere, 4, 2).findings.size(), 1u);
 }
 
+TEST(Checker, SamplingWatchesARangesFirstCopiesThenOneInN) {
+  World w;
+  w.checker.set_sampling(Sampling{2, 3});
+  int named = 0;
+  std::vector<bool> watched;
+  for (int i = 0; i < 8; ++i) {
+    const auto before = w.checker.stats().copies_watched;
+    w.checker.copy_async(w.upload(kBase, 64), [&] { ++named; return SiteId{1}; });
+    watched.push_back(w.checker.stats().copies_watched > before);
+    w.checker.stream_synchronized({});
+  }
+  EXPECT_EQ(watched, (std::vector<bool>{true, true, false, false, true, false, false, true}));
+  EXPECT_EQ(named, 4);  // a stack only for the copies watched
+  EXPECT_EQ(w.checker.stats().copies_sampled_out, 4u);
+}
+
 TEST(Checker, PageableAndDeviceEndsAreNotHeld) {
   World w;
   w.checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", {}, {MemoryKind::Device, {}},

@@ -98,6 +98,13 @@ TEST_F(Launcher, AProcessTheCheckerCouldNotWatchSaysWhy) {
   EXPECT_NE(err.str().find("another tool holds it"), std::string::npos);
 }
 
+TEST_F(Launcher, ASampledRunIsNotCalledClean) {
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{2, 0, 0, 0, 0, 5}));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::Sampled);
+  EXPECT_NE(err.str().find("left 5 copy ends unwatched"), std::string::npos) << err.str();
+}
+
 TEST_F(Launcher, AGapNoteMakesTheRunIncomplete) {
   program(header_line(1, 0, "p", true, "") + note_line("a copy was issued into a stream capture") +
           summary_line(CheckerStats{}));
