@@ -22,8 +22,17 @@ endforeach()
 install(TARGETS ${_hl_bin} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 if(_hl_libexec)
   install(TARGETS ${_hl_libexec} RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
-  # `hazardlab check` finds the library CUDA injects into the checked program next to the runners.
+  # `hazardlab check` finds the library CUDA injects into the checked program next to the runners, with
+  # NVIDIA's CUPTI beside it (redistributable; a GPU node has the driver, not the toolkit).
+  set_target_properties(hazardlab_check_inject PROPERTIES INSTALL_RPATH "$ORIGIN")
   install(TARGETS hazardlab_check_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+  get_target_property(_hl_cupti CUDA::cupti IMPORTED_LOCATION)
+  if(_hl_cupti)
+    # Under the name the library asks for (its SONAME, libcupti.so.<major>), whatever the file is called.
+    file(REAL_PATH "${_hl_cupti}" _hl_cupti_file)
+    install(FILES "${_hl_cupti_file}" DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab
+            RENAME libcupti.so.${CUDAToolkit_VERSION_MAJOR})
+  endif()
 endif()
 install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.schema.json
               record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)
