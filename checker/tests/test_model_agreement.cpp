@@ -40,7 +40,8 @@ cf::Program without_schedule(const cf::Program& p) {
       c.reads.clear();
       c.writes.clear();
     }
-    if (c.kind == CommandKind::EventQuery) c.observed_complete = queries++ % 2 == 0;  // both answers, in turn
+    if (c.kind == CommandKind::EventQuery || c.kind == CommandKind::StreamQuery)
+      c.observed_complete = queries++ % 2 == 0;  // both answers, in turn
     out.append(c);
   }
   return out;
@@ -214,6 +215,9 @@ Expected checked(const cf::Program& p) {
         if (c.observed_complete) checker.event_synchronized(1000 + c.event);
         break;
       case CommandKind::StreamSynchronize: checker.stream_synchronized(key(c.stream)); break;
+      case CommandKind::StreamQuery:
+        if (c.observed_complete) checker.stream_synchronized(key(c.stream));
+        break;
       case CommandKind::DeviceSynchronize: checker.context_synchronized(0); break;
       case CommandKind::GateClose:
       case CommandKind::GateOpen:

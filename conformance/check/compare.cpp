@@ -86,7 +86,8 @@ std::vector<Finding> findings(const Program& executed, const Prediction& predict
     const bool complete = executed.commands()[k].observed_complete;
     if ((answer == QueryAnswer::Complete && !complete) || (answer == QueryAnswer::NotReady && complete))
       found.push_back(
-          {"query " + std::to_string(k), "#" + std::to_string(k) + " EventQuery: expected " +
+          {"query " + std::to_string(k), "#" + std::to_string(k) + " " +
+                                             std::string(to_string(executed.commands()[k].kind)) + ": expected " +
                                              (answer == QueryAnswer::Complete ? "cudaSuccess" : "cudaErrorNotReady") +
                                              ", got " + (complete ? "cudaSuccess" : "cudaErrorNotReady")});
   }

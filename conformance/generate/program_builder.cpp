@@ -78,6 +78,7 @@ void ProgramBuilder::interpret(const RawCommand& r) {
       c.event = event;
       break;
     case CommandKind::StreamSynchronize:
+    case CommandKind::StreamQuery:
     case CommandKind::DeviceSynchronize:
     case CommandKind::Drain:
       break;

@@ -160,11 +160,13 @@ void Builder::lower(CommandIndex index, const Command& c) {
                 rules_.has(Rule::kHostSynchronization) && c.observed_complete ? latest_record(c.event)
                                                                               : std::vector<ActionId>{});
       break;
-    case CommandKind::StreamSynchronize: {
+    case CommandKind::StreamSynchronize:
+    case CommandKind::StreamQuery: {
       // Synchronizing the legacy stream waits for what work enqueued there now would wait for (rule 2), as
-      // the stream sync of a pageable cudaMemcpy does (lower_copies.cpp): conformance/probes showed it.
+      // the stream sync of a pageable cudaMemcpy does (lower_copies.cpp): conformance/probes showed it. A query
+      // the program saw succeed says the same; one that answered cudaErrorNotReady orders nothing.
       std::vector<ActionId> waits;
-      if (rules_.has(Rule::kHostSynchronization)) {
+      if (rules_.has(Rule::kHostSynchronization) && (c.kind == CommandKind::StreamSynchronize || c.observed_complete)) {
         waits = stream_work_[c.stream];
         if (c.stream == kLegacyStream) {
           const std::vector<ActionId> implicit = implicit_waits(kLegacyStream);

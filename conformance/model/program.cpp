@@ -106,6 +106,12 @@ CommandIndex Program::device_synchronize(HostThreadId thread) {
   return append(make(CommandKind::DeviceSynchronize, thread, kLegacyStream, {}, {}));
 }
 
+CommandIndex Program::stream_query(StreamId stream, bool observed_complete, HostThreadId thread) {
+  Command query = make(CommandKind::StreamQuery, thread, stream, {}, {});
+  query.observed_complete = observed_complete;
+  return append(std::move(query));
+}
+
 CommandIndex Program::event_query(EventId event, bool observed_complete, HostThreadId thread) {
   Command query = make(CommandKind::EventQuery, thread, kLegacyStream, {}, {}, event);
   query.observed_complete = observed_complete;
@@ -137,7 +143,8 @@ std::string_view to_string(CommandKind kind) {
       "HostWrite",       "HostRead",         "MemcpyAsync",       "Memcpy",
       "MemsetAsync",     "Kernel",           "HostFunc",          "EventRecord",
       "StreamWaitEvent", "EventSynchronize", "StreamSynchronize", "DeviceSynchronize",
-      "EventQuery",      "GateClose",        "GateOpen",          "Drain"};
+      "EventQuery",      "StreamQuery",      "GateClose",         "GateOpen",
+      "Drain"};
   return kNames[static_cast<std::size_t>(kind)];
 }
 

@@ -44,6 +44,7 @@ enum class CommandKind {
   StreamSynchronize,
   DeviceSynchronize,
   EventQuery,
+  StreamQuery,  // cudaStreamQuery: "cudaSuccess if all operations in stream have completed"
   // Schedule commands: what a runner adds to force an unlikely interleaving (conformance/schedule).
   GateClose,  // a gate queued on a stream: later work there waits until the host opens it
   GateOpen,   // the host opens a gate
@@ -65,7 +66,7 @@ struct Command {
   EventId event = 0;
   std::vector<BufferId> reads;
   std::vector<BufferId> writes;
-  // EventQuery only: the program saw cudaSuccess. Otherwise the query orders nothing.
+  // EventQuery and StreamQuery: the program saw cudaSuccess. Otherwise the query orders nothing.
   bool observed_complete = false;
   GateId gate = 0;                               // GateClose, GateOpen
   GateStyle gate_style = GateStyle::SpinKernel;  // GateClose
@@ -102,6 +103,7 @@ class Program {
   CommandIndex stream_synchronize(StreamId stream, HostThreadId thread = 0);
   CommandIndex device_synchronize(HostThreadId thread = 0);
   CommandIndex event_query(EventId event, bool observed_complete, HostThreadId thread = 0);
+  CommandIndex stream_query(StreamId stream, bool observed_complete, HostThreadId thread = 0);
   GateId gate_close(StreamId stream, GateStyle style);
   CommandIndex gate_open(GateId gate);
   CommandIndex drain();
@@ -115,7 +117,7 @@ class Program {
   }
   // Marks the command as one during which the watchdog opened the closed gates.
   void set_watchdog_opened(CommandIndex index) { commands_.at(index).watchdog_opened = true; }
-  // Records what an EventQuery answered when the program ran.
+  // Records what an EventQuery or StreamQuery answered when the program ran.
   void set_observed_complete(CommandIndex index, bool complete) { commands_.at(index).observed_complete = complete; }
 
   [[nodiscard]] const std::vector<Command>& commands() const { return commands_; }

@@ -19,9 +19,10 @@ constexpr std::array<RuleInfo, kRuleCount> kRules{{
      "nothing",
      "CUDA Runtime API, cudaEventRecord and cudaStreamWaitEvent"},
     {Rule::kHostSynchronization, "host-synchronization",
-     "cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize (and a cudaEventQuery observed to return "
-     "cudaSuccess) order later host operations after the captured or queued work",
-     "CUDA Runtime API, cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventQuery"},
+     "cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize (and a cudaEventQuery or cudaStreamQuery "
+     "observed to return cudaSuccess) order later host operations after the captured or queued work",
+     "CUDA Runtime API, cudaEventSynchronize, cudaStreamSynchronize, cudaDeviceSynchronize, cudaEventQuery, "
+     "cudaStreamQuery"},
     {Rule::kAsyncCopyPinnedOnStream, "async-copy-pinned-on-stream",
      "cudaMemcpyAsync between device and pinned host memory reads or writes the host buffer when it runs on the "
      "stream, not at the call",

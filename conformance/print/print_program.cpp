@@ -156,6 +156,10 @@ std::string to_cuda_source(const Program& program) {
         out << "  std::printf(\"#" << k << " query: %s\\n\", cudaGetErrorName(cudaEventQuery(" << ev
             << ")));  // the run saw " << (c.observed_complete ? "cudaSuccess" : "cudaErrorNotReady") << "\n";
         break;
+      case CommandKind::StreamQuery:
+        out << "  std::printf(\"#" << k << " stream query: %s\\n\", cudaGetErrorName(cudaStreamQuery(" << s
+            << ")));  // the run saw " << (c.observed_complete ? "cudaSuccess" : "cudaErrorNotReady") << "\n";
+        break;
       case CommandKind::GateClose:
         if (c.gate_style == GateStyle::HostFunction)
           out << "  CHECK(cudaLaunchHostFunc(" << s << ", host_gate, &host_gates[" << c.gate << "]));\n";

@@ -236,6 +236,12 @@ void Runner::issue(CommandIndex k, const Command& c) {
       run_.executed.set_observed_complete(k, answer == cudaSuccess);
       return;
     }
+    case CommandKind::StreamQuery: {
+      const cudaError_t answer = cudaStreamQuery(s);
+      if (answer != cudaErrorNotReady) HL_CUDA(answer);
+      run_.executed.set_observed_complete(k, answer == cudaSuccess);
+      return;
+    }
     case CommandKind::GateClose:
       if (gates_.size() <= c.gate) gates_.resize(c.gate + 1);
       gates_[c.gate] =

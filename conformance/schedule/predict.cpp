@@ -164,6 +164,23 @@ Prediction predict(const Program& program, const RuleSet& rules) {
         if (a != kNoAction) waits = waits || order.held_at(k).contains(a);
       p.waits[k] = waits ? Wait::Waits : documented_may_wait(program, c) ? Wait::MayWait : Wait::CannotWait;
     }
+    if (c.kind == CommandKind::StreamQuery) {
+      // Complete once the stream's work (and, on the legacy stream, the blocking streams' work rule 2 puts
+      // ahead of it) is done; not ready while its own work is held; either answer while only what rule 2 adds
+      // is held (the documents say "all operations in stream").
+      bool all_done = true, own_held = false;
+      for (CommandIndex j = 0; j < k; ++j) {
+        const ActionId w = hb.commands()[j].work;
+        if (w == kNoAction) continue;
+        const StreamId on = program.commands()[j].stream;
+        const bool own = on == c.stream;
+        const bool implicit = c.stream == kLegacyStream && program.stream_kind(on) == StreamKind::Blocking;
+        if (!own && !implicit) continue;
+        if (!order.done_at(k).contains(w)) all_done = false;
+        if (own && order.held_at(k).contains(w)) own_held = true;
+      }
+      p.queries[k] = own_held ? QueryAnswer::NotReady : all_done ? QueryAnswer::Complete : QueryAnswer::Either;
+    }
     if (c.kind == CommandKind::EventQuery) {
       ActionId record = kNoAction;
       for (CommandIndex j = 0; j < k; ++j)
