@@ -64,7 +64,7 @@ void Builder::host_return(ActionId work, const Command& c) {
 bool Builder::exempt_from_implicit_sync(const Command& c) const {
   if (c.kind == CommandKind::MemcpyAsync && rules_.allows(Deviation::kSmallPinnedUploadSkipsImplicitSync))
     return program_.buffer_kind(c.reads.at(0)) == BufferKind::HostPinned &&
-           program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= kSmallUploadBytes;
+           program_.buffer_kind(c.writes.at(0)) == BufferKind::Device && kBufferBytes <= rules_.small_upload_bytes();
   const bool marker = c.kind == CommandKind::EventRecord || c.kind == CommandKind::StreamWaitEvent;
   if (c.kind == CommandKind::StreamWaitEvent && c.stream == kLegacyStream && latest_record(c.event).empty())
     return rules_.allows(Deviation::kUnrecordedEventWaitOnLegacyIsNoWork);
