@@ -106,6 +106,19 @@ int devices(bool as_json) {
   return 0;
 }
 
+// A manifest that failed still names the GPUs and cases, so that ctest's registration can make every test
+// name of the run fail with the message (print_ctest_cases). What cannot be listed is left out: the one
+// failing test the registration always adds still fails the run.
+int cases_for_failed_manifest(bool manifest, int status) {
+  if (!manifest) return status;
+  try {
+    print_ctest_cases(std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
+  }
+  return status;
+}
+
 int list_settings() {
   for (const SettingInfo& s : known_settings()) std::cout << s.name << ": " << s.meaning << '\n';
   return 0;
@@ -201,13 +214,13 @@ int main(int argc, char** argv) {
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
-    return 2;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 2);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return 2;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 2);
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return 1;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 1);
   }
   return 0;
 }

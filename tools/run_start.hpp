@@ -23,6 +23,11 @@ struct ManifestRequest {
 // be found.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
 
+// Only the device (or nodevice) and case lines of the manifest. Also printed when the manifest fails (a bad
+// setting): the registration then gives every test name the run would have had to a test that fails with the
+// message, so that a run filtered by name (ctest -R) fails too instead of finding no test.
+void print_ctest_cases(std::ostream& out);
+
 struct RunStart {
   std::filesystem::path results_root;
   std::string run_id;

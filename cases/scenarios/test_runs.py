@@ -245,6 +245,12 @@ def bad_input_exits_2_everywhere(world):
     # Through ctest: a bad setting is one loud failing test, never a run of nothing.
     rc, out = world.ctest(extra_env={"HAZARDLAB_SANITIZE": "garbage"})
     check(rc != 0 and "HAZARDLAB_SANITIZE='garbage'" in out, "ctest with a bad setting:\n" + out)
+    # So is a run filtered by name or label: every name the run would have had fails with the message.
+    for selection in (["-R", "h2d-pinned-mutate/"], ["-R", "h2d-pinned-mutate/stream-synchronize$"],
+                      ["-R", "^nogpu/perf/"], ["-R", "race-window"], ["-L", "sweep"], ["-L", "hazard:h2d-pinned-mutate"]):
+        rc, out = world.ctest(*selection, extra_env={"HAZARDLAB_SANITIZE": "garbage"})
+        check(rc != 0 and "HAZARDLAB_SANITIZE='garbage'" in out and "No tests were found" not in out,
+              f"ctest {' '.join(selection)} with a bad setting exited {rc}:\n{out}")
     # An unknown name is a warning, recorded in the run.
     rc, out = world.ctest("-R", "h2d-pinned-mutate/", extra_env={"HAZARDLAB_TRAILS": "3"})
     check(rc == 0 and "did you mean HAZARDLAB_TRIALS" in " ".join(out.split()), "ctest with a misspelt setting:\n" + out)
