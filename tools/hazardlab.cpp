@@ -163,6 +163,9 @@ int main(int argc, char** argv) {
       ->required();
   manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
       ->required();
+  manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
+                         "when it fails, still list the GPUs and cases (the registration's call; its failing "
+                         "tests leave it out and print only the error)");
   auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
   start_cmd->add_option("--results-root", start.results_root, "the results root")->required();
   start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")->required();
@@ -214,13 +217,13 @@ int main(int argc, char** argv) {
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 2);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 2);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd), 1);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 1);
   }
   return 0;
 }

@@ -13,6 +13,7 @@ namespace hazardlab {
 struct ManifestRequest {
   std::filesystem::path default_results_root;  // used when HAZARDLAB_RESULTS_ROOT is not set
   std::filesystem::path default_reports_dir;   // used when HAZARDLAB_REPORTS_DIR is not set
+  bool cases_on_failure = false;               // a failed manifest still prints print_ctest_cases' lines
 };
 
 // Tab-separated lines for cmake/RegisterGpuCases.cmake.in:
