@@ -3,9 +3,9 @@
 # the shipped JSON Schemas. They need Python 3 with the jsonschema module (Debian:
 # python3-jsonschema); without it they are registered as one test that fails and says so.
 #
-#   hazardlab_add_scenarios(<script.py> TOOL <t> REPORT_TOOL <t> CASES <t> PERF <t>)
+#   hazardlab_add_scenarios(<script.py> TOOL <t> REPORT_TOOL <t> CASES <t> PERF <t> STANDIN_WORKER <t>)
 function(hazardlab_add_scenarios script)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TOOL;REPORT_TOOL;CASES;PERF" "")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TOOL;REPORT_TOOL;CASES;PERF;STANDIN_WORKER" "")
   # The first interpreter that has jsonschema: a version manager's python3 may come first on PATH
   # without it, while the system's has the Debian package.
   find_package(Python3 COMPONENTS Interpreter QUIET)
@@ -41,6 +41,7 @@ function(hazardlab_add_scenarios script)
                      --register-script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake
                      --tool $<TARGET_FILE:${ARG_TOOL}> --report-tool $<TARGET_FILE:${ARG_REPORT_TOOL}>
                      --cases $<TARGET_FILE:${ARG_CASES}> --perf $<TARGET_FILE:${ARG_PERF}>
+                     --standin-worker $<TARGET_FILE:${ARG_STANDIN_WORKER}>
                      --ctest ${CMAKE_CTEST_COMMAND} --cmake ${CMAKE_COMMAND})
     set_tests_properties(scenarios/${name} PROPERTIES LABELS "selftest;scenario" TIMEOUT 900)
     # Installing and packaging read the build tree and write its install_manifest.txt: one at a time.

@@ -107,6 +107,19 @@ int devices(bool as_json) {
   return 0;
 }
 
+// A manifest that failed still names the GPUs and cases, so that ctest's registration can make every test
+// name of the run fail with the message (print_ctest_cases). What cannot be listed is left out: the one
+// failing test the registration always adds still fails the run.
+int cases_for_failed_manifest(bool manifest, int status) {
+  if (!manifest) return status;
+  try {
+    print_ctest_cases(std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
+  }
+  return status;
+}
+
 int list_settings() {
   for (const SettingInfo& s : known_settings()) std::cout << s.name << ": " << s.meaning << '\n';
   return 0;
@@ -152,6 +165,9 @@ int main(int argc, char** argv) {
       ->required();
   manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
       ->required();
+  manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
+                         "when it fails, still list the GPUs and cases (the registration's call; its failing "
+                         "tests leave it out and print only the error)");
   auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
   start_cmd->add_option("--results-root", start.results_root, "the results root")->required();
   start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")->required();
@@ -204,13 +220,13 @@ int main(int argc, char** argv) {
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
-    return 2;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return 2;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return 1;
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 1);
   }
   return 0;
 }

@@ -89,6 +89,11 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
   out << "reports\t"
       << absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir).string()
       << '\n';
+  print_ctest_cases(out);
+  return 0;
+}
+
+void print_ctest_cases(std::ostream& out) {
   const DeviceInventory inv = discover_devices();
   if (inv.devices.empty()) out << "nodevice\t" << inv.no_device_reason << '\n';
   for (const DeviceFingerprint& d : inv.devices) {
@@ -102,7 +107,6 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
           << '\n';
     }
   }
-  return 0;
 }
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {

@@ -13,6 +13,7 @@ namespace hazardlab {
 struct ManifestRequest {
   std::filesystem::path default_results_root;  // used when HAZARDLAB_RESULTS_ROOT is not set
   std::filesystem::path default_reports_dir;   // used when HAZARDLAB_REPORTS_DIR is not set
+  bool cases_on_failure = false;               // a failed manifest still prints print_ctest_cases' lines
 };
 
 // Tab-separated lines for cmake/RegisterGpuCases.cmake.in:
@@ -22,6 +23,11 @@ struct ManifestRequest {
 // Throws std::invalid_argument when HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot
 // be found.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
+
+// Only the device (or nodevice) and case lines of the manifest. Also printed when the manifest fails (a bad
+// setting): the registration then gives every test name the run would have had to a test that fails with the
+// message, so that a run filtered by name (ctest -R) fails too instead of finding no test.
+void print_ctest_cases(std::ostream& out);
 
 struct RunStart {
   std::filesystem::path results_root;

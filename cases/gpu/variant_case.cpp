@@ -54,6 +54,17 @@ CaseEnd without_device(const Hazard& hazard, const Variant& variant, const std::
 
 }  // namespace
 
+VariantResult crash_marker(const Hazard& hazard, const Variant& variant, int device_index) {
+  VariantResult marker;
+  marker.hazard_id = hazard.id;
+  marker.variant_id = variant.id;
+  marker.kind = variant.kind;
+  marker.device_index = device_index;
+  marker.outcome = Outcome::Failed;
+  marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
+  return marker;
+}
+
 CaseEnd run_variant_case(const Hazard& hazard, const Variant& variant, const std::optional<DeviceFingerprint>& device,
                          const std::string& no_device_reason, const Settings& settings, std::ostream& out) {
   out << "\n== " << hazard.id << " / " << variant.id << " (" << to_string(variant.kind) << ") on "
@@ -62,14 +73,7 @@ CaseEnd run_variant_case(const Hazard& hazard, const Variant& variant, const std
   if (!device) return without_device(hazard, variant, no_device_reason, settings);
 
   // Recorded first, so that a case whose process dies leaves a failure, not nothing.
-  VariantResult marker;
-  marker.hazard_id = hazard.id;
-  marker.variant_id = variant.id;
-  marker.kind = variant.kind;
-  marker.device_index = device->index;
-  marker.outcome = Outcome::Failed;
-  marker.reason = "the case process ended before writing its result (crashed, killed or timed out)";
-  record(settings, marker);
+  record(settings, crash_marker(hazard, variant, device->index));
 
   // Shared with every other case of the host; a bandwidth or overlap measurement takes it alone.
   const perf::HostLock host_in_use(perf::HostLock::Mode::Shared, std::chrono::minutes(2));

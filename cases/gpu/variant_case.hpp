@@ -21,6 +21,10 @@ struct CaseEnd {
 CaseEnd run_variant_case(const Hazard& hazard, const Variant& variant, const std::optional<DeviceFingerprint>& device,
                          const std::string& no_device_reason, const Settings& settings, std::ostream& out);
 
+// What a case records before it starts, so that a process that dies mid-case leaves a failure, not
+// nothing: Failed, saying the process ended before writing its result.
+VariantResult crash_marker(const Hazard& hazard, const Variant& variant, int device_index);
+
 // ctest's reading of a case: 0 passed, 77 skipped (SKIP_RETURN_CODE), 1 anything else.
 inline constexpr int kSkipExitCode = 77;
 int exit_code_of(const CaseEnd& end) noexcept;

@@ -15,6 +15,7 @@ import html.parser
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -245,6 +246,12 @@ def bad_input_exits_2_everywhere(world):
     # Through ctest: a bad setting is one loud failing test, never a run of nothing.
     rc, out = world.ctest(extra_env={"HAZARDLAB_SANITIZE": "garbage"})
     check(rc != 0 and "HAZARDLAB_SANITIZE='garbage'" in out, "ctest with a bad setting:\n" + out)
+    # So is a run filtered by name or label: every name the run would have had fails with the message.
+    for selection in (["-R", "h2d-pinned-mutate/"], ["-R", "h2d-pinned-mutate/stream-synchronize$"],
+                      ["-R", "^nogpu/perf/"], ["-R", "race-window"], ["-L", "sweep"], ["-L", "hazard:h2d-pinned-mutate"]):
+        rc, out = world.ctest(*selection, extra_env={"HAZARDLAB_SANITIZE": "garbage"})
+        check(rc != 0 and "HAZARDLAB_SANITIZE='garbage'" in out and "No tests were found" not in out,
+              f"ctest {' '.join(selection)} with a bad setting exited {rc}:\n{out}")
     # An unknown name is a warning, recorded in the run.
     rc, out = world.ctest("-R", "h2d-pinned-mutate/", extra_env={"HAZARDLAB_TRAILS": "3"})
     check(rc == 0 and "did you mean HAZARDLAB_TRIALS" in " ".join(out.split()), "ctest with a misspelt setting:\n" + out)
@@ -297,6 +304,52 @@ def cases_share_a_warm_worker_that_leaves_with_ctest(world):
     check(record["complete"], f"the fresh-process run is not complete: {record}")
     settings = {s["name"]: s for s in record["settings"]}
     check(settings["HAZARDLAB_FRESH_PROCESSES"]["value"] == "1", f"recorded: {settings['HAZARDLAB_FRESH_PROCESSES']}")
+
+
+STANDIN_CASES = """
+# The stand-in worker's cases, beside the real registration (whose variables this file shares).
+foreach(variant IN ITEMS unsafe-mutate-after-call stream-synchronize)
+  add_test(nogpu/standin/${variant} "STANDIN" h2d-pinned-mutate ${variant})
+  set_tests_properties(nogpu/standin/${variant} PROPERTIES LABELS standin ENVIRONMENT "${environment}"
+                       FIXTURES_REQUIRED hazardlab_session RESOURCE_LOCK nogpu SKIP_RETURN_CODE 77)
+endforeach()
+# The case that dies first, so that the other one shows the next worker.
+set_tests_properties(nogpu/standin/stream-synchronize PROPERTIES DEPENDS nogpu/standin/unsafe-mutate-after-call)
+"""
+
+
+@scenario
+def worker_dying_mid_case_fails_it(world):
+    """A warm worker killed in the middle of a case fails that case: its ctest line, the exit status and the
+    run's report all say so, not only the crash marker; the next case gets a new worker."""
+    dies = "unsafe-mutate-after-call"
+    testfile = world.ctest_dir / "CTestTestfile.cmake"
+    testfile.write_text(testfile.read_text() + STANDIN_CASES.replace("STANDIN", str(world.args.standin_worker)))
+    rc, out = world.run([world.args.ctest, "--test-dir", world.ctest_dir, "-j4", "-V", "-L", "standin"],
+                        {"STANDIN_DIES_IN": dies})
+    check(rc != 0, f"ctest exited {rc} although a worker died mid-case:\n{out}")
+    lines = [line for line in out.splitlines() if "Test #" in line and "nogpu/standin/" in line]
+    check(any(f"nogpu/standin/{dies}" in line and "***Failed" in line for line in lines),
+          f"the killed case's ctest line does not say Failed: {lines}\n{out}")
+    check(any("nogpu/standin/stream-synchronize" in line and "Skipped" in line for line in lines),
+          f"the other case did not run as usual: {lines}")
+    check("the worker process running this case died: killed by signal 9" in out, "no word of the death:\n" + out)
+    workers = set(re.findall(r"== in the stand-in worker process (\d+):", out))
+    check(len(workers) == 2, f"the case after the death did not get a new worker: {workers}")
+
+    record = world.run_record(world.run_ids()[-1])
+    check(not record["complete"], f"a run of two cases is recorded complete: {record}")
+    report = json.loads((world.reports / "runs" / record["id"] / "nogpu.json").read_text())
+    jsonschema.validate(report, world.report_schema)
+    check(report["verdict"] == "FAIL", f"the report's verdict is {report['verdict']}: {report['verdict_reason']}")
+    results = [v for h in report["hazards"] for v in h["variants"]
+               if h["id"] == "h2d-pinned-mutate" and v["variant"] == dies]
+    check(len(results) == 1 and results[0]["outcome"] == "failed"
+          and "ended before writing its result" in results[0].get("reason", ""), f"the report shows {results}")
+
+    # Outside ctest, the same case's exit status is 1 and its stderr says why.
+    rc, out = world.run([world.args.standin_worker, "h2d-pinned-mutate", dies], {"STANDIN_DIES_IN": dies})
+    check(rc == 1 and "killed by signal 9" in out, f"the stand-in exited {rc}:\n{out}")
 
 
 def install_into(world, prefix):
@@ -581,7 +634,7 @@ def main():
     parser.add_argument("scenario", nargs="?")
     parser.add_argument("--list", action="store_true")
     for option in ("source-dir", "build-dir", "register-script", "tool", "report-tool", "cases", "perf", "ctest",
-                   "cmake"):
+                   "cmake", "standin-worker"):
         parser.add_argument("--" + option)
     args = parser.parse_args()
     if args.list:

@@ -2,6 +2,8 @@
 // flagged, a slow GPU flagged among its model only, and an exit status that hides no failure.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "fleet_fixture.hpp"
 
 using namespace hazardlab;
@@ -168,6 +170,40 @@ TEST(Fleet, ExitStatusIsZeroOnlyWhenEveryRowPassesAndNoLaterFailureIsHidden) {
   ASSERT_EQ(row.newer_partial_runs.size(), 1u);
   EXPECT_EQ(row.newer_partial_runs[0].verdict, Verdict::Fail);
   EXPECT_EQ(fleet_exit_status(report), 1);
+}
+
+// The merge command's exit status for a fleet of one GPU whose shown row has each standing: 0 for PASS only. A
+// PARTIAL row (its host never finished a run) is not a pass, nor is any other standing.
+TEST(Fleet, TheMergeCommandExitsNonZeroForEveryShownStandingButPass) {
+  const fs::path base = fresh_dir("fleet-standings");
+  const auto with_outcome = [](RunContents c, const std::string& variant, Outcome o) {
+    for (VariantResult& r : c.results) {
+      if (r.variant_id == variant) r.outcome = o;
+    }
+    return c;
+  };
+  RunContents pass = host_run("node-p", "2026-11-20T00:00:00Z", 1);
+  RunContents partial = pass;
+  partial.results.resize(1);  // one case of the catalogue ran: the GPU's only run is partial
+  RunContents no_gpu = host_run("node-p", "2026-11-20T00:00:00Z", 0);
+  const std::vector<std::pair<Verdict, RunContents>> fleets = {
+      {Verdict::Pass, pass},
+      {Verdict::Fail, with_outcome(pass, "stream-synchronize", Outcome::Incorrect)},
+      {Verdict::Inconclusive, with_outcome(pass, "stream-synchronize", Outcome::Inconclusive)},
+      {Verdict::Partial, partial},
+      {Verdict::Skipped, no_gpu}};
+  for (const auto& [verdict, contents] : fleets) {
+    const std::string name(to_string(verdict));
+    const fs::path run = write_run_folder(base / name, contents);
+    const FleetReport report = merge_runs({run}, fleet_options());
+    ASSERT_EQ(report.rows.size(), 1u) << name;
+    ASSERT_EQ(report.rows[0].verdict, verdict) << name;  // the row really has the standing under test
+    EXPECT_EQ(report.rows[0].partial, verdict == Verdict::Partial) << name;
+    std::ostringstream out, err;
+    const int status = merge_command({run}, fleet_options(base / ("fleet-" + name)), out, err);
+    EXPECT_EQ(status, verdict == Verdict::Pass ? 0 : 1) << name << "\n" << out.str() << err.str();
+    EXPECT_EQ(fleet_exit_status(report), status) << name;
+  }
 }
 
 TEST(Fleet, AHostWithoutAGpuGivesOneSkippedRowThatSaysWhy) {

@@ -9,6 +9,7 @@
 #include "conformance/generate/generate.hpp"
 #include "conformance/print/print_program.hpp"
 #include "conformance/runner/run_program.hpp"
+#include "conformance/runner/upload_probe.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab::conformance {
@@ -33,6 +34,18 @@ std::vector<std::string> disagreements_with(const Program& executed, const RuleS
                        observation);
 }
 
+// The threshold as the run records it: the measured figure (null when not measured), why not, every probe.
+nlohmann::json threshold_json(const SmallUploadThreshold& t) {
+  nlohmann::json probes = nlohmann::json::array();
+  for (const UploadProbeTally& p : t.probes)
+    probes.push_back({{"bytes", p.bytes}, {"skipped", p.skipped}, {"obeyed", p.obeyed}, {"neither", p.neither}});
+  return {{"largest_skipping_bytes", t.largest_skipping ? nlohmann::json(*t.largest_skipping) : nlohmann::json()},
+          {"model_bytes", t.largest_skipping.value_or(kSmallUploadBytes)},
+          {"problem", t.problem},
+          {"summary", describe(t)},
+          {"probes", probes}};
+}
+
 }  // namespace
 
 // HAZARDLAB_CONFORMANCE_PROFILE, validated with every other setting (settings.hpp).
@@ -45,6 +58,10 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
   const Profile profile = profile_for(settings);
   prepare_runner();
   const RunLimits limits{settings.call_limit, std::min(settings.gate_timeout, std::chrono::milliseconds(2000))};
+  // This GPU's small-upload threshold, to the byte: the figure the deviation's model takes (24 KiB if it
+  // could not be measured, and then the run cannot pass).
+  const SmallUploadThreshold threshold = measure_small_upload_threshold(limits.gate_timeout);
+  const RuleSet measured = RuleSet::all().with_small_upload_bytes(threshold.largest_skipping.value_or(kSmallUploadBytes));
   std::vector<MutantTally> mutants;
   for (const RuleInfo& info : all_rules()) mutants.push_back({info.rule, std::nullopt});
   // Per deviation, the programs in which the GPU did what only that deviation allows.
@@ -68,17 +85,17 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
     const Prediction documented = predict(run.executed);
     coverage.add(documented, run.observation);
     const std::vector<std::string> found = disagreements(
-        run.executed, documented, predict(run.executed, RuleSet::all().with_seen_deviations()), run.observation);
+        run.executed, documented, predict(run.executed, measured.with_seen_deviations()), run.observation);
     // Only a run the model explains counts against a mutant or for a deviation: a violation disagrees with
     // every model, and would "refute" a mutant no GPU can refute (rule 7 did so in an H100 run).
     if (found.empty()) {
       if (!disagreements(run.executed, documented, run.observation).empty())
         for (const DeviationInfo& d : all_deviations())
-          if (disagreements(run.executed, predict(run.executed, RuleSet::all().with(d.deviation)), run.observation)
+          if (disagreements(run.executed, predict(run.executed, measured.with(d.deviation)), run.observation)
                   .empty())
             ++deviation_taken[static_cast<std::size_t>(d.deviation)];
       for (MutantTally& m : mutants)
-        if (!m.refuted_at && !disagreements_with(run.executed, RuleSet::all().without(m.rule), run.observation).empty())
+        if (!m.refuted_at && !disagreements_with(run.executed, measured.without(m.rule), run.observation).empty())
           m.refuted_at = programs;
     }
     if (!found.empty()) {
@@ -129,13 +146,14 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
       {"operations", operations},          {"reads_checked", coverage.reads_checked},
       {"racy_reads", coverage.racy_reads}, {"racy_reads_non_latest", coverage.racy_reads_non_latest},
       {"violations", violations},          {"wall_ms", wall_ms},
-      {"mutants", json_mutants},           {"deviations", json_deviations}};
+      {"mutants", json_mutants},           {"deviations", json_deviations},
+      {"small_upload_threshold", threshold_json(threshold)}};
   long programs_with_deviation = 0;
   for (long n : deviation_taken) programs_with_deviation += n;
   r.finding = std::to_string(programs) + " generated programs (" + profile.name + "), " + std::to_string(violations) +
               " violations; " + std::to_string(coverage.racy_reads_non_latest) + " of " +
               std::to_string(coverage.racy_reads) + " racy reads seen at a value other than the latest; " +
-              std::to_string(programs_with_deviation) + " program(s) took a deviation seen before";
+              std::to_string(programs_with_deviation) + " program(s) took a deviation seen before; " + describe(threshold);
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   const std::string replay = " (replay with HAZARDLAB_SEED=" + std::to_string(params.seed) + ")";
@@ -163,6 +181,10 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
         standing += (standing.empty() ? "" : ", ") + std::string(rule_info(m.rule).name);
     r.reason = "0 disagreements, but the programs did not refute the model without " + standing +
                ", so they did not show the GPU keeping that rule" + replay;
+  } else if (!threshold.largest_skipping) {
+    r.outcome = Outcome::Inconclusive;
+    r.reason = "0 disagreements, but the small-upload threshold was " + describe(threshold) +
+               "; the model used the 24 KiB seen before" + replay;
   } else {
     r.reason = "0 disagreements, and every refutable mutant refuted" + replay;
   }

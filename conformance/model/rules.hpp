@@ -56,7 +56,8 @@ struct DeviationInfo {
 std::span<const DeviationInfo> all_deviations();
 const DeviationInfo& deviation_info(Deviation deviation);
 
-// The largest pinned-to-device copy that was seen to skip the legacy stream's implicit synchronization.
+// The largest pinned-to-device copy that was seen to skip the legacy stream's implicit synchronization: the
+// model's figure when a GPU's own was not measured (a run measures it: RuleSet::with_small_upload_bytes).
 inline constexpr std::size_t kSmallUploadBytes = 24 * 1024;
 
 // Which rules the model applies. Every rule is on by default; a mutant model switches one off to show
@@ -83,10 +84,19 @@ class RuleSet {
     return copy;
   }
   [[nodiscard]] bool has(Rule rule) const { return enabled_.test(static_cast<std::size_t>(rule)); }
+  // The largest pinned-to-device copy that kSmallPinnedUploadSkipsImplicitSync exempts, in bytes: the GPU's
+  // measured threshold, else kSmallUploadBytes.
+  [[nodiscard]] std::size_t small_upload_bytes() const { return small_upload_bytes_; }
+  [[nodiscard]] RuleSet with_small_upload_bytes(std::size_t bytes) const {
+    RuleSet copy = *this;
+    copy.small_upload_bytes_ = bytes;
+    return copy;
+  }
 
  private:
   std::bitset<kRuleCount> enabled_;
   std::bitset<kDeviationCount> deviations_;
+  std::size_t small_upload_bytes_ = kSmallUploadBytes;
 };
 
 // One piece of stream work, as far as rule 2 and the deviations that weaken it are concerned. The model

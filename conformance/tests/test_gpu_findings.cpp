@@ -191,6 +191,27 @@ TEST(GpuFindings, TheSmallPinnedUploadDeviationExplainsTheLegacyCopyThatDidNotWa
   EXPECT_EQ(disagreements(m.p, documented, seen, gpu).size(), 1U);
 }
 
+// The deviation exempts uploads up to the threshold the RuleSet carries: the GPU's measured one, else the
+// 24 KiB seen before. A GPU measured to obey from below the programs' upload size explains nothing by it.
+TEST(GpuFindings, TheSmallPinnedUploadDeviationFollowsTheMeasuredThreshold) {
+  const MemsetThenLegacyCopy m = memset_then_legacy_copy();
+  EXPECT_EQ(RuleSet::all().small_upload_bytes(), kSmallUploadBytes);
+  EXPECT_EQ(RuleSet::all().with_seen_deviations().with_small_upload_bytes(25000).small_upload_bytes(), 25000U);
+  const Prediction documented = predict(m.p);
+  Observation gpu = as_predicted(documented);
+  gpu.reads[{m.readback, m.b.device0}] = {initial_value(m.b.pinned1)};
+  gpu.finished_at_gate_open[m.open] = {m.copy};
+  const RuleSet deviation = RuleSet::all().with(Deviation::kSmallPinnedUploadSkipsImplicitSync);
+  for (const std::size_t threshold : {kBufferBytes, kBufferBytes + 1, std::size_t{28671}}) {
+    const Prediction seen = predict(m.p, deviation.with_small_upload_bytes(threshold));
+    EXPECT_TRUE(disagreements(m.p, documented, seen, gpu).empty()) << threshold;
+  }
+  // Measured below the upload's size: the copy had to wait, so both models reject what the GPU did.
+  const Prediction obeys = predict(m.p, deviation.with_small_upload_bytes(kBufferBytes - 1));
+  EXPECT_EQ(disagreements(m.p, documented, obeys, gpu).size(), 2U);
+  EXPECT_TRUE(obeys.held_at_gate_open.at(m.open).contains(m.copy));
+}
+
 TEST(GpuFindings, TheSmallPinnedUploadDeviationIsLimitedToPinnedUploads) {
   // A device-to-device copy on the legacy stream still waits for the gated blocking stream's memset.
   Program p;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "sweep/cycle_sleep.hpp"
+#include "sweep/self_check.hpp"
 
 namespace hazardlab {
 namespace {
@@ -45,6 +46,16 @@ TutorialDemo replay_demo(RaceShape shape, WindowRig& rig, const TutorialDemoSpec
   return demo;
 }
 
+// A sweep whose instrument failed a self-check cannot say how often the race shows: undecided, with why.
+VariantResult failed_self_check(const std::vector<std::string>& problems) {
+  VariantResult r;
+  r.outcome = Outcome::Inconclusive;
+  r.reason = "the sweep failed its own self-check, so its curves cannot be trusted: ";
+  for (std::size_t i = 0; i < problems.size(); ++i) r.reason += (i ? "; " : "") + problems[i];
+  r.observations["self_check"] = {{"held", false}, {"problems", problems}};
+  return r;
+}
+
 }  // namespace
 
 WindowPlan window_plan(const Settings& settings) {
@@ -73,6 +84,14 @@ VariantResult measure_race_window(const RaceWindowSpec& spec, const DeviceFinger
   std::size_t largest = *std::max_element(plan.sizes.begin(), plan.sizes.end());
   if (spec.demo && plan.demos) largest = std::max(largest, spec.demo->bytes);
   WindowRig rig(spec.shape, largest);
+  // The memory first: a sweep on the wrong kind would measure for minutes a race that cannot happen.
+  std::vector<std::string> memory;
+  const std::pair<const char*, const HostBuffer*> buffers[] = {{"the sweep's host buffer", &rig.host},
+                                                               {"its read-back buffer", &rig.readback}};
+  for (const auto& [role, buffer] : buffers) {
+    if (auto p = memory_problem(role, kWindowHostMemory, observe_host_memory(buffer->data()))) memory.push_back(*p);
+  }
+  if (!memory.empty()) return failed_self_check(memory);
 
   RaceWindow window;
   window.profile = settings.sweep_full ? "full" : "quick";
@@ -105,6 +124,14 @@ VariantResult measure_race_window(const RaceWindowSpec& spec, const DeviceFinger
   }
   r.finding = window.summary();
   r.observations["race_window"] = window;
+  // Timing checks need undisturbed timing: under a sanitizer every call is slowed and moves every race.
+  const std::vector<std::string> problems = sweep_self_check(window, {}, settings.sanitizer.empty());
+  r.observations["self_check"] = {{"held", problems.empty()}, {"problems", problems}};
+  if (!problems.empty()) {
+    const VariantResult failed = failed_self_check(problems);
+    r.outcome = failed.outcome;
+    r.reason = failed.reason;
+  }
   return r;
 }
 

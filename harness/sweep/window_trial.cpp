@@ -93,9 +93,9 @@ WindowTrialOutcome consume_across_streams(WindowRig& rig, const WindowTrialCase&
 }  // namespace
 
 WindowRig::WindowRig(RaceShape shape, std::size_t max_bytes)
-    : host(HostMemoryKind::Pinned, max_bytes),
+    : host(kWindowHostMemory, max_bytes),
       device(max_bytes),
-      readback(HostMemoryKind::Pinned, shape == RaceShape::MutatePinnedSourceAfterH2D ? max_bytes : 1) {}
+      readback(kWindowHostMemory, shape == RaceShape::MutatePinnedSourceAfterH2D ? max_bytes : 1) {}
 
 WindowTrialOutcome run_window_trial(RaceShape shape, WindowRig& rig, const WindowTrialCase& c) {
   switch (shape) {

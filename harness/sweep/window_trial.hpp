@@ -20,12 +20,16 @@ enum class RaceShape {
   TwoStreamsNoEvent,                  // the same between two non-blocking streams with no event
 };
 
+// The host memory every sweep races on: what its report says, and what its self-check verifies
+// (sweep/self_check.hpp) before the curves are believed.
+inline constexpr HostMemoryKind kWindowHostMemory = HostMemoryKind::Pinned;
+
 // Buffers shared by a sweep's trials, allocated once at the largest size it needs.
 struct WindowRig {
   WindowRig(RaceShape shape, std::size_t max_bytes);
-  HostBuffer host;      // pinned: the source (H2D) or destination (D2H, consumers)
+  HostBuffer host;      // kWindowHostMemory: the source (H2D) or destination (D2H, consumers)
   DeviceBuffer device;  // the destination (H2D) or source (D2H, producers)
-  HostBuffer readback;  // pinned: what reached the device (H2D only; one page otherwise)
+  HostBuffer readback;  // kWindowHostMemory: what reached the device (H2D only; one page otherwise)
 };
 
 // How one trial runs: the delay ahead of the racing work, or the tutorial's cycle sleep after it.
