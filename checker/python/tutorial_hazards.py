@@ -60,6 +60,20 @@ def side_stream_wait_stream(fixed):
     return float(h[5])
 
 
+def wait_stream(fixed):
+    # The readback runs on a side stream; the default stream waits for it (an event and a stream wait), and the
+    # host synchronizes the default stream: ordered through the chain.
+    side = torch.cuda.Stream()
+    d = torch.ones(N, device="cuda")
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        h = d.to("cpu", non_blocking=True)
+    if fixed:
+        torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.current_stream().synchronize()
+    return float(h[9])
+
+
 def function_scoped_pin_memory(fixed):
     # The pattern counted in open-source projects: the pinned tensor goes out of scope at once. PyTorch's
     # caching host allocator keeps the block until an event says the copy is done.
@@ -76,6 +90,7 @@ CASES = {
     "copy-into-pinned-read-early": copy_into_pinned_read_early,
     "event-synchronize": event_synchronize,
     "side-stream": side_stream_wait_stream,
+    "wait-stream": wait_stream,
     "function-scoped-pin-memory": function_scoped_pin_memory,
 }
 
