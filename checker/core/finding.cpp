@@ -24,15 +24,20 @@ std::string_view to_string(PinnedKind kind) {
   return "?";
 }
 
+std::string_view to_string(conformance::StreamKind kind) {
+  switch (kind) {
+    case conformance::StreamKind::Legacy: return "legacy";
+    case conformance::StreamKind::Blocking: return "blocking";
+    case conformance::StreamKind::NonBlocking: return "non-blocking";
+  }
+  return "?";
+}
+
 namespace {
 
-std::string_view stream_kind_text(conformance::StreamKind kind) {
-  switch (kind) {
-    case conformance::StreamKind::Legacy: return "the legacy default stream";
-    case conformance::StreamKind::Blocking: return "a blocking stream";
-    case conformance::StreamKind::NonBlocking: return "a non-blocking stream";
-  }
-  return "a stream";
+std::string stream_kind_text(conformance::StreamKind kind) {
+  if (kind == conformance::StreamKind::Legacy) return "the legacy default stream";
+  return "a " + std::string(to_string(kind)) + " stream";
 }
 
 std::string hex(std::uint64_t value) {

@@ -31,6 +31,9 @@ std::string_view to_string(PinnedKind kind);
 
 enum class HostEnd { Source, Destination };
 
+// "legacy", "blocking", "non-blocking": the stream kinds as the log and the JSON report name them.
+std::string_view to_string(conformance::StreamKind kind);
+
 // One asynchronous copy, as far as one of its host ends is concerned.
 struct CopyFacts {
   std::uint64_t id = 0;       // the n-th copy the checker watched, from 1

@@ -15,14 +15,6 @@ constexpr const char* kSummary = "summary";
 
 std::string line(nlohmann::json j) { return j.dump() + "\n"; }
 
-std::string_view to_string(conformance::StreamKind kind) {
-  switch (kind) {
-    case conformance::StreamKind::Legacy: return "legacy";
-    case conformance::StreamKind::Blocking: return "blocking";
-    case conformance::StreamKind::NonBlocking: return "non-blocking";
-  }
-  return "?";
-}
 template <class Enum, std::size_t N>
 Enum enum_from(const std::string& text, const Enum (&all)[N]) {
   for (Enum e : all)
