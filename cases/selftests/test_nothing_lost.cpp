@@ -207,3 +207,13 @@ TEST(NothingLost, AResultsRootAndAReportFolderMustNotOverlap) {
   EXPECT_FALSE(folders_overlap(base / "results", base / "reports"));
   EXPECT_FALSE(folders_overlap(base / "a", base / "ab"));
 }
+
+TEST(NothingLost, AFileOrAResultsRootGivenAsARunFolderIsBadInput) {
+  const fs::path base = fresh_dir("not-a-run");
+  write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::ofstream(base / "file") << "x";
+  std::string printed;
+  EXPECT_EQ(report(base / "file", base / "reports", 20, &printed), 2) << printed;
+  EXPECT_EQ(report(base / "results", base / "reports", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a results root"), std::string::npos) << printed;
+}

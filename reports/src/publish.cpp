@@ -62,7 +62,15 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   std::error_code ec;
   if (run_dir.empty()) throw std::invalid_argument("no run folder given; expected <results root>/runs/<run-id>");
   // A run whose session-start was refused has no folder: its report (ctest's cleanup) fails, exit 1.
-  if (!fs::is_directory(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (!fs::exists(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (!fs::is_directory(run_dir, ec)) {
+    throw std::invalid_argument(run_dir.string() +
+                                " is not a folder; expected a run folder (<results root>/runs/<run-id>)");
+  }
+  if (fs::exists(run_dir / kResultsRootMarker, ec)) {
+    throw std::invalid_argument(run_dir.string() + " is a results root, not a run folder; give one of its runs: " +
+                                (run_dir / kRunsFolder).string() + "/<run-id>");
+  }
   if (is_report_set(run_dir)) {
     throw std::invalid_argument(run_dir.string() + " is a published report set, not a run folder; give the run "
                                 "folder under the results root (<results root>/runs/<run-id>)");
@@ -116,14 +124,19 @@ PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRec
   fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
   if (ec) throw std::runtime_error("cannot create " + staging.string() + ": " + ec.message());
-  write_file_atomically(staging / kReportSetMarker, "A report set written by hazardlab.\n");
-  write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
-  for (const GpuReport& r : reports) {
-    const std::string stem = r.file_stem();
-    write_file_atomically(staging / (stem + ".json"), report_to_json(r).dump(2) + "\n");
-    write_file_atomically(staging / (stem + ".md"), report_to_markdown(r));
-    write_file_atomically(staging / (stem + ".html"), report_to_html(r));
-    write_file_atomically(staging / (stem + ".junit.xml"), report_to_junit(r));
+  try {
+    write_file_atomically(staging / kReportSetMarker, "A report set written by hazardlab.\n");
+    write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
+    for (const GpuReport& r : reports) {
+      const std::string stem = r.file_stem();
+      write_file_atomically(staging / (stem + ".json"), report_to_json(r).dump(2) + "\n");
+      write_file_atomically(staging / (stem + ".md"), report_to_markdown(r));
+      write_file_atomically(staging / (stem + ".html"), report_to_html(r));
+      write_file_atomically(staging / (stem + ".junit.xml"), report_to_junit(r));
+    }
+  } catch (const std::exception&) {
+    fs::remove_all(staging, ec);  // a half-written set (a full disk) is not left behind
+    throw;
   }
   const fs::path final = runs / run.id;
   move_into_place(staging, final);
