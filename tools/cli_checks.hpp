@@ -3,10 +3,10 @@
 // the same in both: folders that are not blank, numbers read by the one strict parser
 // (hazardlab/strict_number.hpp). CLI11 prints the message and the tools exit 2.
 #include <CLI/CLI.hpp>
-#include <cctype>
 #include <cstdint>
 #include <string>
 
+#include "hazardlab/results_root.hpp"
 #include "hazardlab/strict_number.hpp"
 
 namespace hazardlab::cli {
@@ -16,14 +16,8 @@ namespace hazardlab::cli {
 inline CLI::Validator folder_path() {
   return CLI::Validator(
       [](std::string& text) -> std::string {
-        const auto blank = [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); };
-        bool all_blank = true;
-        for (const char c : text) all_blank = all_blank && blank(static_cast<unsigned char>(c));
-        if (all_blank || blank(static_cast<unsigned char>(text.front())) ||
-            blank(static_cast<unsigned char>(text.back()))) {
-          return "'" + text + "' is not allowed; expected a folder path, without spaces at either end";
-        }
-        return {};
+        const std::string problem = folder_text_problem(text);
+        return problem.empty() ? problem : "'" + text + "' is not allowed; " + problem;
       },
       "FOLDER");
 }

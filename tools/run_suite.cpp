@@ -51,10 +51,11 @@ class Progress {
     out_ << "hazardlab: " << ++finished_ << "/" << total_ << " " << name << " ... " << word << " ("
          << static_cast<long>(end.seconds * 1000) << " ms)\n"
          << std::flush;
-    if (end.exit_code != 0 && end.exit_code != 77) failed_.push_back(name + " (" + end.how + ")");
+    if (end.exit_code != 0 && end.exit_code != 77) failed_.push_back({name, end.how});
   }
-  // The cases that ended in failure: a failed guard, a crash, or a result that could not be written.
-  std::vector<std::string> failed() {
+  // The cases that ended in failure (a failed guard, a crash, a result that could not be written),
+  // by name, with how they ended.
+  std::vector<std::pair<std::string, std::string>> failed() {
     const std::lock_guard<std::mutex> hold(mutex_);
     return failed_;
   }
@@ -63,7 +64,7 @@ class Progress {
   std::ostream& out_;
   int total_;
   int finished_ = 0;
-  std::vector<std::string> failed_;
+  std::vector<std::pair<std::string, std::string>> failed_;
   std::mutex mutex_;
 };
 
@@ -148,13 +149,14 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     });
   }
   for (std::thread& g : gpus) g.join();
-  int status = report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
-  // A case that failed without leaving a result (it could not write it: a full disk) shows in the
-  // report only as missing; its failure is still a failure.
-  if (const std::vector<std::string> failed = progress.failed(); !failed.empty()) {
-    err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string()
-        << ", and a case whose result could not be written is missing from the report:\n";
-    for (const std::string& name : failed) err << "hazardlab:   " << name << '\n';
+  std::vector<std::string> failed_names;
+  for (const auto& [name, how] : progress.failed()) failed_names.push_back(name);
+  int status = report_run(
+      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names}, out, err);
+  // A case that failed without leaving a result (it could not write it: a full disk) fails the run.
+  if (const auto failed = progress.failed(); !failed.empty()) {
+    err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string() << ":\n";
+    for (const auto& [name, how] : failed) err << "hazardlab:   " << name << " (" << how << ")\n";
     if (status == 0) status = 1;
   }
   return status;

@@ -153,6 +153,8 @@ def a_full_disk_fails_the_run(world):
     check(rc not in (0, 134) and rc > 0, f"a run on a full disk exited {rc}:\n{out[-3000:]}")
     check("No space left on device" in out, f"the run does not say the disk was full:\n{out[-3000:]}")
     check("terminate called" not in out, f"a program aborted:\n{out[-3000:]}")
+    # A case that could not write its result failed: the GPU's verdict says so, never "not run" alone.
+    check("FAILED without leaving a result" in out, f"the verdict does not name the failed cases:\n{out[-3000:]}")
 
 
 if __name__ == "__main__":

@@ -217,3 +217,18 @@ TEST(NothingLost, AFileOrAResultsRootGivenAsARunFolderIsBadInput) {
   EXPECT_EQ(report(base / "results", base / "reports", 20, &printed), 2) << printed;
   EXPECT_NE(printed.find("is a results root"), std::string::npos) << printed;
 }
+
+TEST(NothingLost, ACaseThatFailedWithoutAResultFailsItsGpuNotPartial) {
+  const fs::path base = fresh_dir("failed-no-result");
+  RunContents c = run_named("20261101T000000Z-h-1");
+  // Its result could not be written.
+  const VariantResult& r = c.results.front();
+  const std::string lost = device_label(r.device_index) + "/" + r.hazard_id + "/" + r.variant_id;
+  c.results.erase(c.results.begin());
+  const fs::path run = write_run_folder(base / "results", c);
+  std::ostringstream o, e;
+  EXPECT_EQ(report_run(run, ReportOptions{base / "reports", false, 20, {lost}}, o, e), 1) << o.str() << e.str();
+  EXPECT_NE(o.str().find("FAIL: 1 case(s) FAILED without leaving a result"), std::string::npos) << o.str();
+  const auto gpu0 = nlohmann::json::parse(read(base / "reports" / "latest" / "gpu0.json"));
+  EXPECT_EQ(gpu0["verdict"], "FAIL");
+}

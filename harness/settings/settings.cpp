@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
 
+#include "hazardlab/results_root.hpp"
 #include "hazardlab/strict_number.hpp"
 
 extern char** environ;
@@ -34,25 +34,10 @@ class Environment {
   std::map<std::string, std::string> values_;
 };
 
-std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std::uint64_t min, std::uint64_t max) {
-  try {
-    return parse_whole_number(text, min, max);
-  } catch (const NumberRefused& why) {
-    throw SettingsError(refused_number_text(name, text, why));
-  }
-}
-
-// A folder given by a setting: blank, or with spaces or control characters at either end, it is a
-// slip of the keyboard (HAZARDLAB_RESULTS_ROOT=" "), never a folder to create.
-std::filesystem::path read_folder(const Environment& env, std::string_view name) {
-  const std::string* v = env.find(name);
-  if (!v) return {};
-  const auto blank = [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); };
-  if (std::all_of(v->begin(), v->end(), blank) || blank(v->front()) || blank(v->back())) {
-    throw SettingsError(std::string(name) + "='" + *v +
-                        "': expected a folder path, without spaces or control characters at either end");
-  }
-  return *v;
+std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std::uint64_t min, std::uint64_t max) try {
+  return parse_whole_number(text, min, max);
+} catch (const NumberRefused& why) {
+  throw SettingsError(refused_number_text(name, text, why));
 }
 
 template <typename T>
@@ -197,6 +182,9 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
       s.warnings.push_back(text);
       continue;
     }
+    // The folders, RESULTS_ROOT, REPORTS_DIR and RUN_DIR: " " is a slip, never a folder to make.
+    const std::string why = name.ends_with("_ROOT") || name.ends_with("_DIR") ? folder_text_problem(value) : "";
+    if (!value.empty() && !why.empty()) throw SettingsError(name + "='" + value + "': " + why);
     if (value.empty()) {
       throw SettingsError(name + " is set but empty: give it a value or unset it (" +
                           std::string(std::find_if(known_settings().begin(), known_settings().end(),
@@ -218,7 +206,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_FRESH_PROCESSES", s.fresh_processes);
   read_profile(env, "HAZARDLAB_SWEEP_PROFILE", s.sweep_full);
   read_profile(env, "HAZARDLAB_CONFORMANCE_PROFILE", s.conformance_full);
-  s.run_dir = read_folder(env, "HAZARDLAB_RUN_DIR");
+  if (const std::string* v = env.find("HAZARDLAB_RUN_DIR")) s.run_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_HOST_NAME")) {
     // It becomes part of run ids and folder names.
     const bool plain = v->size() <= 64 && std::all_of(v->begin(), v->end(), [](unsigned char c) {
@@ -227,8 +215,8 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     if (!plain)
       throw SettingsError("HAZARDLAB_HOST_NAME='" + *v + "': expected up to 64 letters, digits, '-', '.' or '_'");
   }
-  s.results_root = read_folder(env, "HAZARDLAB_RESULTS_ROOT");
-  s.reports_dir = read_folder(env, "HAZARDLAB_REPORTS_DIR");
+  if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
+  if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_SANITIZE")) {
     if (std::find(std::begin(kSanitizerTools), std::end(kSanitizerTools), *v) == std::end(kSanitizerTools)) {
       throw SettingsError("HAZARDLAB_SANITIZE='" + *v +

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -90,6 +91,14 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
                         " file)");
   }
   write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
+}
+
+std::string folder_text_problem(std::string_view text) {
+  const auto blank = [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); };
+  if (text.empty() || std::all_of(text.begin(), text.end(), blank)) return "expected a folder path, not a blank";
+  if (blank(text.front()) || blank(text.back()))
+    return "expected a folder path without spaces or control characters at either end";
+  return "";
 }
 
 bool folders_overlap(const fs::path& a, const fs::path& b) {

@@ -178,6 +178,20 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     err << "hazardlab: " << e.what() << "; no report written\n";
     return 1;
   }
+  // The report alone sees only that such a case is missing, and would call the run partial.
+  for (GpuReport& r : built.reports) {
+    const auto failed = std::count_if(r.not_run.begin(), r.not_run.end(), [&](const std::string& name) {
+      return std::find(options.failed_cases.begin(), options.failed_cases.end(), name) != options.failed_cases.end();
+    });
+    if (failed == 0) continue;
+    r.verdict = Verdict::Fail;
+    r.verdict_reason = std::to_string(failed) +
+                       " case(s) FAILED without leaving a result (it could not be written, or the case crashed: "
+                       "see its log); " +
+                       r.verdict_reason;
+    built.contents.run.verdicts[r.file_stem()] = std::string(to_string(r.verdict));
+  }
+  for (GpuReport& r : built.reports) r.run = built.contents.run;
   const RunRecord& run = built.contents.run;
   int status = 0;
   const bool still_going = holder && holder->run_id == run.id && !holder_ended;

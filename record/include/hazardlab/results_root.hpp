@@ -24,6 +24,11 @@ class FolderRefused : public std::runtime_error {
 void claim_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
                   const std::vector<std::string>& allowed);
 
+// "" if `text` can name a folder given by a person, else why not: blank, or with spaces or control
+// characters at either end (HAZARDLAB_RESULTS_ROOT=" ", --results-root ''), a slip of the keyboard,
+// never a folder to create or a reason to fall back to a default.
+std::string folder_text_problem(std::string_view text);
+
 // Whether two folders are the same or one is inside the other (after following links): a results
 // root and a report folder must not be, or each would look foreign to the other, or be mistaken
 // for the other's.

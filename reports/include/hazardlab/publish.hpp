@@ -29,6 +29,9 @@ struct ReportOptions {
   // Report sets kept in the report folder, newest first, besides `current` and `latest`. A report
   // never removes a run folder: results are pruned only when a run starts (HAZARDLAB_KEEP_RUNS).
   std::size_t keep_runs = kDefaultKeepRuns;
+  // Cases the caller saw end in failure, by registered name ("gpu0/<hazard>/<variant>"): one that
+  // left no result (it could not write it, or crashed) fails its GPU instead of counting as not run.
+  std::vector<std::string> failed_cases{};
 };
 
 // Reports the run in `run_dir`; prints what it wrote, the report sets it pruned and each GPU's
