@@ -66,7 +66,8 @@ static void parse_args(int argc, char** argv, long& delay_us, long& trials) {
     const char* value = !delay && !trial ? "(unknown argument)" : i + 1 < argc ? argv[i + 1] : "(missing value)";
     char* end = nullptr;
     const long v = std::strtol(value, &end, 10), max = delay ? 1000000 : 1000;
-    if (end == value || *end || v < 1 || v > max) {
+    // Digits only: strtol alone would take " 5", "+5" and "-5".
+    if (*value < '0' || *value > '9' || end == value || *end || v < 1 || v > max) {
       std::fprintf(stderr, "bad argument: %s %s (allowed: --delay-us 1..1000000, --trials 1..1000)\n", argv[i], value);
       std::exit(2);
     }

@@ -15,7 +15,12 @@ namespace hazardlab {
 ChildEnd run_child(const std::vector<std::string>& argv, const std::filesystem::path& log, std::chrono::seconds limit) {
   ChildEnd end;
   const auto start = std::chrono::steady_clock::now();
-  std::filesystem::create_directories(log.parent_path());
+  std::error_code ec;
+  std::filesystem::create_directories(log.parent_path(), ec);
+  if (ec) {
+    end.how = "could not start: cannot create the log folder " + log.parent_path().string() + ": " + ec.message();
+    return end;
+  }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

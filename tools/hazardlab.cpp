@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "check_command.hpp"
+#include "cli_checks.hpp"
 #include "cuda/device.hpp"
+#include "hazardlab/results_layout.hpp"
 #include "hazardlab/publish.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
@@ -162,27 +164,45 @@ int main(int argc, char** argv) {
   auto* settings_cmd = app.add_subcommand("settings", "list the HAZARDLAB_* environment variables");
   auto* manifest_cmd = app.add_subcommand("ctest-manifest", "the run, devices and cases, for ctest's registration");
   manifest_cmd->add_option("--default-results-root", manifest.default_results_root, "results root if not set")
-      ->required();
+      ->required()
+      ->check(cli::folder_path());
   manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
-      ->required();
+      ->required()
+      ->check(cli::folder_path());
   manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
                          "when it fails, still list the GPUs and cases (the registration's call; its failing "
                          "tests leave it out and print only the error)");
   auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
-  start_cmd->add_option("--results-root", start.results_root, "the results root")->required();
-  start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")->required();
-  start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")->required();
+  start_cmd->add_option("--results-root", start.results_root, "the results root")
+      ->required()
+      ->check(cli::folder_path());
+  // The id names the run's folder under <root>/runs: "../x" or "" would put it somewhere else.
+  start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& id) -> std::string {
+            const std::string problem = run_id_problem(id);
+            return problem.empty() ? problem : "'" + id + "' is not allowed: " + problem;
+          },
+          "RUN-ID"));
+  start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")
+      ->required()
+      ->check(cli::whole_number(1, 1L << 30));
   RunSuiteRequest suite;
   auto* run_cmd = app.add_subcommand("run", "run every case on every GPU, without ctest, and write the reports");
-  run_cmd->add_option("--results-root", suite.results_root,
-                      "where run folders go (else HAZARDLAB_RESULTS_ROOT, else ./hazardlab-results)");
-  run_cmd->add_option("--reports-dir", suite.reports_dir,
-                      "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)");
+  run_cmd
+      ->add_option("--results-root", suite.results_root,
+                   "where run folders go (else HAZARDLAB_RESULTS_ROOT, else ./hazardlab-results)")
+      ->check(cli::folder_path());
+  run_cmd
+      ->add_option("--reports-dir", suite.reports_dir,
+                   "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)")
+      ->check(cli::folder_path());
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
-  report_cmd->add_option("--run", run_dir, "the run folder")->required();
-  report_cmd->add_option("--out", out, "the report folder")->required();
+  report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
+  report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
 
   if (argc > 1 && argv[1][0] != '-') {
     try {

@@ -5,14 +5,16 @@
 //   hazardlab-report merge --out fleet RUN_FOLDER...      (many hosts' runs: a row per GPU)
 //
 // Exit status as `hazardlab report`: 0 every verdict PASS, SKIPPED or PARTIAL; 1 a FAIL or
-// INCONCLUSIVE verdict, an unreadable result, or (--require-gpu) a partial run or no GPU; 2 bad
-// arguments or a report folder hazardlab will not write into. `merge`: 0 only if every row is
+// INCONCLUSIVE verdict, an unreadable result, a file that could not be written, or (--require-gpu) a
+// partial run or no GPU; 2 bad arguments, a path that is a file, a results root or a report set
+// instead of a run folder, a run record newer than this program, or a report folder hazardlab will
+// not write into. `merge`: 0 only if every row is
 // PASS, 1 otherwise, 2 bad input (fleet.hpp).
 #include <CLI/CLI.hpp>
-#include <cmath>
 #include <cstring>
 #include <iostream>
 
+#include "cli_checks.hpp"
 #include "hazardlab/fleet.hpp"
 #include "hazardlab/publish.hpp"
 
@@ -27,24 +29,18 @@ int merge_main(int argc, char** argv) {
   std::vector<std::filesystem::path> runs;
   long stale_after_hours = options.stale_after.count();
   app.add_option("--out", options.out_dir, "the fleet report's folder (new, empty, or an earlier fleet report's)")
-      ->required();
+      ->required()
+      ->check(cli::folder_path());
+  // Above 0: a rule that flags a GPU for being below its model's median at all would flag half of them.
   app.add_option("--outlier-mads", options.outlier_mads,
                  "flag a figure this many scaled MADs below its GPU model's median (default 3.5)")
-      ->check(
-          [](const std::string& text) -> std::string {
-            try {
-              std::size_t used = 0;
-              const double value = std::stod(text, &used);
-              if (used == text.size() && std::isfinite(value) && value > 0) return {};
-            } catch (const std::exception&) {
-            }
-            return "'" + text + "' is not allowed; expected a number above 0 (default 3.5)";
-          },
-          "NUMBER > 0");
+      ->check(cli::decimal_number(0.001, 1000));
   app.add_option("--stale-after-hours", stale_after_hours,
                  "a run this much older than the newest run merged is stale (default 168)")
-      ->check(CLI::Range(1L, 24L * 365 * 100));
-  app.add_option("runs", runs, "run folders (<results root>/runs/<run-id>), from any hosts")->required();
+      ->check(cli::whole_number(1, 24L * 365 * 100));
+  app.add_option("runs", runs, "run folders (<results root>/runs/<run-id>), from any hosts")
+      ->required()
+      ->check(cli::folder_path());
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -71,10 +67,15 @@ int main(int argc, char** argv) {
       "(hazardlab-report merge --help: many run folders merged into a fleet report)"};
   std::filesystem::path run_dir;
   ReportOptions options;
-  app.add_option("--run", run_dir, "the run folder (<results root>/runs/<run-id>)")->required();
-  app.add_option("--out", options.out_dir, "the report folder")->required();
+  app.add_option("--run", run_dir, "the run folder (<results root>/runs/<run-id>)")
+      ->required()
+      ->check(cli::folder_path());
+  app.add_option("--out", options.out_dir, "the report folder")->required()->check(cli::folder_path());
   app.add_flag("--require-gpu", options.require_gpu, "a run without a GPU, or a partial run, fails");
-  app.add_option("--keep", options.keep_runs, "report sets kept, newest first")->check(CLI::Range(1, 100000));
+  app.add_option("--keep", options.keep_runs,
+                 "report sets kept in the report folder, newest first, besides current and latest (default 20); the "
+                 "oldest beyond it are removed and named. Run folders are never removed by a report")
+      ->check(cli::whole_number(1, 100000));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

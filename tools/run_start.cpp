@@ -83,12 +83,17 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
   }
   const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
   out << "run\t" << make_run_id(utc_now_compact(), host_name(), owner) << '\t' << owner << '\n';
-  out << "results\t"
-      << absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root).string()
-      << '\n';
-  out << "reports\t"
-      << absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir).string()
-      << '\n';
+  const fs::path results =
+      absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
+  const fs::path reports =
+      absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir);
+  if (folders_overlap(results, reports)) {
+    throw std::invalid_argument("the results root " + results.string() + " and the report folder " +
+                                reports.string() + " are the same folder or one inside the other; give each a folder "
+                                "of its own (HAZARDLAB_RESULTS_ROOT, HAZARDLAB_REPORTS_DIR)");
+  }
+  out << "results\t" << results.string() << '\n';
+  out << "reports\t" << reports.string() << '\n';
   print_ctest_cases(out);
   return 0;
 }
@@ -111,6 +116,9 @@ void print_ctest_cases(std::ostream& out) {
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
   const fs::path& root = start.results_root;
+  if (const std::string problem = run_id_problem(start.run_id); !problem.empty()) {
+    throw std::invalid_argument("--run-id '" + start.run_id + "': " + problem);
+  }
   try {
     claim_folder(root, kResultsRootMarker, "results root",
                  {std::string(kResultsRootMarker), std::string(kRunsFolder), std::string(kLockFile)});
@@ -167,7 +175,10 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
       for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
     }
     store_run_record(dir, run);
-    prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
+    for (const std::string& name : prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id})) {
+      out << "hazardlab: removed the run folder " << run_folder(root, name).string() << ", the oldest beyond the "
+          << settings.keep_runs << " kept (HAZARDLAB_KEEP_RUNS)\n";
+    }
 
     out << "hazardlab: run " << run.id << " started in " << dir.string() << '\n';
     if (inv.devices.empty())

@@ -14,6 +14,7 @@
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
 #include "program_paths.hpp"
@@ -50,12 +51,20 @@ class Progress {
     out_ << "hazardlab: " << ++finished_ << "/" << total_ << " " << name << " ... " << word << " ("
          << static_cast<long>(end.seconds * 1000) << " ms)\n"
          << std::flush;
+    if (end.exit_code != 0 && end.exit_code != 77) failed_.push_back({name, end.how});
+  }
+  // The cases that ended in failure (a failed guard, a crash, a result that could not be written),
+  // by name, with how they ended.
+  std::vector<std::pair<std::string, std::string>> failed() {
+    const std::lock_guard<std::mutex> hold(mutex_);
+    return failed_;
   }
 
  private:
   std::ostream& out_;
   int total_;
   int finished_ = 0;
+  std::vector<std::pair<std::string, std::string>> failed_;
   std::mutex mutex_;
 };
 
@@ -78,6 +87,21 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
   };
   const fs::path root = chosen(request.results_root, settings.results_root, "hazardlab-results");
   const fs::path reports = chosen(request.reports_dir, settings.reports_dir, "hazardlab-reports");
+  // Every output place is checked before the first case: a refusal costs nothing and a run is not
+  // thrown away at its end.
+  if (folders_overlap(root, reports)) {
+    throw std::invalid_argument("the results root " + root.string() + " and the report folder " + reports.string() +
+                                " are " + (root == reports ? "the same folder" : "one inside the other") +
+                                "; give each a folder of its own (--results-root, --reports-dir)");
+  }
+  try {
+    claim_folder(reports, kReportsMarker, "report folder",
+                 {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink),
+                  std::string(kLatestLink)});
+  } catch (const FolderRefused& e) {
+    err << "hazardlab: " << e.what() << "; nothing was run\n";
+    return 2;
+  }
   const long owner = static_cast<long>(::getpid());
   const std::string run_id = make_run_id(utc_now_compact(), host_name(), owner);
   if (const int rc = start_run(RunStart{root, run_id, owner}, settings, out, err); rc != 0) return rc;
@@ -125,7 +149,17 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     });
   }
   for (std::thread& g : gpus) g.join();
-  return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
+  std::vector<std::string> failed_names;
+  for (const auto& [name, how] : progress.failed()) failed_names.push_back(name);
+  int status = report_run(
+      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names}, out, err);
+  // A case that failed without leaving a result (it could not write it: a full disk) fails the run.
+  if (const auto failed = progress.failed(); !failed.empty()) {
+    err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string() << ":\n";
+    for (const auto& [name, how] : failed) err << "hazardlab:   " << name << " (" << how << ")\n";
+    if (status == 0) status = 1;
+  }
+  return status;
 }
 
 }  // namespace hazardlab

@@ -207,6 +207,19 @@ nlohmann::json run_part(const std::string& part, const Profile& profile, const D
   return out;
 }
 
+// A measurement record that cannot be written (a full disk) is a failure naming the file, never an
+// uncaught exception that aborts the process. Returns whether it was written.
+bool recorded(const hazardlab::Settings& settings, const hazardlab::PerfRecord& record) {
+  if (settings.run_dir.empty()) return true;
+  try {
+    hazardlab::store_perf(settings.run_dir, record);
+    return true;
+  } catch (const std::exception& e) {
+    std::cout << "hazardlab-perf: FAILED: the measurement record could not be written: " << e.what() << '\n';
+    return false;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -257,7 +270,7 @@ int main(int argc, char** argv) {
   if (!choice.device) {
     record.status = PerfStatus::Skipped;
     record.reason = "no usable GPU: " + choice.no_device_reason;
-    if (!settings.run_dir.empty()) store_perf(settings.run_dir, record);
+    if (!recorded(settings, record)) return 1;
     std::cout << "hazardlab-perf: " << record.reason << '\n';
     if (settings.require_gpu) {
       std::cout << "hazardlab-perf: FAILED: HAZARDLAB_REQUIRE_GPU=1 requires a GPU\n";
@@ -312,9 +325,9 @@ int main(int argc, char** argv) {
     record.reason = e.what();
   }
   record.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!settings.run_dir.empty()) store_perf(settings.run_dir, record);
+  const bool written = recorded(settings, record);
 
-  int status = record.status == PerfStatus::Measured ? 0 : 1;
+  int status = record.status == PerfStatus::Measured && written ? 0 : 1;
   if (status) std::cout << "   FAILED: " << record.reason << '\n';
   for (const Check& c : record.checks) {
     std::cout << "   check " << c.id << ": " << c.result_word() << ": " << c.description << "; " << c.detail() << '\n';

@@ -18,8 +18,19 @@ std::string upper(std::string_view text) {
   return out;
 }
 
+// A result that cannot be written (a full disk) ends the case as a failure that names the file,
+// never as an uncaught exception that aborts the process.
+class RecordFailed : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 void record(const Settings& settings, const VariantResult& r) {
-  if (!settings.run_dir.empty()) store_result(settings.run_dir, r);
+  if (settings.run_dir.empty()) return;
+  try {
+    store_result(settings.run_dir, r);
+  } catch (const std::exception& e) {
+    throw RecordFailed(e.what());
+  }
 }
 
 void print(const VariantResult& r, std::ostream& out) {
@@ -52,6 +63,9 @@ CaseEnd without_device(const Hazard& hazard, const Variant& variant, const std::
   return {Standing::NotRun, why};
 }
 
+CaseEnd run_and_record(const Hazard& hazard, const Variant& variant, const std::optional<DeviceFingerprint>& device,
+                       const std::string& no_device_reason, const Settings& settings, std::ostream& out);
+
 }  // namespace
 
 VariantResult crash_marker(const Hazard& hazard, const Variant& variant, int device_index) {
@@ -67,6 +81,18 @@ VariantResult crash_marker(const Hazard& hazard, const Variant& variant, int dev
 
 CaseEnd run_variant_case(const Hazard& hazard, const Variant& variant, const std::optional<DeviceFingerprint>& device,
                          const std::string& no_device_reason, const Settings& settings, std::ostream& out) {
+  try {
+    return run_and_record(hazard, variant, device, no_device_reason, settings, out);
+  } catch (const RecordFailed& e) {
+    out << "   FAILED: the result could not be recorded: " << e.what() << '\n';
+    return {Standing::Bad, std::string("the result could not be recorded: ") + e.what()};
+  }
+}
+
+namespace {
+
+CaseEnd run_and_record(const Hazard& hazard, const Variant& variant, const std::optional<DeviceFingerprint>& device,
+                       const std::string& no_device_reason, const Settings& settings, std::ostream& out) {
   out << "\n== " << hazard.id << " / " << variant.id << " (" << to_string(variant.kind) << ") on "
       << (device ? "GPU " + std::to_string(device->index) + " (" + device->name + ")" : "no GPU") << "\n   "
       << hazard.title << "\n   variant: " << variant.title << '\n';
@@ -93,6 +119,8 @@ CaseEnd run_variant_case(const Hazard& hazard, const Variant& variant, const std
   }
   return {standing, upper(to_string(r.outcome)) + ": " + r.reason};
 }
+
+}  // namespace
 
 int exit_code_of(const CaseEnd& end) noexcept {
   switch (end.standing) {

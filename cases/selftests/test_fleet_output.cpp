@@ -210,5 +210,5 @@ TEST(FleetOutput, TheMergeCommandPrintsARowPerGpuAndExits2ForBadInput) {
   EXPECT_FALSE(fs::exists(fleet.base / "fleet2"));
   std::ostringstream out3, err3;
   EXPECT_EQ(merge_command(fleet.runs, fleet_options(fleet.base / "node-a-results"), out3, err3), 2);
-  EXPECT_NE(err3.str().find("no fleet.json"), std::string::npos) << err3.str();
+  EXPECT_NE(err3.str().find("no .hazardlab-fleet marker"), std::string::npos) << err3.str();
 }

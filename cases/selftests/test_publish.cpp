@@ -1,6 +1,8 @@
 // Publishing a run's reports: a complete run becomes current, a partial one never replaces it,
 // each set is whole, and a run folder alone is enough to report it.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fake_run.hpp"
 #include "hazardlab/perf_store.hpp"
@@ -82,7 +84,7 @@ TEST(Publish, EveryFormatOfASetIsWrittenTogether) {
   const RunContents run = complete_run(2);
   ASSERT_EQ(report(write_run_folder(base / "results", run), base / "reports"), 0);
   for (const char* name : {"gpu0.json", "gpu0.md", "gpu0.html", "gpu0.junit.xml", "gpu1.json", "gpu1.junit.xml",
-                           "run.json", ".hazardlab-run"}) {
+                           "run.json", ".hazardlab-report-set"}) {
     EXPECT_TRUE(fs::exists(base / "reports" / "current" / name)) << name;
   }
   for (const auto& e : fs::directory_iterator(base / "reports" / "runs")) {
@@ -124,7 +126,11 @@ TEST(Publish, TheReportLetsGoOfItsOwnLockOnly) {
   const fs::path base = fresh_dir("publish-lock");
   const RunContents run = complete_run(1);
   const fs::path dir = write_run_folder(base / "results", run);
-  ASSERT_TRUE(acquire_run_lock(base / "results", {run.run.id, host_name(), 1, "t"}).acquired);
+  // Its owner has ended (a run still going keeps its lock: test_nothing_lost).
+  const pid_t ended = ::fork();
+  if (ended == 0) ::_exit(0);
+  ::waitpid(ended, nullptr, 0);
+  ASSERT_TRUE(acquire_run_lock(base / "results", {run.run.id, host_name(), ended, "t"}).acquired);
   ASSERT_EQ(report(dir, base / "reports"), 0);
   EXPECT_FALSE(fs::exists(base / "results" / "lock"));
   ASSERT_TRUE(acquire_run_lock(base / "results", {"another-run", host_name(), ::getpid(), "t"}).acquired);

@@ -134,7 +134,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     char* end = nullptr;
     const unsigned long bytes = std::strtoul(argv[i], &end, 10);
-    if (end == argv[i] || *end || bytes < 1 || bytes > (1ul << 30)) {
+    // Digits only: strtoul alone would take " 5", "+5" and "-5" (as a huge number).
+    if (argv[i][0] < '0' || argv[i][0] > '9' || end == argv[i] || *end || bytes < 1 || bytes > (1ul << 30)) {
       std::fprintf(stderr, "bad size: %s (allowed: 1 to %lu bytes)\n", argv[i], 1ul << 30);
       return 2;
     }

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "cuda/check.hpp"
+#include "hazardlab/strict_number.hpp"
 #include "cuda/nvml.hpp"
 
 namespace hazardlab {
@@ -125,11 +126,11 @@ DeviceChoice choose_device(const std::string& argument) {
   constexpr int kMaxIndex = 1023;
   int index = -1;
   if (argument != "none") {
-    const char* end = argument.data() + argument.size();
-    const auto [ptr, ec] = std::from_chars(argument.data(), end, index);
-    if (argument.empty() || ec != std::errc() || ptr != end || index < 0 || index > kMaxIndex) {
+    try {
+      index = static_cast<int>(parse_whole_number(argument, 0, kMaxIndex));
+    } catch (const NumberRefused&) {
       throw std::invalid_argument("--device '" + argument + "': expected a GPU index from 0 to " +
-                                  std::to_string(kMaxIndex) + ", or 'none'");
+                                  std::to_string(kMaxIndex) + " (digits only), or 'none'");
     }
   }
   DeviceInventory inventory = discover_devices();

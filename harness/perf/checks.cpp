@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "hazardlab/strict_number.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab::perf {
@@ -13,12 +14,11 @@ namespace {
 double read_fraction(const char* name, double fallback) {
   const char* v = std::getenv(name);
   if (!v || !*v) return fallback;
-  char* end = nullptr;
-  const double x = std::strtod(v, &end);
-  if (*end != '\0' || !(x >= 0.0 && x <= 1.0)) {
-    throw SettingsError(std::string(name) + "='" + v + "': expected a fraction from 0 to 1");
+  try {
+    return parse_decimal_number(v, 0.0, 1.0);
+  } catch (const NumberRefused& why) {
+    throw SettingsError(refused_number_text(name, v, why) + " (a fraction)");
   }
-  return x;
 }
 
 std::string gbps_text(double v) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "hazardlab/strict_number.hpp"
 #include "perf/perf.hpp"
 #include "settings/settings.hpp"
 
@@ -72,12 +73,11 @@ Profile profile_from_environment() {
       throw SettingsError("HAZARDLAB_PERF_PROFILE='" + name + "': expected quick or full");
   }
   if (const char* v = std::getenv("HAZARDLAB_PINNED_BUDGET_MB"); v && *v) {
-    char* end = nullptr;
-    const unsigned long long mb = std::strtoull(v, &end, 10);
-    if (*end != '\0' || mb < 64 || mb > 1024 * 1024) {
-      throw SettingsError(std::string("HAZARDLAB_PINNED_BUDGET_MB='") + v + "': expected 64 to 1048576");
+    try {
+      p.pinned_budget = parse_whole_number(v, 64, 1024 * 1024) * MiB;
+    } catch (const NumberRefused& why) {
+      throw SettingsError(refused_number_text("HAZARDLAB_PINNED_BUDGET_MB", v, why));
     }
-    p.pinned_budget = mb * MiB;
   }
   return p;
 }

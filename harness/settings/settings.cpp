@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <map>
+
+#include "hazardlab/results_root.hpp"
+#include "hazardlab/strict_number.hpp"
 
 extern char** environ;
 
@@ -32,15 +34,10 @@ class Environment {
   std::map<std::string, std::string> values_;
 };
 
-std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std::uint64_t min, std::uint64_t max) {
-  std::uint64_t value = 0;
-  const char* end = text.data() + text.size();
-  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (ec != std::errc() || ptr != end || value < min || value > max) {
-    throw SettingsError(std::string(name) + "='" + text + "': expected a whole number from " + std::to_string(min) +
-                        " to " + std::to_string(max));
-  }
-  return value;
+std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std::uint64_t min, std::uint64_t max) try {
+  return parse_whole_number(text, min, max);
+} catch (const NumberRefused& why) {
+  throw SettingsError(refused_number_text(name, text, why));
 }
 
 template <typename T>
@@ -185,6 +182,9 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
       s.warnings.push_back(text);
       continue;
     }
+    // The folders, RESULTS_ROOT, REPORTS_DIR and RUN_DIR: " " is a slip, never a folder to make.
+    const std::string why = name.ends_with("_ROOT") || name.ends_with("_DIR") ? folder_text_problem(value) : "";
+    if (!value.empty() && !why.empty()) throw SettingsError(name + "='" + value + "': " + why);
     if (value.empty()) {
       throw SettingsError(name + " is set but empty: give it a value or unset it (" +
                           std::string(std::find_if(known_settings().begin(), known_settings().end(),

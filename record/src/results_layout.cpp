@@ -20,6 +20,18 @@ int device_index_of_label(std::string_view label) {
   return (ec == std::errc() && ptr == end && index >= 0) ? index : -2;
 }
 
+std::string run_id_problem(std::string_view run_id) {
+  if (run_id.empty()) return "a run id cannot be empty";
+  if (run_id.size() > 128) return "a run id is at most 128 characters";
+  if (run_id == "." || run_id == "..") return "a run id cannot be '.' or '..'";
+  for (const char c : run_id) {
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+                       c == '.' || c == '_';
+    if (!plain) return "a run id holds only letters, digits, '-', '.' and '_' (it names a folder)";
+  }
+  return "";
+}
+
 std::filesystem::path run_folder(const std::filesystem::path& results_root, std::string_view run_id) {
   return results_root / kRunsFolder / run_id;
 }
@@ -28,8 +40,20 @@ std::filesystem::path device_folder(const std::filesystem::path& run_dir, int de
   return run_dir / device_label(device_index);
 }
 
+bool is_report_set(const std::filesystem::path& dir) {
+  std::error_code ec;
+  if (std::filesystem::exists(dir / kReportSetMarker, ec)) return true;
+  const std::filesystem::path real = std::filesystem::weakly_canonical(dir, ec);
+  return !ec && !real.empty() && std::filesystem::exists(real.parent_path().parent_path() / kReportsMarker, ec);
+}
+
 void require_run_folder(const std::filesystem::path& run_dir) {
   std::error_code ec;
+  if (is_report_set(run_dir)) {
+    throw std::invalid_argument("HAZARDLAB_RUN_DIR='" + run_dir.string() +
+                                "' is a report set published in a report folder, not a run folder; a case writes its "
+                                "result only into its run's folder under the results root");
+  }
   if (!std::filesystem::exists(run_dir / kRunMarker, ec)) {
     throw std::invalid_argument("HAZARDLAB_RUN_DIR='" + run_dir.string() +
                                 "' is not a run folder started by `hazardlab session-start` (it has no " +

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -92,6 +93,26 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
   write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
 }
 
+std::string folder_text_problem(std::string_view text) {
+  const auto blank = [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); };
+  if (text.empty() || std::all_of(text.begin(), text.end(), blank)) return "expected a folder path, not a blank";
+  if (blank(text.front()) || blank(text.back()))
+    return "expected a folder path without spaces or control characters at either end";
+  return "";
+}
+
+bool folders_overlap(const fs::path& a, const fs::path& b) {
+  const auto real = [](const fs::path& p) {
+    fs::path r = canonical_or_self(p).lexically_normal();
+    return r.filename().empty() ? r.parent_path() : r;
+  };
+  const fs::path x = real(a), y = real(b);
+  const auto within = [](const fs::path& inner, const fs::path& outer) {
+    return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
+  };
+  return within(x, y) || within(y, x);
+}
+
 std::vector<std::string> prune_marked_folders(const fs::path& parent, std::string_view marker, std::size_t keep,
                                               const std::vector<std::string>& protect) {
   std::vector<std::string> marked, removed;
@@ -161,6 +182,12 @@ LockAttempt acquire_run_lock(const fs::path& root, const LockHolder& me) {
   }
   attempt.holder = read_run_lock(root);
   return attempt;
+}
+
+bool lock_holder_may_be_running(const LockHolder& holder) {
+  if (holder.host != host_name()) return true;
+  if (holder.pid == static_cast<long>(::getpid()) || holder.pid == static_cast<long>(::getppid())) return false;
+  return process_alive(holder.pid);
 }
 
 bool release_run_lock(const fs::path& root, std::string_view run_id) {

@@ -166,8 +166,29 @@ void store_run_record(const std::filesystem::path& run_dir, const RunRecord& r) 
 
 RunRecord load_run_record(const std::filesystem::path& run_dir) {
   const auto path = run_dir / kRunRecordFile;
+  nlohmann::json j;
   try {
-    return nlohmann::json::parse(read_text_file(path)).get<RunRecord>();
+    j = nlohmann::json::parse(read_text_file(path));
+  } catch (const std::exception& e) {
+    throw std::runtime_error("cannot read the run record " + path.string() + ": " + e.what());
+  }
+  // A newer program may have changed what the fields mean: read it with that program, never guess.
+  const auto v = j.is_object() ? j.find("schema_version") : j.end();
+  if (v == j.end() || !v->is_number_integer() || v->get<long long>() < 1) {
+    throw std::runtime_error("cannot read the run record " + path.string() +
+                             ": its schema_version is missing or not a whole number from 1");
+  }
+  if (v->get<long long>() > kRunRecordSchemaVersion) {
+    throw std::invalid_argument("the run record " + path.string() + " has schema_version " +
+                                std::to_string(v->get<long long>()) + ", newer than this hazardlab reads (" +
+                                std::to_string(kRunRecordSchemaVersion) + "); it was written by hazardlab " +
+                                (j.contains("hazardlab_version") && j["hazardlab_version"].is_string()
+                                     ? j["hazardlab_version"].get<std::string>()
+                                     : std::string("(unknown)")) +
+                                ": report or merge it with that version or a later one");
+  }
+  try {
+    return j.get<RunRecord>();
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read the run record " + path.string() + ": " + e.what());
   }

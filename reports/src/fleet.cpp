@@ -177,6 +177,14 @@ FleetReport merge_runs(const std::vector<fs::path>& run_dirs, const FleetOptions
     // A run id names one run of one host and process, so the same id twice is one run given
     // twice (a copy, or overlapping globs): it must not count as a second sighting.
     if (const auto [it, added] = seen.emplace(run.merged.id, dir); !added) {
+      std::error_code ec;
+      if (!fs::equivalent(it->second, dir, ec)) {
+        // Two folders claiming one run: a copy, perhaps altered since. Which one is the run
+        // cannot be told, so neither is picked silently.
+        throw std::invalid_argument("two different run folders carry the run id " + run.merged.id + ": " +
+                                    it->second.string() + " and " + dir.string() +
+                                    "; a run id names one run, so one of them is a copy: give only one");
+      }
       report.notes.push_back("run " + run.merged.id + " was given twice (" + it->second.string() + " and " +
                              dir.string() + "); it is read once");
       continue;

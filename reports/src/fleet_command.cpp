@@ -1,33 +1,41 @@
 // Writing a fleet report into its folder, and the merge command that both CLIs run.
+#include <algorithm>
 #include <ostream>
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/results_root.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOutExpected = "expected a new folder, an empty one, or one holding an earlier fleet.json";
+constexpr const char* kOutExpected = "expected a new folder, an empty one, or an earlier fleet report's (it has a "
+                                    ".hazardlab-fleet marker)";
 
 // The folder may be written only if it is new, empty, or an earlier fleet report's: a folder of
 // someone else's files is never written into, so nothing of theirs is overwritten.
 void require_fleet_folder(const fs::path& out_dir) {
   if (out_dir.empty()) throw std::invalid_argument(std::string("no output folder given (--out); ") + kOutExpected);
   std::error_code ec;
-  if (!fs::exists(out_dir, ec)) return;
+  if (!fs::exists(fs::symlink_status(out_dir, ec))) return;
   if (!fs::is_directory(out_dir, ec)) {
     throw std::invalid_argument("the output folder " + out_dir.string() + " is not a folder; " + kOutExpected);
   }
-  if (fs::exists(out_dir / kFleetJsonFile, ec)) return;
-  fs::directory_iterator entries(out_dir, ec);
+  if (fs::exists(out_dir / kFleetMarker, ec)) return;
+  std::vector<std::string> held;
+  for (const auto& entry : fs::directory_iterator(out_dir, ec)) held.push_back(entry.path().filename().string());
   if (ec) throw std::invalid_argument("cannot read the output folder " + out_dir.string() + ": " + ec.message());
-  if (entries != fs::directory_iterator()) {
-    throw std::invalid_argument("the output folder " + out_dir.string() + " holds " +
-                                entries->path().filename().string() + " and no fleet.json, so it is not a fleet " +
-                                "report's and is left untouched; " + kOutExpected);
+  if (!held.empty()) {
+    std::sort(held.begin(), held.end());
+    std::string list;
+    for (std::size_t i = 0; i < held.size() && i < 5; ++i) list += (i ? ", " : "") + (out_dir / held[i]).string();
+    if (held.size() > 5) list += ", ...";
+    throw std::invalid_argument("the output folder " + out_dir.string() + " holds " + list + " and no " +
+                                std::string(kFleetMarker) + " marker, so it is not a fleet report's and is left " +
+                                "untouched; " + kOutExpected);
   }
 }
 
@@ -51,10 +59,12 @@ std::string row_line(const FleetRow& row) {
 
 std::vector<fs::path> write_fleet_report(const FleetReport& report, const fs::path& out_dir) {
   require_fleet_folder(out_dir);
-  std::error_code ec;
-  fs::create_directories(out_dir, ec);
-  if (ec) throw std::runtime_error("cannot create the output folder " + out_dir.string() + ": " + ec.message());
-  // fleet.json first: once it is there the folder is recognisably ours, even if a later write fails.
+  try {
+    // Marked before anything is written: the folder is recognisably ours, even if a later write fails.
+    claim_folder(out_dir, kFleetMarker, "fleet report folder", {std::string(kFleetMarker)});
+  } catch (const FolderRefused& e) {
+    throw std::invalid_argument(e.what());
+  }
   const std::vector<std::pair<fs::path, std::string>> files = {
       {out_dir / kFleetJsonFile, fleet_to_json(report).dump(2) + "\n"},
       {out_dir / "fleet.md", fleet_to_markdown(report)},

@@ -36,7 +36,8 @@ std::string outcome_text(const VariantEntry& v) {
 }
 
 std::string headline(const VariantEntry& v) {
-  if (!v.result) return "did not run in this run (not selected, or the run ended before it).";
+  if (!v.result)
+    return "no result in this run (not selected, the run ended before it, or its result could not be written).";
   const VariantResult& r = *v.result;
   std::ostringstream out;
   switch (r.outcome) {

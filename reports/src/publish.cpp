@@ -60,7 +60,21 @@ std::string link_target_name(const fs::path& link) {
 
 BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   std::error_code ec;
-  if (!fs::is_directory(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (run_dir.empty()) throw std::invalid_argument("no run folder given; expected <results root>/runs/<run-id>");
+  // A run whose session-start was refused has no folder: its report (ctest's cleanup) fails, exit 1.
+  if (!fs::exists(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (!fs::is_directory(run_dir, ec)) {
+    throw std::invalid_argument(run_dir.string() +
+                                " is not a folder; expected a run folder (<results root>/runs/<run-id>)");
+  }
+  if (fs::exists(run_dir / kResultsRootMarker, ec)) {
+    throw std::invalid_argument(run_dir.string() + " is a results root, not a run folder; give one of its runs: " +
+                                (run_dir / kRunsFolder).string() + "/<run-id>");
+  }
+  if (is_report_set(run_dir)) {
+    throw std::invalid_argument(run_dir.string() + " is a published report set, not a run folder; give the run "
+                                "folder under the results root (<results root>/runs/<run-id>)");
+  }
   if (!fs::exists(run_dir / kRunRecordFile, ec)) {
     throw std::runtime_error("the run folder " + run_dir.string() +
                              " has no run record: the run did not start (its session-start failed or was refused)");
@@ -68,6 +82,10 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   BuiltRun built;
   RunContents& c = built.contents;
   c.run = load_run_record(run_dir);
+  if (const std::string problem = run_id_problem(c.run.id); !problem.empty()) {
+    throw std::invalid_argument("the run record " + (run_dir / kRunRecordFile).string() + " has the run id '" +
+                                c.run.id + "': " + problem);
+  }
   c.catalog = load_catalog(run_dir);
   c.inventory = load_inventory(run_dir);
   LoadedResults loaded = load_results(run_dir);
@@ -91,7 +109,8 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   return built;
 }
 
-fs::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run, const ReportOptions& options) {
+PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
+                             const ReportOptions& options) {
   const fs::path& out = options.out_dir;
   claim_folder(
       out, kReportsMarker, "report folder",
@@ -105,14 +124,19 @@ fs::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord&
   fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
   if (ec) throw std::runtime_error("cannot create " + staging.string() + ": " + ec.message());
-  write_file_atomically(staging / kRunMarker, "A report set written by hazardlab.\n");
-  write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
-  for (const GpuReport& r : reports) {
-    const std::string stem = r.file_stem();
-    write_file_atomically(staging / (stem + ".json"), report_to_json(r).dump(2) + "\n");
-    write_file_atomically(staging / (stem + ".md"), report_to_markdown(r));
-    write_file_atomically(staging / (stem + ".html"), report_to_html(r));
-    write_file_atomically(staging / (stem + ".junit.xml"), report_to_junit(r));
+  try {
+    write_file_atomically(staging / kReportSetMarker, "A report set written by hazardlab.\n");
+    write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
+    for (const GpuReport& r : reports) {
+      const std::string stem = r.file_stem();
+      write_file_atomically(staging / (stem + ".json"), report_to_json(r).dump(2) + "\n");
+      write_file_atomically(staging / (stem + ".md"), report_to_markdown(r));
+      write_file_atomically(staging / (stem + ".html"), report_to_html(r));
+      write_file_atomically(staging / (stem + ".junit.xml"), report_to_junit(r));
+    }
+  } catch (const std::exception&) {
+    fs::remove_all(staging, ec);  // a half-written set (a full disk) is not left behind
+    throw;
   }
   const fs::path final = runs / run.id;
   move_into_place(staging, final);
@@ -120,16 +144,21 @@ fs::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord&
   const fs::path relative = fs::path(kRunsFolder) / run.id;
   point(out / kLatestLink, relative);
   if (run.complete) point(out / kCurrentLink, relative);
-  prune_marked_folders(runs, kRunMarker, options.keep_runs,
-                       {link_target_name(out / kCurrentLink), link_target_name(out / kLatestLink)});
-  return final;
+  return {final, prune_marked_folders(runs, kReportSetMarker, options.keep_runs,
+                                     {link_target_name(out / kCurrentLink), link_target_name(out / kLatestLink)})};
 }
 
 int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostream& out, std::ostream& err) {
-  // Whatever happens below, a run that holds its results root's lock lets go of it.
-  const fs::path root = run_dir.parent_path().parent_path();
+  // Whatever happens below, a run that holds its results root's lock and has ended lets go of it.
   std::error_code ec;
+  fs::path dir = fs::absolute(run_dir, ec).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "runs/<id>/"
+  const fs::path root = dir.parent_path().parent_path();
   const bool in_root = fs::exists(root / kResultsRootMarker, ec);
+  // The run still going (its owner alive) keeps its lock and its record: a second run must not
+  // start beside it, and its record must not say it ended.
+  const std::optional<LockHolder> holder = in_root ? read_run_lock(root) : std::nullopt;
+  const bool holder_ended = holder && !lock_holder_may_be_running(*holder);
   struct Release {
     fs::path root;
     std::string id;
@@ -137,42 +166,70 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     ~Release() {
       if (active) release_run_lock(root, id);
     }
-  } release{root, run_dir.filename().string(), in_root};
+  } release{root, dir.filename().string(), holder_ended};
 
   BuiltRun built;
   try {
     built = build_run(run_dir, options.require_gpu);
+  } catch (const std::invalid_argument& e) {
+    err << "hazardlab: " << e.what() << "; no report written\n";
+    return 2;
   } catch (const std::exception& e) {
     err << "hazardlab: " << e.what() << "; no report written\n";
     return 1;
   }
-  const RunRecord& run = built.contents.run;
-  release.id = run.id;
-  try {
-    store_run_record(run_dir, run);
-  } catch (const std::exception& e) {
-    err << "hazardlab: warning: " << e.what() << " (the reports are written all the same)\n";
+  // The report alone sees only that such a case is missing, and would call the run partial.
+  for (GpuReport& r : built.reports) {
+    const auto failed = std::count_if(r.not_run.begin(), r.not_run.end(), [&](const std::string& name) {
+      return std::find(options.failed_cases.begin(), options.failed_cases.end(), name) != options.failed_cases.end();
+    });
+    if (failed == 0) continue;
+    r.verdict = Verdict::Fail;
+    r.verdict_reason = std::to_string(failed) +
+                       " case(s) FAILED without leaving a result (it could not be written, or the case crashed: "
+                       "see its log); " +
+                       r.verdict_reason;
+    built.contents.run.verdicts[r.file_stem()] = std::string(to_string(r.verdict));
   }
-  fs::path folder;
+  for (GpuReport& r : built.reports) r.run = built.contents.run;
+  const RunRecord& run = built.contents.run;
+  int status = 0;
+  const bool still_going = holder && holder->run_id == run.id && !holder_ended;
+  release.id = run.id;
+  if (still_going) {
+    err << "hazardlab: run " << run.id << " is still going (" << holder->describe()
+        << "); these reports show it so far, and it keeps the results root's lock\n";
+  } else {
+    try {
+      store_run_record(run_dir, run);
+    } catch (const std::exception& e) {
+      err << "hazardlab: " << e.what() << " (the reports are written all the same)\n";
+      status = 1;
+    }
+  }
+  PublishedSet published;
   try {
-    folder = publish_reports(built.reports, run, options);
+    published = publish_reports(built.reports, run, options);
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << '\n';
     return 2;
   }
-  if (in_root) prune_marked_folders(root / kRunsFolder, kRunMarker, options.keep_runs, {run.id});
+  for (const std::string& name : published.pruned) {
+    out << "hazardlab: removed the report set " << (options.out_dir / kRunsFolder / name).string()
+        << ", the oldest beyond the " << options.keep_runs << " kept\n";
+  }
 
   for (const std::string& bad : built.unreadable) err << "hazardlab: unreadable result: " << bad << '\n';
   out << "hazardlab: run " << run.id << " is " << (run.complete ? "COMPLETE" : "PARTIAL") << "; reports in "
-      << folder.string() << '\n';
+      << published.folder.string() << '\n';
   if (run.complete) {
     out << "hazardlab: published as the current reports: " << (options.out_dir / kCurrentLink).string() << '\n';
   } else {
     out << "hazardlab: " << run.not_run.size()
-        << " registered case(s) did not run; the current reports (the last complete run) are unchanged: "
+        << " registered case(s) left no result; the current reports (the last complete run) are unchanged: "
         << (options.out_dir / kCurrentLink).string() << '\n';
   }
-  int status = built.unreadable.empty() ? 0 : 1;
+  if (!built.unreadable.empty()) status = 1;
   for (const GpuReport& r : built.reports) {
     out << "hazardlab: "
         << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : std::string("no GPU")) << ": "

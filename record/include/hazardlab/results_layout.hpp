@@ -20,6 +20,10 @@ namespace hazardlab {
 
 inline constexpr std::string_view kResultsRootMarker = ".hazardlab-results";
 inline constexpr std::string_view kRunMarker = ".hazardlab-run";
+// A published report set (<reports>/runs/<run-id>) has a marker of its own, so that nothing
+// takes it for a run folder: a case never writes its result into a report set.
+inline constexpr std::string_view kReportSetMarker = ".hazardlab-report-set";
+inline constexpr std::string_view kReportsMarker = ".hazardlab-reports";  // a report folder (publish.hpp)
 inline constexpr std::string_view kRunsFolder = "runs";
 inline constexpr std::string_view kLockFile = "lock";
 inline constexpr std::string_view kRunRecordFile = "run.json";
@@ -31,11 +35,19 @@ std::string device_label(int device_index);
 // The inverse; -2 when `label` names no device.
 int device_index_of_label(std::string_view label);
 
+// A run id becomes a folder name: 1 to 128 letters, digits, '-', '.' or '_', and not "." or "..".
+// Returns "" if `run_id` is one, else why it is not.
+std::string run_id_problem(std::string_view run_id);
+
 std::filesystem::path run_folder(const std::filesystem::path& results_root, std::string_view run_id);
 std::filesystem::path device_folder(const std::filesystem::path& run_dir, int device_index);
 
+// Whether `dir` is a report set published in a report folder: it carries kReportSetMarker, or (a set
+// written before sets had a marker of their own) its report folder's marker is two levels up.
+bool is_report_set(const std::filesystem::path& dir);
+
 // Throws std::invalid_argument unless `run_dir` is a run folder that session-start made (it carries
-// kRunMarker): cases write only into hazardlab's own run folders.
+// kRunMarker, and is no report set): cases write only into hazardlab's own run folders.
 void require_run_folder(const std::filesystem::path& run_dir);
 
 // Reads a whole file; throws std::runtime_error naming the path.

@@ -24,6 +24,16 @@ class FolderRefused : public std::runtime_error {
 void claim_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
                   const std::vector<std::string>& allowed);
 
+// "" if `text` can name a folder given by a person, else why not: blank, or with spaces or control
+// characters at either end (HAZARDLAB_RESULTS_ROOT=" ", --results-root ''), a slip of the keyboard,
+// never a folder to create or a reason to fall back to a default.
+std::string folder_text_problem(std::string_view text);
+
+// Whether two folders are the same or one is inside the other (after following links): a results
+// root and a report folder must not be, or each would look foreign to the other, or be mistaken
+// for the other's.
+bool folders_overlap(const std::filesystem::path& a, const std::filesystem::path& b);
+
 // Removes the oldest subfolders of `parent` that carry `marker`, keeping the newest `keep` (by
 // name, which starts with the UTC start time) and every name in `protect`. Anything without the
 // marker is left alone. Returns the names removed.
@@ -48,6 +58,10 @@ struct LockAttempt {
 // Takes <root>/lock for `me` with an exclusive create. A lock left by a process of this host that
 // no longer runs is stale and taken over; any other holder makes the attempt fail.
 LockAttempt acquire_run_lock(const std::filesystem::path& root, const LockHolder& me);
+// Whether the run holding a lock may still be going: its process runs on this host, or it ran on
+// another host (whose processes cannot be seen from here). The caller and its parent (ctest,
+// which runs the report as its last test) do not count: they are the run ending.
+bool lock_holder_may_be_running(const LockHolder& holder);
 // Removes the lock if `run_id` holds it; returns whether it did.
 bool release_run_lock(const std::filesystem::path& root, std::string_view run_id);
 std::optional<LockHolder> read_run_lock(const std::filesystem::path& root);

@@ -67,7 +67,9 @@ void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 
 void store_run_record(const std::filesystem::path& run_dir, const RunRecord& r);
-RunRecord load_run_record(const std::filesystem::path& run_dir);  // throws std::runtime_error
+// Throws std::runtime_error for a missing or damaged record, std::invalid_argument for one whose
+// schema_version is newer than this program's (it may mean something this program does not know).
+RunRecord load_run_record(const std::filesystem::path& run_dir);
 
 // This build's version (the project's VERSION).
 std::string_view hazardlab_version() noexcept;

@@ -23,6 +23,9 @@ namespace hazardlab {
 inline constexpr const char* kFleetSchema = "hazardlab.fleet-report";
 inline constexpr int kFleetSchemaVersion = 1;
 inline constexpr std::string_view kFleetJsonFile = "fleet.json";
+// A fleet report's folder carries this marker, as run and report folders carry theirs: a fleet.json
+// alone could be anyone's.
+inline constexpr std::string_view kFleetMarker = ".hazardlab-fleet";
 
 // The outlier rule's fixed numbers. 1.4826 * MAD estimates the standard deviation of normally
 // distributed figures; the floor keeps GPUs whose figures agree to a fraction of a percent (MAD 0,
@@ -148,7 +151,8 @@ std::string fleet_to_csv(const FleetReport& report);   // RFC 4180, a header row
 
 // Writes fleet.{json,md,html,csv} into `out_dir`, each file atomically, and returns their paths.
 // Creates the folder if missing; throws std::invalid_argument for a path that is not a folder, or
-// a non-empty folder without a fleet.json (never overwrite what is not ours).
+// a non-empty folder without the kFleetMarker of an earlier fleet report (never overwrite what is
+// not ours).
 std::vector<std::filesystem::path> write_fleet_report(const FleetReport& report, const std::filesystem::path& out_dir);
 
 // The merge command both CLIs run: merges, writes, prints a line per row and the files written.

@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "hazardlab/report.hpp"
+#include "hazardlab/results_layout.hpp"
 
 namespace hazardlab {
 
-inline constexpr std::string_view kReportsMarker = ".hazardlab-reports";
 inline constexpr std::string_view kCurrentLink = "current";
 inline constexpr std::string_view kLatestLink = "latest";
 inline constexpr std::size_t kDefaultKeepRuns = 20;  // HAZARDLAB_KEEP_RUNS
@@ -26,14 +26,21 @@ inline constexpr std::size_t kDefaultKeepRuns = 20;  // HAZARDLAB_KEEP_RUNS
 struct ReportOptions {
   std::filesystem::path out_dir;
   bool require_gpu = false;
-  std::size_t keep_runs = kDefaultKeepRuns;  // run folders and report sets kept, newest first
+  // Report sets kept in the report folder, newest first, besides `current` and `latest`. A report
+  // never removes a run folder: results are pruned only when a run starts (HAZARDLAB_KEEP_RUNS).
+  std::size_t keep_runs = kDefaultKeepRuns;
+  // Cases the caller saw end in failure, by registered name ("gpu0/<hazard>/<variant>"): one that
+  // left no result (it could not write it, or crashed) fails its GPU instead of counting as not run.
+  std::vector<std::string> failed_cases{};
 };
 
-// Reports the run in `run_dir`; prints what it wrote and each GPU's verdict to `out`, problems
-// to `err`. Releases the results root's lock if this run holds it. Returns the exit status: 0
-// when every verdict is PASS, SKIPPED or PARTIAL; 1 when any is FAIL or INCONCLUSIVE, a result
-// is unreadable, or, with `require_gpu`, the run is partial or had no GPU; 2 for a report folder
-// hazardlab will not write into.
+// Reports the run in `run_dir`; prints what it wrote, the report sets it pruned and each GPU's
+// verdict to `out`, problems to `err`. Releases the results root's lock if this run holds it and
+// has ended (a run still going keeps its lock and its record). Returns the exit status: 0 when
+// every verdict is PASS, SKIPPED or PARTIAL; 1 when any is FAIL or INCONCLUSIVE, a result is
+// unreadable, a file could not be written or, with `require_gpu`, the run is partial or had no
+// GPU; 2 for a path that is not a run folder, a run record newer than this program, or a report
+// folder hazardlab will not write into.
 int report_run(const std::filesystem::path& run_dir, const ReportOptions& options, std::ostream& out,
                std::ostream& err);
 
@@ -46,8 +53,13 @@ struct BuiltRun {
 };
 BuiltRun build_run(const std::filesystem::path& run_dir, bool require_gpu);  // throws std::runtime_error
 
-// Writes one run's report set and moves the pointers; returns the set's folder.
-std::filesystem::path publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
+// Writes one run's report set and moves the pointers; returns the set's folder and the names of
+// the oldest report sets removed beyond `keep_runs`.
+struct PublishedSet {
+  std::filesystem::path folder;
+  std::vector<std::string> pruned;
+};
+PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
                                       const ReportOptions& options);
 
 }  // namespace hazardlab

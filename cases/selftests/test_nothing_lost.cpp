@@ -1,0 +1,234 @@
+// Bad input and failed writes in the record, the reports and the fleet report: nothing of a
+// user's is lost or overwritten, and nothing goes by silently. Plain C++, no CUDA.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "fleet_fixture.hpp"
+#include "hazardlab/atomic_file.hpp"
+#include "hazardlab/publish.hpp"
+#include "hazardlab/strict_number.hpp"
+
+using namespace hazardlab;
+using namespace hazardlab::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+RunContents run_named(const std::string& id) {
+  RunContents c = complete_run(1);
+  c.run.id = id;
+  return c;
+}
+
+int report(const fs::path& run_dir, const fs::path& out, std::size_t keep, std::string* printed = nullptr) {
+  std::ostringstream o, e;
+  const int rc = report_run(run_dir, ReportOptions{out, false, keep}, o, e);
+  if (printed) *printed = o.str() + e.str();
+  return rc;
+}
+
+int merge(const std::vector<fs::path>& runs, const fs::path& out, std::string* printed = nullptr) {
+  std::ostringstream o, e;
+  const int rc = merge_command(runs, fleet_options(out), o, e);
+  if (printed) *printed = o.str() + e.str();
+  return rc;
+}
+
+// A process of this host that is still going, as a run's owner would be.
+struct LiveProcess {
+  pid_t pid = ::fork();
+  LiveProcess() {
+    if (pid == 0) {
+      ::pause();
+      ::_exit(0);
+    }
+  }
+  void end() {
+    if (pid > 0) ::kill(pid, SIGKILL), ::waitpid(pid, nullptr, 0);
+    pid = -1;
+  }
+  ~LiveProcess() { end(); }
+};
+
+}  // namespace
+
+TEST(NothingLost, AReportWithKeepNeverRemovesARunFolder) {
+  const fs::path base = fresh_dir("keep-runs");
+  std::vector<fs::path> runs;
+  for (const char* id : {"20261101T000000Z-h-1", "20261102T000000Z-h-2", "20261103T000000Z-h-3"})
+    runs.push_back(write_run_folder(base / "results", run_named(id)));
+  ASSERT_EQ(report(runs[0], base / "new-reports", 1), 0);
+  for (const fs::path& run : runs) EXPECT_TRUE(fs::exists(run / "run.json")) << run << " was removed by a report";
+}
+
+TEST(NothingLost, KeepRemovesTheOldestReportSetsAndSaysSo) {
+  const fs::path base = fresh_dir("keep-sets");
+  const fs::path reports = base / "reports";
+  std::string printed;
+  for (const char* id : {"20261101T000000Z-h-1", "20261102T000000Z-h-2", "20261103T000000Z-h-3"})
+    ASSERT_EQ(report(write_run_folder(base / "results", run_named(id)), reports, 2, &printed), 0) << printed;
+  EXPECT_FALSE(fs::exists(reports / "runs" / "20261101T000000Z-h-1"));
+  EXPECT_TRUE(fs::exists(reports / "runs" / "20261102T000000Z-h-2"));
+  EXPECT_TRUE(fs::exists(reports / "runs" / "20261103T000000Z-h-3"));
+  EXPECT_NE(printed.find("removed the report set " + (reports / "runs" / "20261101T000000Z-h-1").string()),
+            std::string::npos)
+      << printed;
+  // A report set carries a marker of its own, never a run folder's.
+  EXPECT_TRUE(fs::exists(reports / "runs" / "20261103T000000Z-h-3" / kReportSetMarker));
+  EXPECT_FALSE(fs::exists(reports / "runs" / "20261103T000000Z-h-3" / kRunMarker));
+}
+
+TEST(NothingLost, ACaseNeverWritesIntoAPublishedReportSet) {
+  const fs::path base = fresh_dir("report-set");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  ASSERT_EQ(report(run, base / "reports", 20), 0);
+  const fs::path set = base / "reports" / "runs" / "20261101T000000Z-h-1";
+  EXPECT_THROW(require_run_folder(set), std::invalid_argument);
+  EXPECT_NO_THROW(require_run_folder(run));
+  // A set published before sets had their own marker carries a run folder's: still refused.
+  std::ofstream(set / kRunMarker);
+  fs::remove(set / kReportSetMarker);
+  EXPECT_THROW(require_run_folder(set), std::invalid_argument);
+  std::string printed;
+  EXPECT_EQ(report(base / "reports" / "current", base / "reports2", 20, &printed), 2) << printed;
+}
+
+TEST(NothingLost, ReportingARunStillGoingKeepsItsLockAndRecord) {
+  const fs::path base = fresh_dir("running");
+  RunContents c = run_named("20261101T000000Z-h-1");
+  c.run.host = host_name();
+  const fs::path run = write_run_folder(base / "results", c);
+  LiveProcess owner;
+  ASSERT_GT(owner.pid, 0);
+  ASSERT_TRUE(acquire_run_lock(base / "results", LockHolder{c.run.id, host_name(), owner.pid, "now"}).acquired);
+  std::string printed;
+  report(run, base / "reports", 20, &printed);
+  EXPECT_TRUE(fs::exists(base / "results" / kLockFile)) << "the lock of a run still going was released\n" << printed;
+  EXPECT_NE(printed.find("still going"), std::string::npos) << printed;
+  EXPECT_EQ(load_run_record(run).state, RunState::Running);
+  // A second run cannot start beside it.
+  EXPECT_FALSE(acquire_run_lock(base / "results", LockHolder{"other", host_name(), ::getpid(), "now"}).acquired);
+  owner.end();
+  report(run, base / "reports", 20, &printed);
+  EXPECT_FALSE(fs::exists(base / "results" / kLockFile)) << printed;
+  EXPECT_EQ(load_run_record(run).state, RunState::Finished);
+}
+
+TEST(NothingLost, RunIdsThatAreNotOneFolderNameAreRefused) {
+  for (const char* bad : {"", ".", "..", "../../x", "a/b", "a b", "x\n"}) EXPECT_NE(run_id_problem(bad), "") << bad;
+  EXPECT_EQ(run_id_problem("20261122T000000Z-host.example-42"), "");
+  EXPECT_NE(run_id_problem(std::string(129, 'a')), "");
+}
+
+TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
+  const Fleet f = write_fleet("merge-foreign");
+  const fs::path mine = f.base / "mine";
+  fs::create_directories(mine);
+  std::ofstream(mine / "fleet.json") << "{\"mine\": true}\n";
+  std::ofstream(mine / "fleet.csv") << "my,data\n";
+  std::string printed;
+  EXPECT_EQ(merge(f.runs, mine, &printed), 2) << printed;
+  EXPECT_NE(printed.find((mine / "fleet.json").string()), std::string::npos) << printed;
+  EXPECT_EQ(read(mine / "fleet.json"), "{\"mine\": true}\n");
+  EXPECT_EQ(read(mine / "fleet.csv"), "my,data\n");
+  // A fleet report's own folder is marked, and merging into it again is fine.
+  const fs::path fleet = f.base / "fleet";
+  EXPECT_NE(merge(f.runs, fleet), 2);
+  EXPECT_TRUE(fs::exists(fleet / kFleetMarker));
+  EXPECT_NE(merge(f.runs, fleet, &printed), 2) << printed;
+}
+
+TEST(NothingLost, ARunRecordNewerThanTheProgramIsRefusedWithTheReason) {
+  const fs::path base = fresh_dir("newer");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  nlohmann::json j = nlohmann::json::parse(read(run / "run.json"));
+  j["schema_version"] = kRunRecordSchemaVersion + 1;
+  j["hazardlab_version"] = "9.0.0";
+  write_file_atomically(run / "run.json", j.dump(2));
+  std::string printed;
+  EXPECT_EQ(report(run, base / "reports", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("newer"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("9.0.0"), std::string::npos) << printed;
+  EXPECT_EQ(merge({run}, base / "fleet", &printed), 2) << printed;
+  EXPECT_NE(printed.find("schema_version"), std::string::npos) << printed;
+}
+
+TEST(NothingLost, TwoRunFoldersWithOneRunIdAreRefused) {
+  const Fleet f = write_fleet("one-id");
+  const fs::path copy = f.base / "copy" / "runs" / f.runs[0].filename();
+  fs::create_directories(copy.parent_path());
+  fs::copy(f.runs[0], copy, fs::copy_options::recursive);
+  std::string printed;
+  EXPECT_EQ(merge({f.runs[0], copy}, f.base / "fleet", &printed), 2) << printed;
+  EXPECT_NE(printed.find(copy.string()), std::string::npos) << printed;
+  // The same folder given twice is still one run, read once.
+  EXPECT_NE(merge({f.runs[0], f.runs[0]}, f.base / "fleet2", &printed), 2) << printed;
+}
+
+TEST(StrictNumber, PlainDecimalsAreRead) {
+  EXPECT_EQ(parse_whole_number("100", 1, 1000), 100u);
+  EXPECT_EQ(parse_whole_number("007", 1, 1000), 7u);
+  EXPECT_DOUBLE_EQ(parse_decimal_number("0.8", 0, 1), 0.8);
+  EXPECT_DOUBLE_EQ(parse_decimal_number(".5", 0, 1), 0.5);
+  EXPECT_DOUBLE_EQ(parse_decimal_number("25e-2", 0, 1), 0.25);
+  EXPECT_DOUBLE_EQ(parse_decimal_number("0", 0, 1), 0.0);
+  EXPECT_DOUBLE_EQ(parse_decimal_number("-2.5", -10, 10, true), -2.5);
+}
+
+TEST(StrictNumber, EverythingElseIsRefused) {
+  for (const char* bad : {"", " 100", "100 ", "+100", "-1", "1e2", "0x10", "1.0", "1_000", "18446744073709551616"})
+    EXPECT_THROW(parse_whole_number(bad, 0, UINT64_MAX), NumberRefused) << bad;
+  EXPECT_THROW(parse_whole_number("0", 1, 10), NumberRefused);
+  EXPECT_THROW(parse_whole_number("11", 1, 10), NumberRefused);
+  for (const char* bad : {"", " 0.5", "0.5 ", "+0.5", "-0.5", "0x0.8p0", "nan", "inf", "1e", ".", "0.5.1", "1,5",
+                          "1e-400", "1e-310", "1e400", "0.5f"})
+    EXPECT_THROW(parse_decimal_number(bad, -1e308, 1e308), NumberRefused) << bad;
+  EXPECT_THROW(parse_decimal_number("1.0000001", 0, 1), NumberRefused);
+  try {
+    parse_decimal_number("1e-400", 0, 1);
+    FAIL();
+  } catch (const NumberRefused& e) {
+    EXPECT_NE(std::string(e.what()).find("too small"), std::string::npos) << e.what();
+  }
+}
+
+TEST(NothingLost, AResultsRootAndAReportFolderMustNotOverlap) {
+  const fs::path base = fresh_dir("overlap");
+  fs::create_directories(base / "real");
+  fs::create_symlink(base / "real", base / "link");
+  EXPECT_TRUE(folders_overlap(base / "a", base / "a"));
+  EXPECT_TRUE(folders_overlap(base / "a", base / "a" / "reports"));
+  EXPECT_TRUE(folders_overlap(base / "a" / "b" / "", base / "a"));
+  EXPECT_TRUE(folders_overlap(base / "real", base / "link" / "new"));
+  EXPECT_FALSE(folders_overlap(base / "results", base / "reports"));
+  EXPECT_FALSE(folders_overlap(base / "a", base / "ab"));
+}
+
+TEST(NothingLost, AFileOrAResultsRootGivenAsARunFolderIsBadInput) {
+  const fs::path base = fresh_dir("not-a-run");
+  write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::ofstream(base / "file") << "x";
+  std::string printed;
+  EXPECT_EQ(report(base / "file", base / "reports", 20, &printed), 2) << printed;
+  EXPECT_EQ(report(base / "results", base / "reports", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a results root"), std::string::npos) << printed;
+}
+
+TEST(NothingLost, ACaseThatFailedWithoutAResultFailsItsGpuNotPartial) {
+  const fs::path base = fresh_dir("failed-no-result");
+  RunContents c = run_named("20261101T000000Z-h-1");
+  // Its result could not be written.
+  const VariantResult& r = c.results.front();
+  const std::string lost = device_label(r.device_index) + "/" + r.hazard_id + "/" + r.variant_id;
+  c.results.erase(c.results.begin());
+  const fs::path run = write_run_folder(base / "results", c);
+  std::ostringstream o, e;
+  EXPECT_EQ(report_run(run, ReportOptions{base / "reports", false, 20, {lost}}, o, e), 1) << o.str() << e.str();
+  EXPECT_NE(o.str().find("FAIL: 1 case(s) FAILED without leaving a result"), std::string::npos) << o.str();
+  const auto gpu0 = nlohmann::json::parse(read(base / "reports" / "latest" / "gpu0.json"));
+  EXPECT_EQ(gpu0["verdict"], "FAIL");
+}

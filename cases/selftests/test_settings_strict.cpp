@@ -1,0 +1,63 @@
+// Every number a setting holds is read by the one strict parser, and every folder a setting names
+// is a real path: what one setting refuses, none accepts.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "perf/checks.hpp"
+#include "perf/perf.hpp"
+#include "settings/settings.hpp"
+
+using namespace hazardlab;
+
+namespace {
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+const char* const kLooseSpellings[] = {" 100", "100 ", "+100", "-100", "0x64", "1e2", "100.0", "1_00"};
+}  // namespace
+
+TEST(StrictSettings, WholeNumberSettingsRefuseLooseSpellings) {
+  for (const char* name : {"HAZARDLAB_TRIALS", "HAZARDLAB_KEEP_RUNS", "HAZARDLAB_GATE_TIMEOUT_MS"}) {
+    for (const char* text : kLooseSpellings) {
+      EXPECT_THROW(Settings::from_entries({std::string(name) + "=" + text}), SettingsError) << name << "=" << text;
+    }
+  }
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_TRIALS=100"}).control_trials, 100);
+}
+
+TEST(StrictSettings, ThePinnedBudgetRefusesLooseSpellings) {
+  for (const char* text : {" 100", "+100", "100 ", "0x100"}) {
+    const ScopedEnv env("HAZARDLAB_PINNED_BUDGET_MB", text);
+    EXPECT_THROW(perf::profile_from_environment(), SettingsError) << text;
+  }
+  const ScopedEnv env("HAZARDLAB_PINNED_BUDGET_MB", "100");
+  EXPECT_EQ(perf::profile_from_environment().pinned_budget, std::size_t{100} << 20);
+}
+
+TEST(StrictSettings, ThresholdsRefuseHexFloatsUnderflowAndSpaces) {
+  for (const char* name : {"HAZARDLAB_MIN_LINK_FRACTION", "HAZARDLAB_MIN_OVERLAP"}) {
+    for (const char* text : {"0x0.8p0", "1e-400", " 0.5", "+0.5", "0.5 ", "nan", "-0.1", "1.5"}) {
+      const ScopedEnv env(name, text);
+      EXPECT_THROW(perf::thresholds_from_environment(), SettingsError) << name << "=" << text;
+    }
+  }
+  const ScopedEnv env("HAZARDLAB_MIN_OVERLAP", "0.25");
+  EXPECT_DOUBLE_EQ(perf::thresholds_from_environment().min_overlap, 0.25);
+}
+
+TEST(StrictSettings, FolderSettingsRefuseBlankNames) {
+  for (const char* name : {"HAZARDLAB_RESULTS_ROOT", "HAZARDLAB_REPORTS_DIR", "HAZARDLAB_RUN_DIR"}) {
+    for (const char* text : {" ", "  ", "\t", " /tmp/x", "/tmp/x "}) {
+      EXPECT_THROW(Settings::from_entries({std::string(name) + "=" + text}), SettingsError) << name << "='" << text
+                                                                                             << "'";
+    }
+  }
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_RESULTS_ROOT=/tmp/my results"}).results_root, "/tmp/my results");
+}

@@ -1,0 +1,51 @@
+#pragma once
+// Checks of command-line values shared by hazardlab and hazardlab-report, so that an option means
+// the same in both: folders that are not blank, numbers read by the one strict parser
+// (hazardlab/strict_number.hpp). CLI11 prints the message and the tools exit 2.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+#include "hazardlab/results_root.hpp"
+#include "hazardlab/strict_number.hpp"
+
+namespace hazardlab::cli {
+
+// A folder path: not blank, no spaces or control characters at either end ("--results-root ''"
+// never falls back to a default, and " " never becomes a folder named " ").
+inline CLI::Validator folder_path() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const std::string problem = folder_text_problem(text);
+        return problem.empty() ? problem : "'" + text + "' is not allowed; " + problem;
+      },
+      "FOLDER");
+}
+
+inline CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        try {
+          (void)parse_whole_number(text, min, max);
+          return {};
+        } catch (const NumberRefused& why) {
+          return "'" + text + "' is not allowed; " + why.what();
+        }
+      },
+      "WHOLE NUMBER " + std::to_string(min) + "-" + std::to_string(max));
+}
+
+inline CLI::Validator decimal_number(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        try {
+          (void)parse_decimal_number(text, min, max);
+          return {};
+        } catch (const NumberRefused& why) {
+          return "'" + text + "' is not allowed; " + why.what();
+        }
+      },
+      "NUMBER");
+}
+
+}  // namespace hazardlab::cli
