@@ -160,10 +160,17 @@ int main(int argc, char** argv) {
                       "where run folders go (else HAZARDLAB_RESULTS_ROOT, else ./hazardlab-results)");
   run_cmd->add_option("--reports-dir", suite.reports_dir,
                       "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)");
+  run_cmd->add_option("--prometheus", suite.prometheus_dir,
+                      "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                      "HAZARDLAB_PROMETHEUS_DIR)");
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required();
   report_cmd->add_option("--out", out, "the report folder")->required();
+  fs::path prometheus_dir;
+  report_cmd->add_option("--prometheus", prometheus_dir,
+                         "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                         "HAZARDLAB_PROMETHEUS_DIR)");
 
   if (argc > 1 && argv[1][0] != '-') {
     try {
@@ -197,7 +204,10 @@ int main(int argc, char** argv) {
     if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
     if (*run_cmd) return run_suite(suite, settings, std::cout, std::cerr);
     if (*report_cmd) {
-      return report_run(run_dir, ReportOptions{out, settings.require_gpu, settings.keep_runs}, std::cout, std::cerr);
+      return report_run(run_dir,
+                        ReportOptions{out, settings.require_gpu, settings.keep_runs,
+                                      prometheus_dir.empty() ? settings.prometheus_dir : prometheus_dir},
+                        std::cout, std::cerr);
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';

@@ -74,6 +74,8 @@ int main(int argc, char** argv) {
   app.add_option("--run", run_dir, "the run folder (<results root>/runs/<run-id>)")->required();
   app.add_option("--out", options.out_dir, "the report folder")->required();
   app.add_flag("--require-gpu", options.require_gpu, "a run without a GPU, or a partial run, fails");
+  app.add_option("--prometheus", options.prometheus_dir,
+                 "node_exporter's textfile-collector folder: write hazardlab.prom there (atomically)");
   app.add_option("--keep", options.keep_runs, "report sets kept, newest first")->check(CLI::Range(1, 100000));
   try {
     app.parse(argc, argv);

@@ -12,6 +12,7 @@
 #include "child_process.hpp"
 #include "cuda/device.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/run_record.hpp"
@@ -72,6 +73,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "': sanitizer runs need ctest and the CUDA Toolkit (`ctest --preset suite` in a build "
                                 "tree); `hazardlab run` runs the validation suite");
   }
+  const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
+  if (!prometheus.empty()) require_prometheus_folder(prometheus);  // bad input: before any GPU work
   const fs::path cases = sibling_program("hazardlab-cases"), perf = sibling_program("hazardlab-perf");
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {
     return absolute_path(!given.empty() ? given : !environment.empty() ? environment : fs::path(fallback));
@@ -125,7 +128,7 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     });
   }
   for (std::thread& g : gpus) g.join();
-  return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs}, out, err);
+  return report_run(run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, prometheus}, out, err);
 }
 
 }  // namespace hazardlab

@@ -159,6 +159,9 @@ nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& de
   out["bandwidth"] = points;
   out["bidirectional"] = bidirectional;
   out["link_raw_gbps_per_direction"] = link;
+  // What the link check read, for the metrics (prometheus.hpp): its sizes and its threshold.
+  out["checked_sizes"] = profile.checked_sizes;
+  out["link_threshold_gbps"] = threshold;
   checks = check_link_bandwidth(points, profile.checked_sizes, device, thresholds);
   if (tool) out["reference"] = compare_with_reference(*tool, references, points, bidirectional);
   // On a host with several GPUs, the lowest-numbered one also measures all of them at once.

@@ -40,6 +40,8 @@ struct Settings {
   bool fresh_processes = false;        // HAZARDLAB_FRESH_PROCESSES=1: no warm worker, a process per case
   bool sweep_full = false;             // HAZARDLAB_SWEEP_PROFILE=full: the race-window sweeps' fuller profile
   bool conformance_full = false;       // HAZARDLAB_CONFORMANCE_PROFILE=full: thousands of generated programs
+  std::string profile = "validation";  // HAZARDLAB_PROFILE: validation (every case), health or soak
+  std::filesystem::path prometheus_dir;  // HAZARDLAB_PROMETHEUS_DIR: node_exporter's textfile folder, "" for none
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
   std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
 
@@ -68,6 +70,14 @@ struct SanitizerProfile {
   std::chrono::milliseconds call_limit{1000};
 };
 inline constexpr SanitizerProfile kSanitizerProfile{};
+
+// The run profiles HAZARDLAB_PROFILE (and `hazardlab run --profile`) accepts.
+inline constexpr std::string_view kRunProfiles[] = {"validation", "health", "soak"};
+
+// The known name nearest to a mistyped HAZARDLAB_* name (setting_names.cpp).
+std::string_view nearest_known_setting(std::string_view name);
+// `value` if it names a run profile; else a SettingsError naming `what` (the variable or option).
+std::string run_profile_named(std::string_view what, const std::string& value);
 
 // The compute-sanitizer tools HAZARDLAB_SANITIZE accepts.
 inline constexpr std::string_view kSanitizerTools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};

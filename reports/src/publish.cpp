@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
@@ -139,6 +140,14 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     }
   } release{root, run_dir.filename().string(), in_root};
 
+  if (!options.prometheus_dir.empty()) {
+    try {
+      require_prometheus_folder(options.prometheus_dir);
+    } catch (const std::invalid_argument& e) {
+      err << "hazardlab: " << e.what() << "; no report written\n";
+      return 2;
+    }
+  }
   BuiltRun built;
   try {
     built = build_run(run_dir, options.require_gpu);
@@ -173,6 +182,15 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
         << (options.out_dir / kCurrentLink).string() << '\n';
   }
   int status = built.unreadable.empty() ? 0 : 1;
+  if (!options.prometheus_dir.empty()) {
+    try {
+      write_prometheus(options.prometheus_dir, reports_to_prometheus(built.reports, run));
+      out << "hazardlab: metrics for Prometheus in " << (options.prometheus_dir / kPrometheusFile).string() << '\n';
+    } catch (const std::exception& e) {
+      err << "hazardlab: the metrics for Prometheus were not written: " << e.what() << '\n';
+      status = 1;
+    }
+  }
   for (const GpuReport& r : built.reports) {
     out << "hazardlab: "
         << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : std::string("no GPU")) << ": "
