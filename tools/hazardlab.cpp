@@ -163,6 +163,11 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--prometheus", suite.prometheus_dir,
                       "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
                       "HAZARDLAB_PROMETHEUS_DIR)");
+  std::string run_profile, soak_duration;
+  run_cmd->add_option("--profile", run_profile,
+                      "validation (every case, the default), health (a node health check, under a minute) or soak "
+                      "(verified copies for --duration); else HAZARDLAB_PROFILE");
+  run_cmd->add_option("--duration", soak_duration, "how long a soak runs: 90s, 10m, 2h (else HAZARDLAB_SOAK_DURATION)");
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required();
@@ -189,6 +194,13 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that
+    // every case and measurement the run starts sees them.
+    if (!run_profile.empty()) ::setenv("HAZARDLAB_PROFILE", run_profile_named("--profile", run_profile).c_str(), 1);
+    if (!soak_duration.empty()) {
+      (void)parse_duration_text("--duration", soak_duration);
+      ::setenv("HAZARDLAB_SOAK_DURATION", soak_duration.c_str(), 1);
+    }
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
     // The measurement settings too, so that a bad one stops the run at ctest's start.

@@ -15,6 +15,7 @@
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
 #include "program_paths.hpp"
+#include "run_profile.hpp"
 #include "settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
@@ -94,14 +95,13 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
   for (const DeviceFingerprint& d : inv.devices) {
     out << "device\t" << d.index << '\t' << device_label(d.index) << '\t' << d.name << '\n';
   }
-  for (const Hazard& h : Registry::instance().hazards()) {
-    for (const Variant& v : h.variants) {
-      std::string labels;
-      for (const std::string& l : v.labels) labels += (labels.empty() ? "" : ",") + l;
-      out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\t' << (labels.empty() ? "-" : labels)
-          << '\n';
-    }
+  for (const auto& [h, v] : profile_cases(settings.profile)) {
+    std::string labels;
+    for (const std::string& l : v->labels) labels += (labels.empty() ? "" : ",") + l;
+    out << "case\t" << h->id << '\t' << v->id << '\t' << to_string(v->kind) << '\t' << (labels.empty() ? "-" : labels)
+        << '\n';
   }
+  for (std::string_view part : profile_perf_parts(settings.profile)) out << "perf\t" << part << '\n';
   return 0;
 }
 
@@ -149,6 +149,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     run.no_device_reason = inv.no_device_reason;
     run.settings = settings_in_force(settings, perf::profile_from_environment(), perf::thresholds_from_environment());
     run.sanitizer = settings.sanitizer;
+    run.profile = settings.profile;
     run.warnings = settings.warnings;
     run.selection = selection_from_ctest_command(command_of(start.owner_pid));
     std::vector<int> indexes;
@@ -156,11 +157,10 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     if (indexes.empty()) indexes.push_back(-1);
     for (int index : indexes) {
       const std::string label = device_label(index);
-      for (const CatalogHazard& h : catalog.hazards) {
-        for (const CatalogVariant& v : h.variants) run.registered.push_back(label + "/" + h.id + "/" + v.id);
-      }
+      for (const auto& [h, v] : profile_cases(settings.profile)) run.registered.push_back(label + "/" + h->id + "/" + v->id);
       // Under a sanitizer nothing is timed, so such a run is never a complete validation (PARTIAL).
-      for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
+      for (std::string_view part : profile_perf_parts(settings.profile))
+        run.registered.push_back(label + "/perf/" + std::string(part));
     }
     store_run_record(dir, run);
     prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
@@ -171,6 +171,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     for (const DeviceFingerprint& d : inv.devices) {
       out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
     }
+    if (run.profile != "validation") out << "hazardlab: profile: " << run.profile << '\n';
     out << "hazardlab: selection: " << (run.selection.all() ? "all cases" : "filtered by");
     for (const std::string& f : run.selection.filters) out << " '" << f << "'";
     out << '\n';

@@ -42,4 +42,21 @@ std::string run_profile_named(std::string_view what, const std::string& value) {
   throw SettingsError(std::string(what) + "='" + value + "': expected a run profile: validation, health or soak");
 }
 
+std::chrono::seconds parse_duration_text(std::string_view what, const std::string& text) {
+  const std::string allowed = "': expected a duration from 1s to 7d such as 90s, 10m, 2h or a number of seconds";
+  std::size_t used = 0;
+  unsigned long long count = 0;
+  try {
+    count = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    throw SettingsError(std::string(what) + "='" + text + allowed);
+  }
+  const std::string unit = text.substr(used);
+  const unsigned long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  if (!scale || text[0] == '-' || text[0] == '+' || count == 0 || count > 7 * 86400 / scale) {
+    throw SettingsError(std::string(what) + "='" + text + allowed);
+  }
+  return std::chrono::seconds(count * scale);
+}
+
 }  // namespace hazardlab

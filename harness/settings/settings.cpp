@@ -104,6 +104,20 @@ void apply_sanitizer_profile(const Environment& env, Settings& s) {
   profile("HAZARDLAB_MUTATION_CHECK", s.mutation_check, false);
 }
 
+// The health profile's choices, each only where the environment is silent, recorded as chosen.
+void apply_health_profile(const Environment& env, Settings& s) {
+  const auto profile = [&](const char* name, auto& field, auto value) {
+    if (env.find(name)) return;
+    field = value;
+    s.run_profile_chosen.emplace_back(name);
+  };
+  profile("HAZARDLAB_TRIALS", s.control_trials, kHealthProfile.control_trials);
+  profile("HAZARDLAB_PROPERTY_CASES", s.property_cases, kHealthProfile.property_cases);
+  profile("HAZARDLAB_MAX_BYTES", s.max_transfer_bytes, kHealthProfile.max_transfer_bytes);
+  profile("HAZARDLAB_MUTATION_CHECK", s.mutation_check, kHealthProfile.mutation_check);
+  profile("HAZARDLAB_REQUIRE_GPU", s.require_gpu, true);
+}
+
 }  // namespace
 
 const std::vector<SettingInfo>& known_settings() {
@@ -136,6 +150,8 @@ const std::vector<SettingInfo>& known_settings() {
       {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
       {"HAZARDLAB_PROFILE", "which cases a run is made of: validation (every case), health or soak (default validation)"},
       {"HAZARDLAB_PROMETHEUS_DIR", "node_exporter's textfile-collector folder: the report writes hazardlab.prom there"},
+      {"HAZARDLAB_SOAK_DURATION", "how long a soak copies and verifies: 90s, 10m, 2h (default 10m)"},
+      {"HAZARDLAB_SOAK_INJECT_FAULT", "1: corrupt one byte of one soak copy, to see the soak catch it (tests only)"},
       {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
   };
   return all;
@@ -191,6 +207,9 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   }
   if (const std::string* v = env.find("HAZARDLAB_PROFILE")) s.profile = run_profile_named("HAZARDLAB_PROFILE", *v);
   if (const std::string* v = env.find("HAZARDLAB_PROMETHEUS_DIR")) s.prometheus_dir = *v;
+  if (const std::string* v = env.find("HAZARDLAB_SOAK_DURATION"))
+    s.soak_duration = parse_duration_text("HAZARDLAB_SOAK_DURATION", *v);
+  read_flag(env, "HAZARDLAB_SOAK_INJECT_FAULT", s.soak_inject_fault);
   if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
   if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_SANITIZE")) {
@@ -215,6 +234,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     }
   }
   if (!s.sanitizer.empty()) apply_sanitizer_profile(env, s);
+  if (s.profile == "health") apply_health_profile(env, s);
   if (s.call_limit >= s.gate_timeout) {
     throw SettingsError("HAZARDLAB_CALL_LIMIT_MS (" + std::to_string(s.call_limit.count()) +
                         ") must be shorter than HAZARDLAB_GATE_TIMEOUT_MS (" + std::to_string(s.gate_timeout.count()) +

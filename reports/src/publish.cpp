@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/health_line.hpp"
 #include "hazardlab/prometheus.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
@@ -202,6 +203,8 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     err << "hazardlab: HAZARDLAB_REQUIRE_GPU=1: a partial run is not a validation\n";
     status = 1;
   }
+  // Last: the node's line, which a health-check wrapper takes as its drain reason.
+  out << node_health_line(built.reports, run) << '\n';
   return status;
 }
 
