@@ -1,5 +1,7 @@
 #include "run_profile.hpp"
 
+#include "hazardlab/perf_store.hpp"
+
 namespace hazardlab {
 
 std::vector<ProfileCase> profile_cases(const std::string& profile) {
@@ -24,7 +26,7 @@ std::vector<ProfileCase> profile_cases(const std::string& profile) {
 std::vector<std::string_view> profile_perf_parts(const std::string& profile) {
   if (profile == "health") return {"bandwidth", "integrity"};
   if (profile == "soak") return {"soak"};
-  return {std::begin(kPerfParts), std::end(kPerfParts)};
+  return std::vector<std::string_view>(std::begin(kPerfParts), std::end(kPerfParts));
 }
 
 }  // namespace hazardlab
