@@ -8,7 +8,7 @@ Where the daemons cannot start (not root, packages missing) a scenario exits 77,
 as skipped, never passed; with CI set (CI installs the packages) that is a failure instead.
 
     test_slurm.py --list
-    test_slurm.py <scenario> --source-dir S --build-dir B --tool T --cmake C
+    test_slurm.py <scenario> --source-dir S --build-dir B --tool T --cmake C [--installed PREFIX]
 """
 import argparse
 import json
@@ -267,10 +267,11 @@ def nhc_check_drains_the_node_with_its_reason(args, root):
 def fleet_job_runs_under_sbatch(args, root):
     """The installed fleet job script, submitted with sbatch to the real cluster: srun starts the
     installed hazardlab (no GPU here: its row is SKIPPED) on the node, and the job merges the fleet."""
-    prefix = root / "prefix"
-    p = subprocess.run([args.cmake, "--install", args.build_dir, "--prefix", str(prefix)], stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT, text=True)
-    check(p.returncode == 0, p.stdout)
+    prefix = pathlib.Path(args.installed) if args.installed else root / "prefix"
+    if not args.installed:
+        p = subprocess.run([args.cmake, "--install", args.build_dir, "--prefix", str(prefix)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        check(p.returncode == 0, p.stdout)
     cluster = Cluster(root)
     try:
         shared = root / "shared"
@@ -304,6 +305,7 @@ def main():
     parser.add_argument("--list", action="store_true")
     for option in ("source-dir", "build-dir", "tool", "cmake"):
         parser.add_argument("--" + option)
+    parser.add_argument("--installed", help="a hazardlab installed already (its prefix), instead of this build's")
     args = parser.parse_args()
     if args.list:
         print("\n".join(SCENARIOS))
