@@ -101,7 +101,7 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     out << "case\t" << h->id << '\t' << v->id << '\t' << to_string(v->kind) << '\t' << (labels.empty() ? "-" : labels)
         << '\n';
   }
-  for (std::string_view part : profile_perf_parts(settings.profile)) out << "perf\t" << part << '\n';
+  for (std::string_view part : profile_perf_parts(settings.profile)) out << "measurement\t" << part << '\n';
   return 0;
 }
 

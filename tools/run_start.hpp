@@ -18,7 +18,7 @@ struct ManifestRequest {
 // Tab-separated lines for cmake/RegisterGpuCases.cmake.in:
 //   warning <text> | run <id> <owner pid> | results <root> | reports <dir>
 //   launcher <compute-sanitizer> <tool> | device <index> <label> <name> | nodevice <reason>
-//   case <hazard> <variant> <kind> | perf <part>   (the cases and measurement groups of HAZARDLAB_PROFILE)
+//   case <hazard> <variant> <kind> | measurement <part>   (the cases and measurement groups of HAZARDLAB_PROFILE)
 // Throws std::invalid_argument when HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot
 // be found.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
