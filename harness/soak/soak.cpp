@@ -126,9 +126,9 @@ class Soak {
     if (const auto c = verify_pattern(got, seed, poison)) {
       ++t.corrupted;
       t.bytes_verified += o_.bytes - c->bad_bytes;
-      char where[120];
-      std::snprintf(where, sizeof where, "%s, round %d, copy of %zu MiB at %.1f s", copy.c_str(), round + 1,
-                    o_.bytes >> 20, seconds_since_begin());
+      char where[160];  // the pattern's seed replays the exact bytes that were sent (pattern.hpp)
+      std::snprintf(where, sizeof where, "%s, round %d, pattern seed %llu, copy of %zu MiB at %.1f s", copy.c_str(),
+                    round + 1, static_cast<unsigned long long>(seed), o_.bytes >> 20, seconds_since_begin());
       result_.errors.push_back(describe(*c, where));
       std::printf("   CORRUPTED: %s\n", result_.errors.back().c_str());
       return false;
