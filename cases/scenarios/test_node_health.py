@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -136,7 +137,7 @@ def health_profile_under_ctest_registers_only_its_cases(world):
            "HAZARDLAB_REPORTS_DIR": str(world.root / "reports"), "HAZARDLAB_PROMETHEUS_DIR": str(textfile),
            "HAZARDLAB_REQUIRE_GPU": "0"}
     rc, listed = world.run([world.args.ctest, "--test-dir", ctest_dir, "-N"], env)
-    names = [line.split(": ", 1)[1] for line in listed.splitlines() if line.strip().startswith("Test")]
+    names = [m.group(1) for m in re.finditer(r"^\s*Test\s+#\d+: (\S+)", listed, re.MULTILINE)]
     cases = sorted(n.split("/", 1)[1] for n in names if n.startswith("nogpu/") and "/perf/" not in n)
     check(cases == health_cases(world), f"ctest registered {cases}")
     check(sorted(n for n in names if "/perf/" in n) == ["nogpu/perf/bandwidth", "nogpu/perf/integrity"], listed)
