@@ -29,7 +29,7 @@ struct ReportOptions {
   std::size_t keep_runs = kDefaultKeepRuns;  // run folders and report sets kept, newest first
   // node_exporter's textfile-collector folder: hazardlab.prom is written there too (prometheus.hpp).
   // Empty: none. A folder that is not one is bad input (exit 2); a failed write fails the exit status.
-  std::filesystem::path prometheus_dir;
+  std::filesystem::path prometheus_dir{};
 };
 
 // Reports the run in `run_dir`; prints what it wrote and each GPU's verdict to `out`, problems
