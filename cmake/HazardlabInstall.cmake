@@ -39,6 +39,8 @@ install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.
 install(FILES README.md reports/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES hazards/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME hazards.md)
 install(PROGRAMS tools/slurm/hazardlab-fleet.sbatch DESTINATION ${CMAKE_INSTALL_DOCDIR}/slurm)
+install(PROGRAMS tools/health/hazardlab-health-check DESTINATION ${CMAKE_INSTALL_DOCDIR}/health)
+install(FILES tools/health/hazardlab.nhc tools/health/hazardlab-health.default DESTINATION ${CMAKE_INSTALL_DOCDIR}/health)
 
 # cpack -G DEB (from the build folder). Debian's shlibdeps would list libc6 and libstdc++6; libc6
 # is essential and libstdc++ is linked in, so the package names only what it cannot carry: the

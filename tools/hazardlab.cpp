@@ -115,7 +115,8 @@ int devices(bool as_json) {
 int cases_for_failed_manifest(bool manifest, int status) {
   if (!manifest) return status;
   try {
-    print_ctest_cases(std::cout);
+    // The settings were refused, so the profile is unknown: every case of the full run is listed.
+    print_ctest_cases(std::cout, "validation");
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
   }
@@ -198,11 +199,23 @@ int main(int argc, char** argv) {
       ->add_option("--reports-dir", suite.reports_dir,
                    "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)")
       ->check(cli::folder_path());
+  run_cmd->add_option("--prometheus", suite.prometheus_dir,
+                      "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                      "HAZARDLAB_PROMETHEUS_DIR)");
+  std::string run_profile, soak_duration;
+  run_cmd->add_option("--profile", run_profile,
+                      "validation (every case, the default), health (a node health check, under a minute) or soak "
+                      "(verified copies for --duration); else HAZARDLAB_PROFILE");
+  run_cmd->add_option("--duration", soak_duration, "how long a soak runs: 90s, 10m, 2h (else HAZARDLAB_SOAK_DURATION)");
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
   report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
+  fs::path prometheus_dir;
+  report_cmd->add_option("--prometheus", prometheus_dir,
+                         "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                         "HAZARDLAB_PROMETHEUS_DIR)");
 
   if (argc > 1 && argv[1][0] != '-') {
     try {
@@ -221,6 +234,13 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that
+    // every case and measurement the run starts sees them.
+    if (!run_profile.empty()) ::setenv("HAZARDLAB_PROFILE", run_profile_named("--profile", run_profile).c_str(), 1);
+    if (!soak_duration.empty()) {
+      (void)parse_duration_text("--duration", soak_duration);
+      ::setenv("HAZARDLAB_SOAK_DURATION", soak_duration.c_str(), 1);
+    }
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
     // The measurement settings too, so that a bad one stops the run at ctest's start.
@@ -236,7 +256,10 @@ int main(int argc, char** argv) {
     if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
     if (*run_cmd) return run_suite(suite, settings, std::cout, std::cerr);
     if (*report_cmd) {
-      return report_run(run_dir, ReportOptions{out, settings.require_gpu, settings.keep_runs}, std::cout, std::cerr);
+      return report_run(run_dir,
+                        ReportOptions{out, settings.require_gpu, settings.keep_runs, {},
+                                      prometheus_dir.empty() ? settings.prometheus_dir : prometheus_dir},
+                        std::cout, std::cerr);
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';

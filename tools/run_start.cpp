@@ -15,6 +15,7 @@
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
 #include "program_paths.hpp"
+#include "run_profile.hpp"
 #include "settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
@@ -94,24 +95,23 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
   }
   out << "results\t" << results.string() << '\n';
   out << "reports\t" << reports.string() << '\n';
-  print_ctest_cases(out);
+  print_ctest_cases(out, settings.profile);
   return 0;
 }
 
-void print_ctest_cases(std::ostream& out) {
+void print_ctest_cases(std::ostream& out, const std::string& profile) {
   const DeviceInventory inv = discover_devices();
   if (inv.devices.empty()) out << "nodevice\t" << inv.no_device_reason << '\n';
   for (const DeviceFingerprint& d : inv.devices) {
     out << "device\t" << d.index << '\t' << device_label(d.index) << '\t' << d.name << '\n';
   }
-  for (const Hazard& h : Registry::instance().hazards()) {
-    for (const Variant& v : h.variants) {
-      std::string labels;
-      for (const std::string& l : v.labels) labels += (labels.empty() ? "" : ",") + l;
-      out << "case\t" << h.id << '\t' << v.id << '\t' << to_string(v.kind) << '\t' << (labels.empty() ? "-" : labels)
-          << '\n';
-    }
+  for (const auto& [h, v] : profile_cases(profile)) {
+    std::string labels;
+    for (const std::string& l : v->labels) labels += (labels.empty() ? "" : ",") + l;
+    out << "case\t" << h->id << '\t' << v->id << '\t' << to_string(v->kind) << '\t' << (labels.empty() ? "-" : labels)
+        << '\n';
   }
+  for (std::string_view part : profile_perf_parts(profile)) out << "measurement\t" << part << '\n';
 }
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
@@ -161,6 +161,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     run.no_device_reason = inv.no_device_reason;
     run.settings = settings_in_force(settings, perf::profile_from_environment(), perf::thresholds_from_environment());
     run.sanitizer = settings.sanitizer;
+    run.profile = settings.profile;
     run.warnings = settings.warnings;
     run.selection = selection_from_ctest_command(command_of(start.owner_pid));
     std::vector<int> indexes;
@@ -168,11 +169,10 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     if (indexes.empty()) indexes.push_back(-1);
     for (int index : indexes) {
       const std::string label = device_label(index);
-      for (const CatalogHazard& h : catalog.hazards) {
-        for (const CatalogVariant& v : h.variants) run.registered.push_back(label + "/" + h.id + "/" + v.id);
-      }
+      for (const auto& [h, v] : profile_cases(settings.profile)) run.registered.push_back(label + "/" + h->id + "/" + v->id);
       // Under a sanitizer nothing is timed, so such a run is never a complete validation (PARTIAL).
-      for (std::string_view part : kPerfParts) run.registered.push_back(label + "/perf/" + std::string(part));
+      for (std::string_view part : profile_perf_parts(settings.profile))
+        run.registered.push_back(label + "/perf/" + std::string(part));
     }
     store_run_record(dir, run);
     for (const std::string& name : prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id})) {
@@ -186,6 +186,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     for (const DeviceFingerprint& d : inv.devices) {
       out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
     }
+    if (run.profile != "validation") out << "hazardlab: profile: " << run.profile << '\n';
     out << "hazardlab: selection: " << (run.selection.all() ? "all cases" : "filtered by");
     for (const std::string& f : run.selection.filters) out << " '" << f << "'";
     out << '\n';

@@ -19,7 +19,7 @@ struct ManifestRequest {
 // Tab-separated lines for cmake/RegisterGpuCases.cmake.in:
 //   warning <text> | run <id> <owner pid> | results <root> | reports <dir>
 //   launcher <compute-sanitizer> <tool> | device <index> <label> <name> | nodevice <reason>
-//   case <hazard> <variant> <kind>
+//   case <hazard> <variant> <kind> | measurement <part>   (the cases and measurement groups of HAZARDLAB_PROFILE)
 // Throws std::invalid_argument when HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot
 // be found.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
@@ -27,7 +27,8 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
 // Only the device (or nodevice) and case lines of the manifest. Also printed when the manifest fails (a bad
 // setting): the registration then gives every test name the run would have had to a test that fails with the
 // message, so that a run filtered by name (ctest -R) fails too instead of finding no test.
-void print_ctest_cases(std::ostream& out);
+// The GPUs, the profile's cases and its measurement parts, as ctest's registration reads them.
+void print_ctest_cases(std::ostream& out, const std::string& profile);
 
 struct RunStart {
   std::filesystem::path results_root;

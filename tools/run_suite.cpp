@@ -12,12 +12,14 @@
 #include "child_process.hpp"
 #include "cuda/device.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
 #include "program_paths.hpp"
+#include "run_profile.hpp"
 #include "run_start.hpp"
 
 namespace hazardlab {
@@ -81,6 +83,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "': sanitizer runs need ctest and the CUDA Toolkit (`ctest --preset suite` in a build "
                                 "tree); `hazardlab run` runs the validation suite");
   }
+  const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
+  if (!prometheus.empty()) require_prometheus_folder(prometheus);  // bad input: before any GPU work
   const fs::path cases = sibling_program("hazardlab-cases"), perf = sibling_program("hazardlab-perf");
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {
     return absolute_path(!given.empty() ? given : !environment.empty() ? environment : fs::path(fallback));
@@ -112,15 +116,19 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
   for (const DeviceFingerprint& d : discover_devices().devices)
     targets.push_back({std::to_string(d.index), device_label(d.index)});
   if (targets.empty()) targets.push_back({"none", device_label(-1)});
-  int total = 0;
-  for (const Hazard& h : Registry::instance().hazards()) total += static_cast<int>(h.variants.size());
-  total = (total + static_cast<int>(std::size(kPerfParts))) * static_cast<int>(targets.size());
+  const std::vector<ProfileCase> chosen_cases = profile_cases(settings.profile);
+  const std::vector<std::string_view> parts = profile_perf_parts(settings.profile);
+  const auto has_part = [&](std::string_view p) { return std::find(parts.begin(), parts.end(), p) != parts.end(); };
+  const int total = static_cast<int>((chosen_cases.size() + parts.size()) * targets.size());
   Progress progress(out, total);
   const fs::path logs = run_dir / "logs";
   const auto perf_part = [&](const Target& t, std::string_view part) {
+    if (!has_part(part)) return;
     const std::string name = t.label + "/perf/" + std::string(part);
+    // A soak runs for its duration and stops on time; the limit only catches one that does not.
+    const auto limit = part == "soak" ? kCaseLimit + settings.soak_duration : kCaseLimit;
     progress.done(name, run_child({perf.string(), "--device", t.device, "--part", std::string(part)},
-                                  logs / t.label / ("perf--" + std::string(part) + ".log"), kCaseLimit));
+                                  logs / t.label / ("perf--" + std::string(part) + ".log"), limit));
   };
 
   const auto run_case = [&](const Target& t, const Hazard& h, const Variant& v) {
@@ -143,16 +151,16 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
   std::vector<std::thread> gpus;
   for (const Target& t : targets) {
     gpus.emplace_back([&, t] {
-      for (const Hazard& h : Registry::instance().hazards())
-        for (const Variant& v : h.variants) run_case(t, h, v);
-      perf_part(t, "findings");
+      for (const auto& [h, v] : chosen_cases) run_case(t, *h, *v);
+      // Verified copies after the cases: they time nothing, so they need not run alone.
+      for (std::string_view part : {"findings", "integrity", "soak"}) perf_part(t, part);
     });
   }
   for (std::thread& g : gpus) g.join();
   std::vector<std::string> failed_names;
   for (const auto& [name, how] : progress.failed()) failed_names.push_back(name);
   int status = report_run(
-      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names}, out, err);
+      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
   // A case that failed without leaving a result (it could not write it: a full disk) fails the run.
   if (const auto failed = progress.failed(); !failed.empty()) {
     err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string() << ":\n";

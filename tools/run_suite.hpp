@@ -21,6 +21,7 @@ namespace hazardlab {
 struct RunSuiteRequest {
   std::filesystem::path results_root;
   std::filesystem::path reports_dir;
+  std::filesystem::path prometheus_dir;  // else HAZARDLAB_PROMETHEUS_DIR; empty: no metrics file
 };
 
 // Exit status as the report's: 0 every GPU PASS (or SKIPPED without a GPU), 1 anything else, 2 bad

@@ -42,6 +42,9 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
       {"HAZARDLAB_KEEP_RUNS", std::to_string(s.keep_runs)},
       {"HAZARDLAB_STRICT", flag(s.strict)},
       {"HAZARDLAB_FRESH_PROCESSES", flag(s.fresh_processes || !s.sanitizer.empty())},
+      {"HAZARDLAB_PROFILE", s.profile},
+      {"HAZARDLAB_SOAK_DURATION", std::to_string(s.soak_duration.count()) + "s"},
+      {"HAZARDLAB_SOAK_INJECT_FAULT", flag(s.soak_inject_fault)},
   };
   std::vector<RecordedSetting> recorded;
   for (const auto& [name, value] : values) {
@@ -49,6 +52,8 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
     const bool profiled =
         std::find(s.sanitizer_profile.begin(), s.sanitizer_profile.end(), name) != s.sanitizer_profile.end();
     std::string note = profiled ? "sanitizer profile" : "";
+    if (std::find(s.run_profile_chosen.begin(), s.run_profile_chosen.end(), name) != s.run_profile_chosen.end())
+      note = s.profile + " profile";
     if (name == "HAZARDLAB_FRESH_PROCESSES" && !s.sanitizer.empty()) note = "a sanitizer must see each case's process";
     recorded.push_back({name, value, env != nullptr, note});
   }

@@ -24,6 +24,7 @@
 #include "perf/host_lock.hpp"
 #include "perf/reference.hpp"
 #include "settings/settings.hpp"
+#include "soak/soak.hpp"
 
 using namespace hazardlab;
 using namespace hazardlab::perf;
@@ -126,7 +127,9 @@ nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& de
   // Where the time goes is printed too: these measurements hold the host alone.
   // nvbandwidth first, when it is there: a checked figure under kReferenceAgreement of its median is
   // measured again, as a threshold miss is.
-  const std::optional<std::filesystem::path> tool = reference_tool_from_environment();
+  // Not in the health profile: nvbandwidth adds about 55 s per GPU, and a health check has 60 s in all.
+  const std::optional<std::filesystem::path> tool =
+      profile.name == "health" ? std::nullopt : reference_tool_from_environment();
   std::map<std::size_t, ReferenceFigures> references;
   if (tool) {
     const Stopwatch watch;
@@ -159,11 +162,14 @@ nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& de
   out["bandwidth"] = points;
   out["bidirectional"] = bidirectional;
   out["link_raw_gbps_per_direction"] = link;
+  // What the link check read, for the metrics (prometheus.hpp): its sizes and its threshold.
+  out["checked_sizes"] = profile.checked_sizes;
+  out["link_threshold_gbps"] = threshold;
   checks = check_link_bandwidth(points, profile.checked_sizes, device, thresholds);
   if (tool) out["reference"] = compare_with_reference(*tool, references, points, bidirectional);
   // On a host with several GPUs, the lowest-numbered one also measures all of them at once.
   const DeviceInventory inventory = discover_devices();
-  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index) {
+  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index && profile.name != "health") {
     for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
       const AllGpusResult all = measure_all_gpus_at_once(profile, inventory.devices, d);
       std::printf("   all %zu GPUs at once, %s, %zu B each: %.2f GB/s in total\n", all.per_gpu.size(),
@@ -172,6 +178,37 @@ nlohmann::json run_bandwidth(const Profile& profile, const DeviceFingerprint& de
     }
   }
   return out;
+}
+
+// The soak (or the health profile's integrity part, one round on small buffers): verified copies of every
+// host memory kind and direction, and to the next GPU where there is one (soak/soak.hpp).
+nlohmann::json run_soak_part(const std::string& part, const Settings& settings, const DeviceFingerprint& device,
+                             std::vector<Check>& checks) {
+  soak::SoakOptions o;
+  o.device = device.index;
+  o.seed = settings.seed.value_or(static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
+  o.inject_fault = settings.soak_inject_fault;
+  o.one_round = part == "integrity";
+  if (o.one_round) o.bytes = std::size_t{8} << 20;
+  o.duration = settings.soak_duration;
+  const DeviceInventory inventory = discover_devices();
+  for (std::size_t i = 0; inventory.devices.size() > 1 && i < inventory.devices.size(); ++i) {
+    if (inventory.devices[i].index == device.index)
+      o.peer_device = inventory.devices[(i + 1) % inventory.devices.size()].index;
+  }
+  std::printf("   %s: %zu MiB per copy, %s, seed %llu%s\n", part.c_str(), o.bytes >> 20,
+              o.one_round ? "one round" : (std::to_string(o.duration.count()) + " s").c_str(),
+              static_cast<unsigned long long>(o.seed), o.peer_device >= 0 ? ", with peer copies" : "");
+  const soak::SoakResult r = soak::run_soak(o);
+  for (const soak::CopyTally& t : r.tallies) {
+    std::printf("   %-22s %8llu copies, %10.2f GB verified, %llu corrupted\n", t.copy.c_str(),
+                static_cast<unsigned long long>(t.copies), static_cast<double>(t.bytes_verified) / 1e9,
+                static_cast<unsigned long long>(t.corrupted));
+  }
+  std::printf("   %d rounds, %d churns of the pinned and registered buffers, %.1f s (%.1f s past the duration)\n",
+              r.rounds, r.churns, r.seconds, r.overshoot_s);
+  checks = {soak::soak_check(r)};
+  return {{"soak", r}};
 }
 
 nlohmann::json run_part(const std::string& part, const Profile& profile, const DeviceFingerprint& device,
@@ -229,9 +266,9 @@ int main(int argc, char** argv) {
   CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
   std::string device_arg = "0", part;
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");
-  app.add_option("--part", part, "bandwidth, overlap or findings")
+  app.add_option("--part", part, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
       ->required()
-      ->check(CLI::IsMember({"bandwidth", "overlap", "findings"}));
+      ->check(CLI::IsMember({"bandwidth", "overlap", "findings", "integrity", "soak"}));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -303,8 +340,10 @@ int main(int argc, char** argv) {
       std::printf("   %zu MiB of host buffers prepared in %.2f s, before the host was held alone\n",
                   buffers.bytes_ready() >> 20, watch.seconds());
     }
-    if (part != "findings") alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
-    record.measurements = run_part(part, profile, device, thresholds, record.checks, buffers);
+    if (part == "bandwidth" || part == "overlap") alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
+    record.measurements = part == "integrity" || part == "soak"
+                              ? run_soak_part(part, settings, device, record.checks)
+                              : run_part(part, profile, device, thresholds, record.checks, buffers);
     record.measurements["host_placement"] = placement;
     std::printf(
         "   host: NUMA node %d, CPUs %s%s\n", placement.numa_node, placement.cpus.c_str(),

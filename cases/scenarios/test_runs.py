@@ -516,7 +516,7 @@ def record_and_reports_build_without_cuda(world):
 FLEET_COLUMNS = ["host", "pci_bus_id", "uuid", "nvidia_smi_index", "cuda_index", "name", "driver_release", "verdict",
                  "failing_checks", "failing_cases", "pinned_h2d_gbps", "pinned_d2h_gbps", "controls_reproduced",
                  "controls_run", "run_id", "run_started_at", "partial", "stale", "outlier", "outlier_reason",
-                 "superseded_runs", "newer_partial_runs", "no_device_reason"]
+                 "superseded_runs", "newer_partial_runs", "no_device_reason", "profile"]
 
 
 class StrictPage(html.parser.HTMLParser):

@@ -63,10 +63,11 @@ TEST(FleetOutput, EveryFormatIsWrittenAndTheCsvParsesBackOneRowPerGpu) {
   }
   const auto csv = parse_csv(read(fleet.base / "fleet" / "fleet.csv"));
   ASSERT_EQ(csv.size(), 6u);  // header and five GPUs
-  EXPECT_EQ(csv[0].size(), 23u);
+  EXPECT_EQ(csv[0].size(), 24u);
   for (const auto& record : csv) EXPECT_EQ(record.size(), csv[0].size());
   const auto a0 = csv_row(csv, 1);
   EXPECT_EQ(a0.at("host"), "node-a");
+  EXPECT_EQ(a0.at("profile"), "validation");
   EXPECT_EQ(a0.at("pci_bus_id"), "0000:00:00.0");
   EXPECT_EQ(a0.at("verdict"), "PASS");
   EXPECT_EQ(a0.at("pinned_h2d_gbps"), "55.30");

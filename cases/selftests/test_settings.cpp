@@ -156,3 +156,39 @@ TEST(Settings, RunsAreKeptUpToALimit) {
   EXPECT_EQ(Settings::from_entries({"HAZARDLAB_KEEP_RUNS=3"}).keep_runs, 3u);
   EXPECT_THROW(Settings::from_entries({"HAZARDLAB_KEEP_RUNS=0"}), SettingsError);
 }
+
+TEST(Settings, TheHealthProfileChoosesShortTrialsAndRequiresAGpuUnlessTheEnvironmentSays) {
+  const Settings health = Settings::from_entries({"HAZARDLAB_PROFILE=health"});
+  EXPECT_EQ(health.profile, "health");
+  EXPECT_EQ(health.control_trials, kHealthProfile.control_trials);
+  EXPECT_EQ(health.property_cases, kHealthProfile.property_cases);
+  EXPECT_EQ(health.max_transfer_bytes, kHealthProfile.max_transfer_bytes);
+  EXPECT_FALSE(health.mutation_check);
+  EXPECT_TRUE(health.require_gpu);
+  EXPECT_EQ(health.run_profile_chosen.size(), 5u);
+  const Settings told = Settings::from_entries({"HAZARDLAB_PROFILE=health", "HAZARDLAB_TRIALS=7", "HAZARDLAB_REQUIRE_GPU=0"});
+  EXPECT_EQ(told.control_trials, 7);
+  EXPECT_FALSE(told.require_gpu);
+  EXPECT_EQ(Settings::from_entries({}).profile, "validation");
+  EXPECT_EQ(Settings::from_entries({}).control_trials, 100);
+  try {
+    (void)Settings::from_entries({"HAZARDLAB_PROFILE=healthy"});
+    ADD_FAILURE() << "healthy accepted";
+  } catch (const SettingsError& e) {
+    EXPECT_NE(std::string(e.what()).find("HAZARDLAB_PROFILE='healthy': expected a run profile: validation, health or soak"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {
+  EXPECT_EQ(Settings::from_entries({}).soak_duration, std::chrono::minutes(10));
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_DURATION=90s"}).soak_duration, std::chrono::seconds(90));
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_DURATION=2m"}).soak_duration, std::chrono::seconds(120));
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_DURATION=3h"}).soak_duration, std::chrono::hours(3));
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_DURATION=45"}).soak_duration, std::chrono::seconds(45));
+  for (const char* bad : {"0s", "10x", "-5m", "8d", "m", "1.5h"}) {
+    EXPECT_THROW(Settings::from_entries({std::string("HAZARDLAB_SOAK_DURATION=") + bad}), SettingsError) << bad;
+  }
+  EXPECT_TRUE(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=1"}).soak_inject_fault);
+}

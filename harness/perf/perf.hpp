@@ -45,6 +45,7 @@ struct Profile {
 Profile profile_from_environment();
 Profile quick_profile();
 Profile full_profile();
+Profile health_profile();  // HAZARDLAB_PROFILE=health: the link check's 256 MiB pinned figures only
 
 struct BandwidthPoint {
   Direction direction;

@@ -62,34 +62,6 @@ void read_profile(const Environment& env, std::string_view name, bool& full) {
   full = *v == "full";
 }
 
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string_view nearest_known(std::string_view name) {
-  // Names earlier versions read, and what took their place.
-  if (name == "HAZARDLAB_RESULTS_DIR") return "HAZARDLAB_RESULTS_ROOT";
-  std::string_view best;
-  std::size_t best_distance = SIZE_MAX;
-  for (const SettingInfo& s : known_settings()) {
-    if (s.name == "HAZARDLAB_RUN_DIR") continue;  // set by ctest, never by a person
-    const std::size_t d = edit_distance(name, s.name);
-    if (d < best_distance) best = s.name, best_distance = d;
-  }
-  return best;
-}
-
 bool known(std::string_view name) {
   const auto& all = known_settings();
   return std::any_of(all.begin(), all.end(), [&](const SettingInfo& s) { return s.name == name; });
@@ -129,6 +101,20 @@ void apply_sanitizer_profile(const Environment& env, Settings& s) {
   profile("HAZARDLAB_MUTATION_CHECK", s.mutation_check, false);
 }
 
+// The health profile's choices, each only where the environment is silent, recorded as chosen.
+void apply_health_profile(const Environment& env, Settings& s) {
+  const auto profile = [&](const char* name, auto& field, auto value) {
+    if (env.find(name)) return;
+    field = value;
+    s.run_profile_chosen.emplace_back(name);
+  };
+  profile("HAZARDLAB_TRIALS", s.control_trials, kHealthProfile.control_trials);
+  profile("HAZARDLAB_PROPERTY_CASES", s.property_cases, kHealthProfile.property_cases);
+  profile("HAZARDLAB_MAX_BYTES", s.max_transfer_bytes, kHealthProfile.max_transfer_bytes);
+  profile("HAZARDLAB_MUTATION_CHECK", s.mutation_check, kHealthProfile.mutation_check);
+  profile("HAZARDLAB_REQUIRE_GPU", s.require_gpu, true);
+}
+
 }  // namespace
 
 const std::vector<SettingInfo>& known_settings() {
@@ -159,6 +145,10 @@ const std::vector<SettingInfo>& known_settings() {
        "1: every case in a new process of its own, not in the GPU's warm worker (default 0)"},
       {"HAZARDLAB_HOST_NAME", "the host name recorded in runs and fleet reports (default: the machine's)"},
       {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
+      {"HAZARDLAB_PROFILE", "which cases a run is made of: validation (every case), health or soak (default validation)"},
+      {"HAZARDLAB_PROMETHEUS_DIR", "node_exporter's textfile-collector folder: the report writes hazardlab.prom there"},
+      {"HAZARDLAB_SOAK_DURATION", "how long a soak copies and verifies: 90s, 10m, 2h (default 10m)"},
+      {"HAZARDLAB_SOAK_INJECT_FAULT", "1: corrupt one byte of one soak copy, to see the soak catch it (tests only)"},
       {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
   };
   return all;
@@ -176,7 +166,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   read_flag(env, "HAZARDLAB_STRICT", s.strict);
   for (const auto& [name, value] : env.all()) {
     if (!known(name)) {
-      const std::string text = name + " is not a hazardlab setting (did you mean " + std::string(nearest_known(name)) +
+      const std::string text = name + " is not a hazardlab setting (did you mean " + std::string(nearest_known_setting(name)) +
                                "?); `hazardlab settings` lists them";
       if (s.strict) throw SettingsError(text + "; HAZARDLAB_STRICT=1 makes this an error");
       s.warnings.push_back(text);
@@ -215,6 +205,11 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     if (!plain)
       throw SettingsError("HAZARDLAB_HOST_NAME='" + *v + "': expected up to 64 letters, digits, '-', '.' or '_'");
   }
+  if (const std::string* v = env.find("HAZARDLAB_PROFILE")) s.profile = run_profile_named("HAZARDLAB_PROFILE", *v);
+  if (const std::string* v = env.find("HAZARDLAB_PROMETHEUS_DIR")) s.prometheus_dir = *v;
+  if (const std::string* v = env.find("HAZARDLAB_SOAK_DURATION"))
+    s.soak_duration = parse_duration_text("HAZARDLAB_SOAK_DURATION", *v);
+  read_flag(env, "HAZARDLAB_SOAK_INJECT_FAULT", s.soak_inject_fault);
   if (const std::string* v = env.find("HAZARDLAB_RESULTS_ROOT")) s.results_root = *v;
   if (const std::string* v = env.find("HAZARDLAB_REPORTS_DIR")) s.reports_dir = *v;
   if (const std::string* v = env.find("HAZARDLAB_SANITIZE")) {
@@ -239,6 +234,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     }
   }
   if (!s.sanitizer.empty()) apply_sanitizer_profile(env, s);
+  if (s.profile == "health") apply_health_profile(env, s);
   if (s.call_limit >= s.gate_timeout) {
     throw SettingsError("HAZARDLAB_CALL_LIMIT_MS (" + std::to_string(s.call_limit.count()) +
                         ") must be shorter than HAZARDLAB_GATE_TIMEOUT_MS (" + std::to_string(s.gate_timeout.count()) +

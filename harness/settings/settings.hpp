@@ -40,6 +40,11 @@ struct Settings {
   bool fresh_processes = false;        // HAZARDLAB_FRESH_PROCESSES=1: no warm worker, a process per case
   bool sweep_full = false;             // HAZARDLAB_SWEEP_PROFILE=full: the race-window sweeps' fuller profile
   bool conformance_full = false;       // HAZARDLAB_CONFORMANCE_PROFILE=full: thousands of generated programs
+  std::string profile = "validation";  // HAZARDLAB_PROFILE: validation (every case), health or soak
+  std::filesystem::path prometheus_dir;  // HAZARDLAB_PROMETHEUS_DIR: node_exporter's textfile folder, "" for none
+  std::chrono::seconds soak_duration{600};  // HAZARDLAB_SOAK_DURATION (10m, 90s, 2h): how long a soak copies
+  bool soak_inject_fault = false;  // HAZARDLAB_SOAK_INJECT_FAULT=1: corrupt one byte of one copy (tests the soak)
+  std::vector<std::string> run_profile_chosen;  // settings the run profile chose (not in the environment)
   std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
   std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
 
@@ -68,6 +73,28 @@ struct SanitizerProfile {
   std::chrono::milliseconds call_limit{1000};
 };
 inline constexpr SanitizerProfile kSanitizerProfile{};
+
+// The run profiles HAZARDLAB_PROFILE (and `hazardlab run --profile`) accepts.
+inline constexpr std::string_view kRunProfiles[] = {"validation", "health", "soak"};
+
+// The known name nearest to a mistyped HAZARDLAB_* name (setting_names.cpp).
+std::string_view nearest_known_setting(std::string_view name);
+// `value` if it names a run profile; else a SettingsError naming `what` (the variable or option).
+std::string run_profile_named(std::string_view what, const std::string& value);
+
+// "10m", "90s", "2h" or a number of seconds, from 1 s to 7 days; else a SettingsError naming `what`.
+std::chrono::seconds parse_duration_text(std::string_view what, const std::string& text);
+
+// What the health profile changes where the environment does not say: every control and one guard
+// per hazard, with fewer and smaller trials, so that 16 GPUs finish inside Slurm's 60 s; and no GPU
+// is a failure, since a GPU node whose GPUs are gone must be drained.
+struct HealthProfile {
+  int control_trials = 20;
+  int property_cases = 20;
+  std::size_t max_transfer_bytes = std::size_t{16} << 20;
+  bool mutation_check = false;  // the guard is one of several seen each interval; the full run proves it
+};
+inline constexpr HealthProfile kHealthProfile{};
 
 // The compute-sanitizer tools HAZARDLAB_SANITIZE accepts.
 inline constexpr std::string_view kSanitizerTools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};

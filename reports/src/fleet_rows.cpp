@@ -77,6 +77,7 @@ FleetRow row_from_report(const GpuReport& report) {
   row.run_id = report.run.id;
   row.run_started_at = report.run.started_at;
   row.partial = !report.complete();
+  row.profile = report.run.profile;
   return row;
 }
 

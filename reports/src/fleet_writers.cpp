@@ -35,7 +35,11 @@ nlohmann::json row_json(const FleetRow& row) {
           {"pinned_h2d_gbps", figure_json(row.pinned_h2d_gbps)},
           {"pinned_d2h_gbps", figure_json(row.pinned_d2h_gbps)},
           {"controls", {{"reproduced", row.controls_reproduced}, {"run", row.controls_run}}},
-          {"run", {{"id", row.run_id}, {"started_at", row.run_started_at}, {"folder", row.run_folder.string()}}},
+          {"run",
+           {{"id", row.run_id},
+            {"started_at", row.run_started_at},
+            {"folder", row.run_folder.string()},
+            {"profile", row.profile}}},
           {"partial", row.partial},
           {"stale", row.stale},
           {"stale_reason", row.stale_reason},
@@ -138,7 +142,8 @@ std::string fleet_to_csv(const FleetReport& report) {
                                          "outlier_reason",
                                          "superseded_runs",
                                          "newer_partial_runs",
-                                         "no_device_reason"};
+                                         "no_device_reason",
+                                         "profile"};
   std::string csv;
   for (const char* column : kColumns) csv += std::string(csv.empty() ? "" : ",") + column;
   csv += "\r\n";
@@ -168,7 +173,8 @@ std::string fleet_to_csv(const FleetReport& report) {
                                   row.outlier_reason,
                                   std::to_string(row.superseded_runs),
                                   joined(later),
-                                  row.no_device_reason};
+                                  row.no_device_reason,
+                                  row.profile};
     static_assert(sizeof fields / sizeof fields[0] == sizeof kColumns / sizeof kColumns[0], "one field per column");
     for (std::size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) csv += (i ? "," : "") + csv_field(fields[i]);
     csv += "\r\n";

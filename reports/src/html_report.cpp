@@ -10,6 +10,7 @@
 #include "markup_escape.hpp"
 #include "number_text.hpp"
 #include "race_window_section.hpp"
+#include "soak_section.hpp"
 
 namespace hazardlab {
 namespace {
@@ -252,6 +253,7 @@ std::string report_to_html(const GpuReport& report) {
   }
 
   html << race_windows_html(report);
+  html << soak_html(report);
   html << "<h2>Hazards</h2><table><tr><th>Hazard</th><th>Variant</th><th>Kind</th><th>Outcome</th><th>Trials</th>"
           "<th>Detail</th></tr>";
   for (const HazardEntry& he : report.hazards) {

@@ -4,6 +4,7 @@
 #include "hazardlab/report.hpp"
 #include "number_text.hpp"
 #include "race_window_section.hpp"
+#include "soak_section.hpp"
 
 namespace hazardlab {
 namespace {
@@ -271,6 +272,7 @@ std::string report_to_markdown(const GpuReport& report) {
   device_section(md, report);
   performance_section(md, report);
   race_windows_markdown(md, report);
+  soak_markdown(md, report);
 
   md << "## Hazards\n\n";
   const std::string prefix = report.file_stem();

@@ -11,6 +11,8 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/health_line.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
@@ -168,6 +170,14 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     }
   } release{root, dir.filename().string(), holder_ended};
 
+  if (!options.prometheus_dir.empty()) {
+    try {
+      require_prometheus_folder(options.prometheus_dir);
+    } catch (const std::invalid_argument& e) {
+      err << "hazardlab: " << e.what() << "; no report written\n";
+      return 2;
+    }
+  }
   BuiltRun built;
   try {
     built = build_run(run_dir, options.require_gpu);
@@ -230,6 +240,15 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
         << (options.out_dir / kCurrentLink).string() << '\n';
   }
   if (!built.unreadable.empty()) status = 1;
+  if (!options.prometheus_dir.empty()) {
+    try {
+      write_prometheus(options.prometheus_dir, reports_to_prometheus(built.reports, run));
+      out << "hazardlab: metrics for Prometheus in " << (options.prometheus_dir / kPrometheusFile).string() << '\n';
+    } catch (const std::exception& e) {
+      err << "hazardlab: the metrics for Prometheus were not written: " << e.what() << '\n';
+      status = 1;
+    }
+  }
   for (const GpuReport& r : built.reports) {
     out << "hazardlab: "
         << (r.device ? "GPU " + std::to_string(r.device->index) + " " + r.device->name : std::string("no GPU")) << ": "
@@ -241,6 +260,8 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     err << "hazardlab: HAZARDLAB_REQUIRE_GPU=1: a partial run is not a validation\n";
     status = 1;
   }
+  // Last: the node's line, which a health-check wrapper takes as its drain reason.
+  out << node_health_line(built.reports, run) << '\n';
   return status;
 }
 

@@ -23,10 +23,16 @@ GpuReport make_report(const RunContents& in, int device_index) {
       in.run.hazardlab_version.empty() ? std::string(hazardlab_version()) : in.run.hazardlab_version;
   report.run = in.run;
   const std::string label = device_label(device_index);
+  // A health or soak run is made of its profile's cases: what it never meant to run is no gap in it.
+  const auto in_profile = [&](const std::string& name) {
+    return in.run.profile == "validation" ||
+           std::find(in.run.registered.begin(), in.run.registered.end(), name) != in.run.registered.end();
+  };
   std::vector<bool> used(in.results.size(), false);
   for (const CatalogHazard& h : in.catalog.hazards) {
     HazardEntry entry{h, {}};
     for (const CatalogVariant& v : h.variants) {
+      if (!in_profile(label + "/" + h.id + "/" + v.id)) continue;
       VariantEntry ve{v.id, v.kind, v.title, std::nullopt};
       for (std::size_t i = 0; i < in.results.size(); ++i) {
         const VariantResult& r = in.results[i];
@@ -40,7 +46,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
       ++report.totals[ve.result ? std::string(to_string(ve.result->outcome)) : kNotRun];
       entry.variants.push_back(std::move(ve));
     }
-    report.hazards.push_back(std::move(entry));
+    if (!entry.variants.empty()) report.hazards.push_back(std::move(entry));
   }
   for (std::size_t i = 0; i < in.results.size(); ++i) {
     if (!used[i] && in.results[i].device_index == device_index) {
@@ -49,8 +55,15 @@ GpuReport make_report(const RunContents& in, int device_index) {
     }
   }
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
-  for (std::string_view part : kPerfParts) {
-    const std::string name = label + "/perf/" + std::string(part);
+  std::vector<std::string> parts(std::begin(kPerfParts), std::end(kPerfParts));
+  if (in.run.profile != "validation") {
+    parts.clear();
+    const std::string prefix = label + "/perf/";
+    for (const std::string& r : in.run.registered)
+      if (r.rfind(prefix, 0) == 0) parts.push_back(r.substr(prefix.size()));
+  }
+  for (const std::string& part : parts) {
+    const std::string name = label + "/perf/" + part;
     const bool ran =
         std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
     if (!ran) {

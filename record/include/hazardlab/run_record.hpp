@@ -47,6 +47,10 @@ struct RunRecord {
   std::string no_device_reason;
   std::vector<RecordedSetting> settings;
   std::string sanitizer;              // compute-sanitizer tool the cases ran under, "" for none
+  // Which cases the run is made of: "validation" (every registered case, the default), "health" (a
+  // node health check's short selection) or "soak" (long verified copies). Complete means every case
+  // of its profile ran.
+  std::string profile = "validation";
   std::vector<std::string> warnings;  // settings that were suspicious but not wrong
   Selection selection;
   // Every case the run registered, by name ("gpu0/h2d-pinned-mutate/stream-synchronize",

@@ -32,6 +32,9 @@ struct ReportOptions {
   // Cases the caller saw end in failure, by registered name ("gpu0/<hazard>/<variant>"): one that
   // left no result (it could not write it, or crashed) fails its GPU instead of counting as not run.
   std::vector<std::string> failed_cases{};
+  // node_exporter's textfile-collector folder: hazardlab.prom is written there too (prometheus.hpp).
+  // Empty: none. A folder that is not one is bad input (exit 2); a failed write fails the exit status.
+  std::filesystem::path prometheus_dir{};
 };
 
 // Reports the run in `run_dir`; prints what it wrote, the report sets it pruned and each GPU's

@@ -1,0 +1,334 @@
+#!/usr/bin/env python3
+"""The health-check program, the NHC check and the fleet job script against a real Slurm: munged,
+slurmctld and slurmd (Debian: munge slurmctld slurmd slurm-client) started as root on this machine
+as a one-node cluster on localhost, with their own ports, key, socket and state in a scratch folder,
+and stopped afterwards. The GPU run itself is a stand-in where the scenario says so.
+
+Where the daemons cannot start (not root, packages missing) a scenario exits 77, which ctest reports
+as skipped, never passed; with CI set (CI installs the packages) that is a failure instead.
+
+    test_slurm.py --list
+    test_slurm.py <scenario> --source-dir S --build-dir B --tool T --cmake C [--installed PREFIX]
+"""
+import argparse
+import json
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SCENARIOS = {}
+SKIP = 77
+DAEMONS = ("munged", "slurmctld", "slurmd", "scontrol", "sbatch", "sinfo")
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__.replace("_", "-")] = fn
+    return fn
+
+
+class Failure(Exception):
+    pass
+
+
+class Unavailable(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(what, condition, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.5)
+    raise Failure(f"waited {timeout} s for {what}")
+
+
+# A stand-in for `hazardlab run` on a GPU node: prints what the real one prints last, from a file the
+# scenario writes (PASS, or the failing line), and records its arguments.
+STAND_IN = """#!/usr/bin/env bash
+echo "$@" >> "{folder}/calls"
+verdict=$(cat "{folder}/verdict")
+echo "hazardlab: run 20261125T000000Z-node-1 started"
+if [ "$verdict" = PASS ]; then echo "hazardlab: PASS: 8 GPUs healthy (health profile)"; exit 0; fi
+echo "$verdict"
+exit 1
+"""
+FAIL_LINE = "hazardlab: gpu3 (0000:41:00.0) FAIL: pinned H2D 31.2 GB/s < 80% of PCIe Gen5 x16"
+
+
+class Cluster:
+    """munged, slurmctld and one slurmd, all of them this scenario's own."""
+
+    def __init__(self, root, health_program=None, health_interval=0):
+        self.root = root
+        self.node = socket.gethostname().split(".")[0]
+        self.conf = root / "slurm.conf"
+        self.env = dict(os.environ, SLURM_CONF=str(self.conf))
+        self.started = []
+        if os.geteuid() != 0:
+            raise Unavailable("the Slurm daemons must run as root here")
+        missing = [d for d in DAEMONS if not shutil.which(d) and not os.path.exists(f"/usr/sbin/{d}")]
+        if missing:
+            raise Unavailable(f"not installed: {', '.join(missing)} (Debian: munge slurmctld slurmd slurm-client)")
+        for sub in ("state", "spool"):
+            (root / sub).mkdir()
+        key = root / "munge.key"
+        key.write_bytes(os.urandom(1024))
+        key.chmod(0o600)
+        self.socket = root / "munge.sock"
+        self.daemon(["munged", f"--socket={self.socket}", f"--key-file={key}", f"--pid-file={root}/munged.pid",
+                     f"--log-file={root}/munged.log", f"--seed-file={root}/munge.seed", "--force"], root / "munged.pid")
+        health = f"HealthCheckProgram={health_program}\nHealthCheckInterval={health_interval}\n" if health_program else ""
+        self.conf.write_text(f"""ClusterName=hazardlabtest
+SlurmctldHost={self.node}(127.0.0.1)
+SlurmctldPort={free_port()}
+SlurmdPort={free_port()}
+AuthType=auth/munge
+AuthInfo=socket={self.socket}
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation={root}/state
+SlurmdSpoolDir={root}/spool
+SlurmctldPidFile={root}/slurmctld.pid
+SlurmdPidFile={root}/slurmd.pid
+SlurmctldLogFile={root}/slurmctld.log
+SlurmdLogFile={root}/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+AccountingStorageType=accounting_storage/none
+JobAcctGatherType=jobacct_gather/none
+JobCompType=jobcomp/none
+{health}NodeName={self.node} NodeAddr=127.0.0.1 CPUs={os.cpu_count()} RealMemory=1000 State=UNKNOWN
+PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+""")
+        self.daemon(["slurmctld", "-f", self.conf, "-i"], root / "slurmctld.pid")
+        self.daemon(["slurmd", "-f", self.conf], root / "slurmd.pid")
+        try:
+            wait_for("the node to register", lambda: self.state() not in ("", "unknown"), 30)
+        except Failure as e:
+            raise Unavailable(f"{e}; slurmd's log:\n{self.log('slurmd')}\nslurmctld's log:\n{self.log('slurmctld')}")
+
+    def daemon(self, command, pid_file):
+        p = subprocess.run([str(c) for c in command], env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=30)
+        if p.returncode != 0:
+            raise Unavailable(f"{command[0]} did not start (exit {p.returncode}): {p.stdout.strip()}")
+        pid = wait_for(f"{pid_file.name}", lambda: pid_file.exists() and pid_file.read_text().strip(), 15)
+        self.started.append(int(pid))
+
+    def log(self, name):
+        path = self.root / f"{name}.log"
+        return "\n".join(path.read_text().splitlines()[-15:]) if path.exists() else "(none)"
+
+    def run(self, command, extra_env=None, timeout=120):
+        return subprocess.run([str(c) for c in command], env={**self.env, **(extra_env or {})}, timeout=timeout,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.root)
+
+    def show(self):
+        return self.run(["scontrol", "show", "node", self.node]).stdout
+
+    def state(self):
+        for field in self.show().split():
+            if field.startswith("State="):
+                return field[len("State="):].lower()
+        return ""
+
+    def reason(self):
+        for line in self.show().splitlines():
+            line = line.strip()
+            if line.startswith("Reason="):
+                return line[len("Reason="):].rsplit(" [", 1)[0]
+        return ""
+
+    def stop(self):
+        self.run(["scontrol", "shutdown"], timeout=30)
+        for pid in reversed(self.started):  # only what this scenario started, by its id
+            for _ in range(20):
+                try:
+                    os.kill(pid, 0)
+                except ProcessLookupError:
+                    break
+                time.sleep(0.25)
+            else:
+                try:
+                    os.kill(pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+
+
+def stand_in(root, verdict):
+    folder = root / "stand-in"
+    folder.mkdir(exist_ok=True)
+    (folder / "verdict").write_text(verdict + "\n")
+    program = folder / "hazardlab"
+    program.write_text(STAND_IN.format(folder=folder))
+    program.chmod(0o755)
+    return program
+
+
+def calls(root):
+    path = root / "stand-in" / "calls"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+@scenario
+def health_check_program_drains_and_resumes_the_node(args, root):
+    """Slurm's HealthCheckProgram (the shipped hazardlab-health-check) drains the node with hazardlab's
+    line as the reason, resumes it once it passes, and leaves a drain someone else made alone."""
+    program = stand_in(root, FAIL_LINE)
+    config = root / "hazardlab-health"
+    config.write_text(f"HAZARDLAB_BIN={program}\nHAZARDLAB_HEALTH_DIR={root}/health\n")
+    # slurmd runs the program with an environment of its own: the wrapper gives it the config and the cluster.
+    wrapper = root / "health-check"
+    wrapper.write_text(f"#!/bin/sh\nexport HAZARDLAB_HEALTH_CONFIG={config} SLURM_CONF={root}/slurm.conf\n"
+                       f"exec {pathlib.Path(args.source_dir) / 'tools/health/hazardlab-health-check'}\n")
+    wrapper.chmod(0o755)
+    cluster = Cluster(root, health_program=wrapper, health_interval=5)
+    try:
+        wait_for("the health check to drain the node", lambda: "drain" in cluster.state(), 60)
+        check(cluster.reason() == FAIL_LINE, f"the drain reason is '{cluster.reason()}', not '{FAIL_LINE}'")
+        check(any("run --profile health" in c for c in calls(root)), f"the stand-in was called so: {calls(root)}")
+        print(f"drained: {cluster.reason()}")
+        (root / "stand-in" / "verdict").write_text("PASS\n")
+        wait_for("the node to be resumed", lambda: "drain" not in cluster.state(), 60)
+        check(cluster.reason() == "", f"a reason stayed: {cluster.reason()}")
+        print(f"resumed: {cluster.state()}")
+        # A drain someone else made is theirs: two more passing checks leave it as it was.
+        check(cluster.run(["scontrol", "update", f"NodeName={cluster.node}", "State=DRAIN",
+                           "Reason=maintenance"]).returncode == 0, "scontrol could not drain")
+        seen = len(calls(root))
+        wait_for("two more health checks", lambda: len(calls(root)) >= seen + 2, 60)
+        check("drain" in cluster.state() and cluster.reason() == "maintenance",
+              f"someone else's drain was changed: {cluster.state()}, '{cluster.reason()}'")
+    except Failure as e:
+        raise Failure(f"{e}\nslurmd's log:\n{cluster.log('slurmd')}\nlast run:\n"
+                      f"{(root / 'health' / 'last-run.log').read_text() if (root / 'health' / 'last-run.log').exists() else ''}")
+    finally:
+        cluster.stop()
+
+
+# NHC itself is not packaged in Debian. Its check files are bash functions run by its driver, which
+# on failure calls `die STATUS MESSAGE`, and in a Slurm cluster drains the node with "NHC: MESSAGE"
+# as the reason. This is that contract, drained through the real Slurm.
+NHC_DRIVER = """set -u
+die() {{ shift; echo "NHC: $*" > {root}/nhc-died; scontrol update NodeName={node} State=DRAIN Reason="NHC: $*"; }}
+source {check}
+check_hazardlab
+"""
+
+
+@scenario
+def nhc_check_drains_the_node_with_its_reason(args, root):
+    """The shipped NHC check, run as NHC runs a check, fails with hazardlab's line, and the node is
+    drained with it in a real Slurm; a passing run does not call die."""
+    cluster = Cluster(root)
+    try:
+        check_file = pathlib.Path(args.source_dir) / "tools/health/hazardlab.nhc"
+        driver = root / "nhc-driver.sh"
+        driver.write_text(NHC_DRIVER.format(root=root, node=cluster.node, check=check_file))
+        env = {"HAZARDLAB_BIN": str(stand_in(root, "PASS")), "HAZARDLAB_HEALTH_DIR": str(root / "nhc")}
+        p = cluster.run(["bash", driver], env)
+        check(p.returncode == 0 and not (root / "nhc-died").exists(), f"a passing node failed the check:\n{p.stdout}")
+        (root / "stand-in" / "verdict").write_text(FAIL_LINE + "\n")
+        p = cluster.run(["bash", driver], env)
+        check(p.returncode == 1, f"check_hazardlab returned {p.returncode} for a failing node:\n{p.stdout}")
+        check((root / "nhc-died").read_text().strip() == "NHC: " + FAIL_LINE, (root / "nhc-died").read_text())
+        wait_for("the node to drain", lambda: "drain" in cluster.state(), 20)
+        check(cluster.reason() == "NHC: " + FAIL_LINE, f"reason '{cluster.reason()}'")
+        print(f"passed, then drained: {cluster.reason()}")
+    finally:
+        cluster.stop()
+
+
+@scenario
+def fleet_job_runs_under_sbatch(args, root):
+    """The installed fleet job script, submitted with sbatch to the real cluster: srun starts the
+    installed hazardlab (no GPU here: its row is SKIPPED) on the node, and the job merges the fleet."""
+    prefix = pathlib.Path(args.installed) if args.installed else root / "prefix"
+    if not args.installed:
+        p = subprocess.run([args.cmake, "--install", args.build_dir, "--prefix", str(prefix)], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        check(p.returncode == 0, p.stdout)
+    cluster = Cluster(root)
+    try:
+        shared = root / "shared"
+        shared.mkdir()
+        script = prefix / "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("HAZARDLAB_")}
+        env.update(SLURM_CONF=str(cluster.conf), CUDA_VISIBLE_DEVICES="-1", HAZARDLAB_BIN=str(prefix / "bin/hazardlab"))
+        p = subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={root}/job.out", str(script), str(shared)],
+                           env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
+        out = (root / "job.out").read_text() if (root / "job.out").exists() else ""
+        # No GPU: the node's row is SKIPPED, which the merge does not count as passed.
+        check(p.returncode == 1, f"sbatch --wait exited {p.returncode}, not 1:\n{p.stdout}\n{out}")
+        jobs = [d for d in shared.iterdir() if d.is_dir()]
+        check(len(jobs) == 1, f"job folders: {jobs}\n{out}")
+        runs = list((jobs[0] / "nodes" / cluster.node / "results" / "runs").iterdir())
+        check(len(runs) == 1, f"run folders on {cluster.node}: {runs}\n{out}")
+        record = json.loads((runs[0] / "run.json").read_text())
+        check(record["host"] == cluster.node and record["complete"], f"{record['host']}, complete {record['complete']}")
+        fleet = json.loads((jobs[0] / "fleet" / "fleet.json").read_text())
+        rows = fleet["rows"]
+        check(len(rows) == 1 and rows[0]["host"] == cluster.node and rows[0]["verdict"] == "SKIPPED", f"rows: {rows}")
+        check(f"hazardlab-fleet: {cluster.node}: exit" in out, f"the job's output:\n{out}")
+        print(out)
+    finally:
+        cluster.stop()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("scenario", nargs="?")
+    parser.add_argument("--list", action="store_true")
+    for option in ("source-dir", "build-dir", "tool", "cmake"):
+        parser.add_argument("--" + option)
+    parser.add_argument("--installed", help="a hazardlab installed already (its prefix), instead of this build's")
+    args = parser.parse_args()
+    if args.list:
+        print("\n".join(SCENARIOS))
+        return 0
+    if args.scenario not in SCENARIOS:
+        print(f"no scenario '{args.scenario}'; --list lists them", file=sys.stderr)
+        return 2
+    root = pathlib.Path(tempfile.mkdtemp(prefix="hazardlab-slurm-"))
+    try:
+        SCENARIOS[args.scenario](args, root)
+    except Unavailable as e:
+        if os.environ.get("CI"):
+            print(f"FAILED: CI installs Slurm and runs as root, yet: {e}")
+            return 1
+        print(f"SKIPPED: a real Slurm could not start here: {e}")
+        return SKIP
+    except Failure as failure:
+        print(f"FAILED: {failure}\n(scratch folder kept: {root})")
+        return 1
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"PASSED: {SCENARIOS[args.scenario].__doc__}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+// Names a setting may take: the nearest known HAZARDLAB_* name to a mistyped one, and the run
+// profiles. Apart from settings.cpp, which reads the values.
+#include <algorithm>
+
+#include "settings/settings.hpp"
+
+namespace hazardlab {
+namespace {
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string_view nearest_known_setting(std::string_view name) {
+  // Names earlier versions read, and what took their place.
+  if (name == "HAZARDLAB_RESULTS_DIR") return "HAZARDLAB_RESULTS_ROOT";
+  std::string_view best;
+  std::size_t best_distance = SIZE_MAX;
+  for (const SettingInfo& s : known_settings()) {
+    if (s.name == "HAZARDLAB_RUN_DIR") continue;  // set by ctest, never by a person
+    const std::size_t d = edit_distance(name, s.name);
+    if (d < best_distance) best = s.name, best_distance = d;
+  }
+  return best;
+}
+
+std::string run_profile_named(std::string_view what, const std::string& value) {
+  if (std::find(std::begin(kRunProfiles), std::end(kRunProfiles), value) != std::end(kRunProfiles)) return value;
+  throw SettingsError(std::string(what) + "='" + value + "': expected a run profile: validation, health or soak");
+}
+
+std::chrono::seconds parse_duration_text(std::string_view what, const std::string& text) {
+  const std::string allowed = "': expected a duration from 1s to 7d such as 90s, 10m, 2h or a number of seconds";
+  std::size_t used = 0;
+  unsigned long long count = 0;
+  try {
+    count = std::stoull(text, &used);
+  } catch (const std::exception&) {
+    throw SettingsError(std::string(what) + "='" + text + allowed);
+  }
+  const std::string unit = text.substr(used);
+  const unsigned long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
+  if (!scale || text[0] == '-' || text[0] == '+' || count == 0 || count > 7 * 86400 / scale) {
+    throw SettingsError(std::string(what) + "='" + text + allowed);
+  }
+  return std::chrono::seconds(count * scale);
+}
+
+}  // namespace hazardlab

@@ -1,0 +1,29 @@
+#pragma once
+// Which cases a run profile is made of (HAZARDLAB_PROFILE, `hazardlab run --profile`):
+//
+//   validation  every registered case and every measurement group (the default)
+//   health      what a scheduler's node health check should see within its time limit: every
+//               positive control, one guard per hazard (its first; a hazard without a guard, its
+//               first rule), the link check (bandwidth, health-sized) and the verified copies of
+//               every host memory kind and direction (integrity); no observation, which never fails
+//   soak        the verified copies only, for --duration (soak)
+//
+// ctest's registration, session-start and `hazardlab run` all ask here, so the run record's
+// registered cases, and so completeness, are the profile's.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "lesson/registry.hpp"
+
+namespace hazardlab {
+
+struct ProfileCase {
+  const Hazard* hazard;
+  const Variant* variant;
+};
+
+std::vector<ProfileCase> profile_cases(const std::string& profile);
+std::vector<std::string_view> profile_perf_parts(const std::string& profile);
+
+}  // namespace hazardlab
