@@ -21,6 +21,9 @@ function(hazardlab_add_scenarios script)
     endif()
   endforeach()
   if(python STREQUAL "")
+    if(TEST scenarios/need-python-jsonschema)  # said once, whatever the number of scenario scripts
+      return()
+    endif()
     add_test(NAME scenarios/need-python-jsonschema
              COMMAND ${CMAKE_COMMAND} -E echo "the scenario tests need python3 with jsonschema (apt install python3-jsonschema)")
     set_tests_properties(scenarios/need-python-jsonschema PROPERTIES LABELS "selftest;scenario"
