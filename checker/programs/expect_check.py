@@ -9,6 +9,7 @@
 
 Exits 77 (a skip) where the machine has no usable GPU, 0 when the checker said what it must, 1 otherwise."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -45,8 +46,23 @@ def findings(report):
     return [f for p in report["processes"] for f in p["findings"]]
 
 
+def enclosing_function(location):
+    """The function of a C or C++ source file that holds `file:line`: addr2line can name an inlined frame by
+    the function it was inlined into, so a lesson's `unsafe` and `fixed` halves are told apart by their lines."""
+    path, _, line = location.partition(" ")[0].rpartition(":")
+    if not line.isdigit() or not os.path.isfile(path):
+        return ""
+    with open(path, errors="replace") as f:
+        lines = f.readlines()[: int(line)]
+    for text in reversed(lines):
+        m = re.match(r"^(?:static\s+)?[\w:<>*&\s]+?\b(\w+)\s*\(", text)
+        if m and not text.startswith((" ", "\t", "#", "//")):
+            return m.group(1)
+    return ""
+
+
 def frames(stack):
-    return " | ".join(fr.get("function", "?") for fr in stack)
+    return " | ".join(fr.get("function", "?") + "/" + enclosing_function(fr.get("location", "")) for fr in stack)
 
 
 def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None):
