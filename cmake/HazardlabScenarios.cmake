@@ -37,6 +37,11 @@ function(hazardlab_add_scenarios script)
   endif()
   string(STRIP "${names}" names)
   string(REPLACE "\n" ";" names "${names}")
+  # Only the scripts that take the stand-in worker are given it.
+  set(standin "")
+  if(ARG_STANDIN_WORKER)
+    set(standin --standin-worker $<TARGET_FILE:${ARG_STANDIN_WORKER}>)
+  endif()
   foreach(name IN LISTS names)
     add_test(NAME scenarios/${name}
              COMMAND ${python} ${script} ${name}
@@ -44,12 +49,16 @@ function(hazardlab_add_scenarios script)
                      --register-script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake
                      --tool $<TARGET_FILE:${ARG_TOOL}> --report-tool $<TARGET_FILE:${ARG_REPORT_TOOL}>
                      --cases $<TARGET_FILE:${ARG_CASES}> --perf $<TARGET_FILE:${ARG_PERF}>
-                     --standin-worker $<TARGET_FILE:${ARG_STANDIN_WORKER}>
+                     ${standin}
                      --ctest ${CMAKE_CTEST_COMMAND} --cmake ${CMAKE_COMMAND})
     set_tests_properties(scenarios/${name} PROPERTIES LABELS "selftest;scenario" TIMEOUT 900)
     # Installing and packaging read the build tree and write its install_manifest.txt: one at a time.
     if(name MATCHES "install|package|slurm")
       set_tests_properties(scenarios/${name} PROPERTIES RESOURCE_LOCK build-tree-install)
+    endif()
+    # A second build of the tree: the longest test, started first so that the others run beside it.
+    if(name MATCHES "build-without-cuda")
+      set_tests_properties(scenarios/${name} PROPERTIES COST 10000)
     endif()
   endforeach()
 endfunction()

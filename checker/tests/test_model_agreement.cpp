@@ -47,8 +47,9 @@ cf::Program without_schedule(const cf::Program& p) {
   return out;
 }
 
-// Generated programs seldom rely on a deviation. Each of these few commands does, for one deviation; the
-// property splices one into a generated program at a random point, with streams and buffers of its own.
+// Generated programs seldom rely on a deviation, and seldom race a host function with a copy. Each of these
+// few commands does one of those; the property splices one into a generated program at a random point, with
+// streams and buffers of its own.
 cf::Program with_deviation_motif(const cf::Program& p, int motif, std::size_t at) {
   if (motif == 0) return p;
   cf::Program out;
@@ -73,6 +74,11 @@ cf::Program with_deviation_motif(const cf::Program& p, int motif, std::size_t at
       out.memcpy_async(landing, device, cf::kLegacyStream);
       out.event_record(marker, b1);
       out.stream_synchronize(b1);
+      break;
+    case 4:  // host functions: one behind the copy on its stream (ordered), one on another stream (racing)
+      out.memcpy_async(landing, device, b1);
+      out.host_func({landing}, {}, b1);
+      out.host_func({landing}, {}, b2);
       break;
     default:  // unrecorded-event-wait-on-legacy-is-no-work
       out.memcpy_async(landing, device, b1);
@@ -248,7 +254,7 @@ TEST(ModelAgreement, TheCheckerFindsWhatTheModelPredicts) {
   const auto result = rc::detail::checkTestable(
       [&] {
         const cf::Program generated = without_schedule(cf::build_program(*cf::gen_program_spec()));
-        const cf::Program program = with_deviation_motif(generated, *rc::gen::inRange(0, 4),
+        const cf::Program program = with_deviation_motif(generated, *rc::gen::inRange(0, 5),
                                                          *rc::gen::inRange<std::size_t>(0, generated.commands().size() + 1));
         const Expected model = predicted(program);
         with_findings += !model.empty();
