@@ -157,16 +157,18 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     });
   }
   for (std::thread& g : gpus) g.join();
+  // A case that failed without leaving a result (it could not write it: a full disk) fails the run. Said
+  // before the reports, whose last line is the node's line that a health-check wrapper reads.
+  const auto failed = progress.failed();
   std::vector<std::string> failed_names;
-  for (const auto& [name, how] : progress.failed()) failed_names.push_back(name);
-  int status = report_run(
-      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
-  // A case that failed without leaving a result (it could not write it: a full disk) fails the run.
-  if (const auto failed = progress.failed(); !failed.empty()) {
+  for (const auto& [name, how] : failed) failed_names.push_back(name);
+  if (!failed.empty()) {
     err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string() << ":\n";
     for (const auto& [name, how] : failed) err << "hazardlab:   " << name << " (" << how << ")\n";
-    if (status == 0) status = 1;
   }
+  int status = report_run(
+      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
+  if (!failed.empty() && status == 0) status = 1;
   return status;
 }
 
