@@ -136,10 +136,14 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
   }
 }
 
-void Checker::copy_sync(std::uint64_t context, MemoryKind src_kind) {
+void Checker::copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind) {
   std::lock_guard lock(mutex_);
   const StreamSlot legacy = slot_of(StreamKey{context, 0});
-  on_every_engine([&](OrderEngine& e) { return e.synchronous_copy(legacy, src_kind == MemoryKind::PageableHost); });
+  auto host = [](MemoryKind k) { return k == MemoryKind::PinnedHost || k == MemoryKind::PageableHost; };
+  const auto copy = src_kind == MemoryKind::PageableHost   ? OrderEngine::SyncCopy::PageableSource
+                    : host(src_kind) || host(dst_kind) ? OrderEngine::SyncCopy::HostEnd
+                                                       : OrderEngine::SyncCopy::DeviceToDevice;
+  on_every_engine([&](OrderEngine& e) { return e.synchronous_copy(legacy, copy); });
   release_known();
 }
 

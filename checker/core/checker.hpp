@@ -119,7 +119,7 @@ class Checker {
     }
   }
   void copy_async(const AsyncCopy& copy) { issue(copy, SiteOf(copy.site)); }
-  void copy_sync(std::uint64_t context, MemoryKind src_kind);
+  void copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind);
   WorkStamp work_enqueued(StreamKey stream);
   WorkStamp host_function_enqueued(StreamKey stream);
   void host_function_returned(const WorkStamp& item);

@@ -76,13 +76,13 @@ void OrderEngine::host_synchronizes_context(ContextSlot context) {
     if (s.context == context) join(host_, s.frontier);
 }
 
-WorkStamp OrderEngine::synchronous_copy(StreamSlot legacy, bool pageable_source) {
-  if (pageable_source) {
+WorkStamp OrderEngine::synchronous_copy(StreamSlot legacy, SyncCopy copy) {
+  if (copy == SyncCopy::PageableSource) {
     host_synchronizes_stream(legacy);
     return enqueue(legacy, StreamWorkFacts{.stream = stream_kind(legacy)});
   }
   const WorkStamp item = enqueue(legacy, StreamWorkFacts{.stream = stream_kind(legacy)});
-  join(host_, streams_[legacy].frontier);
+  if (copy == SyncCopy::HostEnd) join(host_, streams_[legacy].frontier);
   return item;
 }
 

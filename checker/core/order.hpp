@@ -61,9 +61,11 @@ class OrderEngine {
   void host_synchronizes_stream(StreamSlot stream);
   void host_synchronizes_event(EventSlot event);
   void host_synchronizes_context(ContextSlot context);
-  // Rule 8: a synchronous copy on the legacy stream returns after its own work, or, from a pageable source,
-  // after a synchronization of the legacy stream and before its own DMA.
-  WorkStamp synchronous_copy(StreamSlot legacy, bool pageable_source);
+  // Rule 8: a synchronous copy on the legacy stream. From a pageable source it returns after a synchronization
+  // of the legacy stream and before its own DMA; to or from other host memory, after its own work; device to
+  // device, with no host-side synchronization at all.
+  enum class SyncCopy { PageableSource, HostEnd, DeviceToDevice };
+  WorkStamp synchronous_copy(StreamSlot legacy, SyncCopy copy);
 
   // Has the host synchronized with this work? Is a host function ordered after it (by its item's clock)?
   [[nodiscard]] bool host_knows(const WorkStamp& work) const { return known(host_, work); }

@@ -78,6 +78,12 @@ MemoryKind host_kind(const void* p) {
 }
 
 // The call site of a copy or a free: its native stack and, in a Python program, its Python stack.
+// The memory kind of one end of a 2D or 3D copy.
+MemoryKind kind_of_end(CUmemorytype type, const void* host, CUdeviceptr device) {
+  if (type == CU_MEMORYTYPE_HOST) return host_kind(host);
+  return type == CU_MEMORYTYPE_UNIFIED ? kind_of(device) : MemoryKind::Device;
+}
+
 SiteId capture_site() {
   void* raw[48];
   const int n = backtrace(raw, 48);
@@ -354,28 +360,28 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
       c.work_enqueued(stream(PARAMS(cuLaunchKernelEx).config->hStream));
       return;
     BOTH_DS(cuMemcpyHtoD_v2):
-      c.copy_sync(key_of(current_context(d)), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost));
+      c.copy_sync(key_of(current_context(d)), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost), MemoryKind::Device);
       return;
     BOTH_DS(cuMemcpyDtoH_v2):
+      c.copy_sync(key_of(current_context(d)), MemoryKind::Device, host_kind(PARAMS(cuMemcpyDtoH_v2).dstHost));
+      return;
     BOTH_DS(cuMemcpyDtoD_v2):
-      c.copy_sync(key_of(current_context(d)), MemoryKind::Device);
+      c.copy_sync(key_of(current_context(d)), MemoryKind::Device, MemoryKind::Device);
       return;
     BOTH_DS(cuMemcpy):
-      c.copy_sync(key_of(current_context(d)), kind_of(PARAMS(cuMemcpy).src));
+      c.copy_sync(key_of(current_context(d)), kind_of(PARAMS(cuMemcpy).src), kind_of(PARAMS(cuMemcpy).dst));
       return;
     BOTH_DS(cuMemcpy2D_v2):
     case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2: {
       const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2D_v2).pCopy;
-      c.copy_sync(key_of(current_context(d)), m.srcMemoryType == CU_MEMORYTYPE_HOST ? host_kind(m.srcHost)
-                                              : m.srcMemoryType == CU_MEMORYTYPE_UNIFIED ? kind_of(m.srcDevice)
-                                                                                          : MemoryKind::Device);
+      c.copy_sync(key_of(current_context(d)), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
+                  kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
       return;
     }
     BOTH_DS(cuMemcpy3D_v2): {
       const CUDA_MEMCPY3D& m = *PARAMS(cuMemcpy3D_v2).pCopy;
-      c.copy_sync(key_of(current_context(d)), m.srcMemoryType == CU_MEMORYTYPE_HOST ? host_kind(m.srcHost)
-                                              : m.srcMemoryType == CU_MEMORYTYPE_UNIFIED ? kind_of(m.srcDevice)
-                                                                                          : MemoryKind::Device);
+      c.copy_sync(key_of(current_context(d)), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
+                  kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode: {

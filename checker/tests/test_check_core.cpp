@@ -304,8 +304,16 @@ TEST(Checker, ASynchronousCopyOnTheLegacyStreamReleasesEarlierLegacyAndBlockingW
   const StreamKey b{0, 0xb};
   w.checker.stream_created(b, StreamKind::Blocking);
   w.checker.copy_async(w.download(kBase, 64, b));
-  w.checker.copy_sync(0, MemoryKind::Device);
+  w.checker.copy_sync(0, MemoryKind::Device, MemoryKind::PinnedHost);
   EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+}
+
+TEST(Checker, ASynchronousDeviceToDeviceCopyDoesNotSynchronizeTheHost) {
+  World w;
+  w.checker.copy_async(w.upload(kBase, 64));
+  w.checker.copy_sync(0, MemoryKind::Device, MemoryKind::Device);  // rule 8: no host-side synchronization
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadOnly);
+  EXPECT_EQ(w.touch(kBase, true).findings.size(), 1u);
 }
 
 }  // namespace

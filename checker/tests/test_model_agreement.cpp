@@ -211,7 +211,7 @@ Expected checked(const cf::Program& p) {
         checker.copy_async(AsyncCopy{"cuMemsetD8Async", key(c.stream), CopyEnd{}, end_of(c.writes.at(0)),
                                      cf::kBufferBytes, i, false});
         break;
-      case CommandKind::Memcpy: checker.copy_sync(0, end_of(c.reads.at(0)).kind); break;
+      case CommandKind::Memcpy: checker.copy_sync(0, end_of(c.reads.at(0)).kind, end_of(c.writes.at(0)).kind); break;
       case CommandKind::Kernel: checker.work_enqueued(key(c.stream)); break;
       case CommandKind::HostFunc: touch(i, checker.host_function_enqueued(key(c.stream))); break;
       case CommandKind::EventRecord: checker.event_recorded(1000 + c.event, key(c.stream)); break;
