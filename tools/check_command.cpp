@@ -28,6 +28,8 @@ int check_main(int argc, char** argv) {
                  "the faster mode: watch each host range's first N copies, then one in N (the report says how many "
                  "were left out; a hazard only in those is not found)")
       ->check(CLI::Range(1ul, 1000000ul));
+  app.add_flag("--every-occurrence", options.every_occurrence,
+               "report every conflicting access (each copy's first), not one per pair of call sites");
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
   try {
     app.parse(argc - 1, argv + 1);

@@ -1,6 +1,7 @@
 #include "checker/core/check_settings.hpp"
 
 #include <cstdlib>
+#include <string_view>
 
 namespace hazardlab::check {
 
@@ -8,6 +9,11 @@ std::optional<std::string> check_log_folder_from_environment() {
   const char* value = std::getenv(std::string(kLogFolder.name).c_str());
   if (value == nullptr || *value == '\0') return std::nullopt;
   return std::string(value);
+}
+
+bool every_occurrence_from_environment() {
+  const char* value = std::getenv(std::string(kEveryOccurrence.name).c_str());
+  return value != nullptr && std::string_view(value) == "1";
 }
 
 unsigned long sample_from_environment() {

@@ -24,7 +24,12 @@ inline constexpr CheckVariable kInjectionPath{"CUDA_INJECTION64_PATH",
 // The faster mode: each host range is watched in its first N copies, then in one of every N (hazardlab check --sample N).
 inline constexpr CheckVariable kSample{"HL_CHECK_SAMPLE", "watch each host range's first N copies, then one in N"};
 
+// Every conflicting access reported, not one per pair of call sites (hazardlab check --every-occurrence).
+inline constexpr CheckVariable kEveryOccurrence{"HL_CHECK_EVERY_OCCURRENCE",
+                                                "report every conflicting access, not one per pair of call sites"};
+
 std::optional<std::string> check_log_folder_from_environment();
+bool every_occurrence_from_environment();
 // 0 when unset (every copy watched); the launcher wrote it, so a bad value is its own bug: taken as unset.
 unsigned long sample_from_environment();
 

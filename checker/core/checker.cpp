@@ -92,6 +92,11 @@ void Checker::disarm(Owned& owned) {
   apply(holds_.remove(owned.footprint.base, owned.footprint.end(), owned.hold));
 }
 
+void Checker::set_every_occurrence(bool on) {
+  std::lock_guard lock(mutex_);
+  every_occurrence_ = on;
+}
+
 void Checker::set_sampling(Sampling sampling) {
   std::lock_guard lock(mutex_);
   sampling_ = sampling;
@@ -247,9 +252,9 @@ Finding Checker::make_finding(FindingKind kind, const Owned& owned, std::uintptr
 
 bool Checker::first_report(const Finding& finding) {
   ++stats_.occurrences;
-  if (!reported_.insert({finding.copy.site, finding.access_site}).second) return false;
-  ++stats_.findings;
-  return true;
+  const bool new_pair = reported_.insert({finding.copy.site, finding.access_site}).second;
+  if (new_pair) ++stats_.findings;
+  return new_pair || every_occurrence_;
 }
 
 Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function,

@@ -108,6 +108,9 @@ class Checker {
   [[nodiscard]] std::optional<PinnedKind> pinned_kind(std::uintptr_t address) const;
 
   void set_sampling(Sampling sampling);
+  // Off (the default): a finding is reported once per pair of call sites, as compute-sanitizer and
+  // ThreadSanitizer do; on: every conflicting access (each copy's first) is reported.
+  void set_every_occurrence(bool on);
   // The copy's order is always kept; its pinned host ends are watched unless sampling leaves them out. The
   // site is named only then (a stack costs time).
   template <class Site>
@@ -205,6 +208,7 @@ class Checker {
   std::set<std::pair<SiteId, SiteId>> reported_;
   std::uint64_t next_copy_ = 1;
   Sampling sampling_;
+  bool every_occurrence_ = false;
   std::map<std::tuple<std::uintptr_t, std::size_t, Hold>, std::uint64_t> copies_of_range_;
   EventSlot next_event_slot_ = 0;
   CheckerStats stats_;

@@ -71,6 +71,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     inject::injection().writer.findings(findings, frames, parse_python_stack(python));
   });
   if (const unsigned long n = sample_from_environment(); n > 0) in.checker.set_sampling(Sampling{n, n});
+  in.checker.set_every_occurrence(every_occurrence_from_environment());
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");

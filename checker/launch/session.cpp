@@ -69,6 +69,7 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     ::setenv(std::string(kInjectionPath.name).c_str(), options.inject_library.c_str(), 1);
     ::setenv(std::string(kLogFolder.name).c_str(), folder.c_str(), 1);
     if (options.sample > 0) ::setenv(std::string(kSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
+    if (options.every_occurrence) ::setenv(std::string(kEveryOccurrence.name).c_str(), "1", 1);
     std::vector<char*> argv;
     for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

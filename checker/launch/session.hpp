@@ -28,6 +28,7 @@ struct CheckOptions {
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
+  bool every_occurrence = false;  // every conflicting access, not one per pair of call sites
 };
 
 struct CheckOutcome {

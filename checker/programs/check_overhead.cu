@@ -12,12 +12,7 @@
 #include <cstring>
 #include <vector>
 
-static void check(cudaError_t err, const char* call, const char* file, int line) {
-  if (err == cudaSuccess) return;
-  std::fprintf(stderr, "%s failed at %s:%d: %s\n", call, file, line, cudaGetErrorString(err));
-  std::exit(1);
-}
-#define CHECK(call) check((call), #call, __FILE__, __LINE__)
+#include "cuda_check.hpp"
 
 int main(int argc, char** argv) {
   char* end = nullptr;

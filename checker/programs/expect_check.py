@@ -3,6 +3,9 @@
 
   expect_check.py HAZARDLAB found|clean|clean-any-exit [--hazard ID] [--relies-on NAME] [--copy-in FN --not-in FN] -- PROGRAM ARGS
   expect_check.py HAZARDLAB MODE --needs-python-module NAME ...: skipped (77) where Python cannot import NAME
+  expect_check.py HAZARDLAB agreement RUNNER PROGRAMS SEED|random
+      check-agreement's generated programs run under `hazardlab check --every-occurrence`: every finding the
+      happens-before model predicts is reported with the deviations it names, and nothing else is.
   expect_check.py HAZARDLAB suite CASES HAZARD
       every variant of HAZARD run by the suite's case runner under the checker: each positive control found,
       each guard and rule clean (the mutation check, which misuses the API on purpose, is off).
@@ -11,6 +14,7 @@ Exits 77 (a skip) where the machine has no usable GPU, 0 when the checker said w
 import json
 import re
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -121,6 +125,66 @@ def suite(hazardlab, cases, hazard):
     return ok
 
 
+def agreement(hazardlab, runner, programs, seed):
+    if seed == "random":
+        seed = str(random.getrandbits(63))
+    print(f"check-agreement with seed {seed} (the same programs again: this script with that seed)")
+    with tempfile.TemporaryDirectory() as tmp:
+        expect_file, report_file = os.path.join(tmp, "expected.json"), os.path.join(tmp, "check.json")
+        run = subprocess.run([hazardlab, "check", "--every-occurrence", "--json", report_file, "--", runner,
+                              "--programs", programs, "--seed", seed, "--expect", expect_file],
+                             capture_output=True, text=True, timeout=900)
+        sys.stdout.write(run.stdout[-2000:])
+        summary = [line for line in run.stderr.splitlines() if "HAZARDLAB CHECK SUMMARY" in line or "NOT CHECKED" in line]
+        print("\n".join(summary) if summary else run.stderr[-3000:])
+        if not os.path.exists(report_file) or not os.path.exists(expect_file):
+            print(f"FAIL: no report or no prediction (hazardlab check exited {run.returncode})")
+            return False
+        with open(report_file) as f:
+            report = json.load(f)
+        with open(expect_file) as f:
+            expected = json.load(f)
+    problems = []
+    if report["program_end"]["code"] != 0 or report["program_end"].get("signalled"):
+        problems.append(f"the runner ended with {report['program_end']}")
+    if report["verdict"] not in ("found", "clean"):
+        problems.append(f"verdict {report['verdict']}: the runner was not wholly watched")
+    where = {c["id"]: (c["program"], c["command"]) for c in expected["copies"]}
+    checked = {}
+    for f in findings(report):
+        key = (f["finding"]["copy"]["id"], f["finding"]["offset"])
+        if key in checked:
+            problems.append(f"copy #{key[0]} reported twice")
+        checked[key] = sorted(r["name"] for r in f["finding"]["relies_on"])
+    exact = {(e["copy_id"], e["offset"]): e for e in expected["expected"] if not e["timing_dependent"]}
+    timing = {(e["copy_id"], e["offset"]): e for e in expected["expected"] if e["timing_dependent"]}
+    for key, e in exact.items():
+        what = f"program {e['program']}, access #{e['access']}, copy #{e['copy']}"
+        if key not in checked:
+            problems.append(f"not reported: {what}, predicted relying on {e['relies_on']}")
+        elif checked[key] != sorted(e["relies_on"]):
+            problems.append(f"{what}: reported relying on {checked[key]}, predicted {sorted(e['relies_on'])}")
+    for key in checked:
+        if key not in exact and key not in timing:
+            program, command = where.get(key[0], ("?", "?"))
+            problems.append(f"reported, not predicted: program {program}, access #{key[1]}, copy #{command}")
+    timing_found = sum(1 for key in timing if key in checked)
+    with_deviation = sum(1 for e in exact.values() if e["relies_on"])
+    in_host_functions = sum(1 for key, e in timing.items() if e["in_host_function"] and key in checked)
+    print(f"programs {expected['programs']}: {len(exact)} findings predicted whatever the timing, "
+          f"{sum(1 for k in exact if k in checked)} reported as predicted ({with_deviation} naming a deviation); "
+          f"{len(timing)} that a host function's start may order, {timing_found} of them reported "
+          f"({in_host_functions} inside host functions); {len(checked)} reported in all")
+    # The programs must exercise what is compared.
+    if len(exact) < 100 or with_deviation == 0:
+        problems.append("too few predicted findings to compare: the generator or the runner changed")
+    for p in problems[:40]:
+        print("FAIL:", p)
+    if len(problems) > 40:
+        print(f"FAIL: ... and {len(problems) - 40} more")
+    return not problems
+
+
 def main():
     args = sys.argv[1:]
     hazardlab, mode = args[0], args[1]
@@ -133,6 +197,8 @@ def main():
     if not gpu_present(hazardlab):
         print("no usable GPU: skipped")
         return 77
+    if mode == "agreement":
+        return 0 if agreement(hazardlab, args[2], args[3], args[4]) else 1
     if mode == "suite":
         return 0 if suite(hazardlab, args[2], args[3]) else 1
     split = args.index("--")

@@ -209,6 +209,19 @@ TEST(Checker, EachPairOfCallSitesIsReportedOnce) {
   EXPECT_EQ(w.checker.stats().occurrences, 4u);
 }
 
+TEST(Checker, EveryOccurrenceReportsEachCopysFirstConflictingAccess) {
+  World w;
+  w.checker.set_every_occurrence(true);
+  for (int i = 0; i < 3; ++i) {
+    w.checker.copy_async(w.upload(kBase, 64, {}, 1));
+    EXPECT_EQ(w.touch(kBase, true, 55).findings.size(), 1u);
+    EXPECT_EQ(w.touch(kBase + 1, true, 55).findings.size(), 0u);  // the copy was reported: its first access only
+    w.checker.stream_synchronized({});
+  }
+  EXPECT_EQ(w.checker.stats().findings, 1u);  // still one distinct pair of call sites
+  EXPECT_EQ(w.checker.stats().occurrences, 3u);
+}
+
 TEST(Checker, TwoCopiesSharingAPageKeepItHeldUntilBothAreReleased) {
   World w;
   const StreamKey a{0, 0xa}, b{0, 0xb};
