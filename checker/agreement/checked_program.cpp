@@ -152,6 +152,25 @@ bool a_started_host_function_may_order(const cf::Program& p, const Pair& finding
   return false;
 }
 
+std::vector<cf::CommandIndex> later_racing_accesses(const cf::Program& p, const Pair& finding) {
+  const auto [first, copy] = finding;
+  const cf::HappensBefore weakest(p, cf::RuleSet::all().with_seen_deviations());
+  const auto& acts = weakest.commands();
+  std::vector<cf::BufferId> touched;
+  for (const Access& a : accesses(p, first)) touched.push_back(a.buffer);
+  std::vector<cf::CommandIndex> later;
+  for (const HeldEnd& end : held_ends(p, copy)) {
+    if (std::find(touched.begin(), touched.end(), end.buffer) == touched.end()) continue;
+    for (cf::CommandIndex i = first + 1; i < p.commands().size(); ++i)
+      for (const Access& a : accesses(p, i)) {
+        if (a.buffer != end.buffer || (end.reads_allowed && !a.write)) continue;
+        const cf::ActionId at = p.commands()[i].kind == CommandKind::HostFunc ? acts[i].work : acts[i].call;
+        if (!weakest.ordered(acts[copy].work, at) && (later.empty() || later.back() != i)) later.push_back(i);
+      }
+  }
+  return later;
+}
+
 std::vector<HeldEnd> numbered_copy_ends(const cf::Program& p) {
   std::vector<HeldEnd> ends;
   for (cf::CommandIndex i = 0; i < p.commands().size(); ++i) {

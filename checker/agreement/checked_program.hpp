@@ -57,6 +57,10 @@ Expected predicted(const cf::Program& p);
 // access inside a host function is judged with what the host knew when it ran: these depend on timing.
 bool a_started_host_function_may_order(const cf::Program& p, const Pair& finding);
 
+// The other accesses that race with the copy end of `finding`, after it: when the predicted first access is
+// inside a host function, which runs when its stream reaches it, one of these may come first in time.
+std::vector<cf::CommandIndex> later_racing_accesses(const cf::Program& p, const Pair& finding);
+
 // The copy ends the checker numbers (CopyFacts::id), in the order it numbers them: each pinned end of an
 // asynchronous copy or memset, source before destination.
 std::vector<HeldEnd> numbered_copy_ends(const cf::Program& p);

@@ -34,6 +34,7 @@ struct ThreadState {
   std::uintptr_t last_fault = 0;
   int repeats = 0;
   bool in_host_function = false;
+  bool in_cuda_call = false;
   WorkStamp host_function;
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
@@ -119,6 +120,14 @@ void on_segv(int sig, siginfo_t* info, void* context) {
       for (int i = 0; i < python.length; ++i) id = (id ^ static_cast<unsigned char>(python.text[i])) * 1099511628211ull;
       return id;
     };
+    if (state.in_cuda_call) {
+      const PageAccess held = the_checker->access_at(address);
+      if (held != PageAccess::ReadWrite) {
+        if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), uc);
+        errno = saved_errno;
+        return;
+      }
+    }
     const std::optional<WorkStamp> host_function =
         state.in_host_function ? std::optional<WorkStamp>(state.host_function) : std::nullopt;
     Checker::FaultOutcome outcome =
@@ -220,6 +229,8 @@ bool FaultHandler::ensure_installed() {
   install_handler(SIGSEGV, on_segv, &previous_segv);
   return false;
 }
+
+void FaultHandler::set_inside_cuda_call(bool inside) { state.in_cuda_call = inside; }
 
 void FaultHandler::set_current_host_function(std::optional<WorkStamp> item) {
   state.in_host_function = item.has_value();

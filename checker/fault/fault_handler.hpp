@@ -44,6 +44,11 @@ class FaultHandler {
   static bool ensure_installed();
   // The host function this thread is running (set around a host function by the injected library).
   static void set_current_host_function(std::optional<WorkStamp> item);
+  // This thread is inside a CUDA call (set at the call's entry, cleared at its exit). A fault there is the
+  // driver's own access, e.g. a small upload that the driver stages with the CPU at the call: the checker
+  // judges the program's accesses against the documented order of its calls, not how the driver carries
+  // them out, so the access runs with no finding.
+  static void set_inside_cuda_call(bool inside);
 };
 
 // The site of a stack: a hash of its frames.

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "checker/fault/fault_handler.hpp"
 #include "checker/fault/python_stack.hpp"
 #include "checker/inject/injection.hpp"
 
@@ -203,6 +204,7 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API || inside_our_call || in.disabled) return;
   const auto* d = static_cast<const CUpti_CallbackData*>(data);
   const bool enter = d->callbackSite == CUPTI_API_ENTER;
+  FaultHandler::set_inside_cuda_call(enter);
   const bool succeeded = !enter && d->functionReturnValue != nullptr &&
                          *static_cast<const CUresult*>(d->functionReturnValue) == CUDA_SUCCESS;
   const std::string_view name = d->functionName != nullptr ? d->functionName : "";

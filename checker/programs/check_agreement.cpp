@@ -9,6 +9,8 @@
 // end it watched) and the offset of the byte touched. Every access of command i touches byte i of its
 // buffer first, so the offset names the access.
 //   check-agreement --programs N --seed S --expect FILE
+//   check-agreement --programs N --seed S --describe K   program K of that run as CUDA source, and the model's
+//                                                        findings for it (taking every query as not complete)
 // Exit 77 without a GPU.
 #include <cuda_runtime.h>
 
@@ -27,6 +29,7 @@
 #include "agreement_kernel.hpp"
 #include "checker/agreement/checked_program.hpp"
 #include "conformance/generate/generate.hpp"
+#include "conformance/print/print_program.hpp"
 #include "cuda_check.hpp"
 
 namespace {
@@ -164,6 +167,15 @@ class Execution {
   std::vector<HostFunctionAccess> host_functions_;  // reserved up front: the host functions hold their addresses
 };
 
+// Program k of a run: the generator's program for seed S + k, without its schedule, with motif k mod 5
+// spliced in where the run's own random sequence says.
+cf::Program program_number(unsigned long long k, unsigned long long seed, std::mt19937_64& choose) {
+  const cf::ProgramSpec spec = cf::gen_program_spec()(rc::Random(seed + k), static_cast<int>(k % 101)).value();
+  const cf::Program generated = agree::without_schedule(cf::build_program(spec));
+  const int motif = static_cast<int>(k % agree::kDeviationMotifs);
+  return agree::with_deviation_motif(generated, motif, choose() % (generated.commands().size() + 1));
+}
+
 bool parse(const char* text, unsigned long long max, unsigned long long& out) {
   char* end = nullptr;
   if (text == nullptr || *text < '0' || *text > '9') return false;
@@ -174,19 +186,30 @@ bool parse(const char* text, unsigned long long max, unsigned long long& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  unsigned long long programs = 0, seed = 0;
+  unsigned long long programs = 0, seed = 0, describe = 0;
   const char* expect = nullptr;
+  bool describing = false;
   bool ok = argc == 7;
   for (int a = 1; ok && a + 1 < argc; a += 2) {
     const std::string option = argv[a];
     if (option == "--programs") ok = parse(argv[a + 1], 100000, programs) && programs > 0;
     else if (option == "--seed") ok = parse(argv[a + 1], ~0ull, seed);
     else if (option == "--expect") expect = argv[a + 1];
+    else if (option == "--describe") ok = describing = parse(argv[a + 1], 100000, describe);
     else ok = false;
   }
-  if (!ok || expect == nullptr) {
-    std::fprintf(stderr, "usage: check-agreement --programs N(1..100000) --seed S --expect FILE\n");
+  if (!ok || (expect == nullptr) == !describing || (describing && describe >= programs)) {
+    std::fprintf(stderr, "usage: check-agreement --programs N(1..100000) --seed S (--expect FILE | --describe K(0..N-1))\n");
     return 2;
+  }
+  if (describing) {
+    std::mt19937_64 choose(seed);
+    for (unsigned long long k = 0; k < describe; ++k) (void)program_number(k, seed, choose);
+    cf::Program program = program_number(describe, seed, choose);
+    for (cf::CommandIndex i = 0; i < program.commands().size(); ++i) program.set_observed_complete(i, false);
+    std::printf("%s\n// the model's findings: %s\n", cf::to_cuda_source(program).c_str(),
+                agree::describe(agree::predicted(program)).c_str());
+    return 0;
   }
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
@@ -198,10 +221,7 @@ int main(int argc, char** argv) {
   std::uint64_t numbered_so_far = 0;
   std::mt19937_64 choose(seed);
   for (unsigned long long k = 0; k < programs; ++k) {
-    const cf::ProgramSpec spec = cf::gen_program_spec()(rc::Random(seed + k), static_cast<int>(k % 101)).value();
-    const cf::Program generated = agree::without_schedule(cf::build_program(spec));
-    const int motif = static_cast<int>(k % agree::kDeviationMotifs);
-    cf::Program program = agree::with_deviation_motif(generated, motif, choose() % (generated.commands().size() + 1));
+    cf::Program program = program_number(k, seed, choose);
     {
       Execution run(program, k % 2 == 1);
       run.run();
@@ -219,6 +239,7 @@ int main(int argc, char** argv) {
           for (const agree::Access& a : agree::accesses(program, access))
             if (a.buffer == numbered[n].buffer) id = numbered_so_far + n + 1;
         }
+      const bool in_host_function = program.commands()[access].kind == CommandKind::HostFunc;
       nlohmann::json names = nlohmann::json::array();
       for (cf::Deviation d : relies) names.push_back(cf::deviation_info(d).name);
       findings.push_back({{"program", k},
@@ -228,7 +249,10 @@ int main(int argc, char** argv) {
                           {"offset", access},
                           {"relies_on", names},
                           {"timing_dependent", agree::a_started_host_function_may_order(program, pair)},
-                          {"in_host_function", program.commands()[access].kind == CommandKind::HostFunc}});
+                          {"in_host_function", in_host_function},
+                          // A host function runs when its stream reaches it: a later access may come first.
+                          {"or_offsets", in_host_function ? agree::later_racing_accesses(program, pair)
+                                                          : std::vector<cf::CommandIndex>{}}});
     }
     numbered_so_far += numbered.size();
   }

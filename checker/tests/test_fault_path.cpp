@@ -70,6 +70,19 @@ TEST_F(FaultPath, AWriteToOwnedBytesIsFoundAndStillHappens) {
   EXPECT_EQ(read_byte(memory + 300), 0x22);  // the program computes what it computes without the checker
 }
 
+TEST_F(FaultPath, TheDriversOwnAccessInsideACudaCallIsNoFindingAndLeavesTheCopyWatched) {
+  download(100, 1000);
+  FaultHandler::set_inside_cuda_call(true);  // e.g. an upload the driver stages with the CPU at its call
+  EXPECT_EQ(read_byte(memory + 200), 0x11);
+  write_byte(memory + 201, 0x44);
+  FaultHandler::set_inside_cuda_call(false);
+  EXPECT_EQ(findings(), 0u);
+  EXPECT_EQ(read_byte(memory + 300), 0x11);  // the program's own read: found
+  ASSERT_EQ(findings(), 1u);
+  EXPECT_EQ(found[0].offset, 200u);
+  EXPECT_EQ(read_byte(memory + 201), 0x44);
+}
+
 TEST_F(FaultPath, NeighboursInTheSamePageAreAccessedWithNoFindingAndThePageStaysHeld) {
   download(1000, 100);
   write_byte(memory + 10, 0x33);                  // same page, before the copy's bytes
