@@ -171,6 +171,23 @@ std::vector<cf::CommandIndex> later_racing_accesses(const cf::Program& p, const 
   return later;
 }
 
+std::vector<Pair> host_function_races_with_later_copies(const cf::Program& p) {
+  const cf::HappensBefore weakest(p, cf::RuleSet::all().with_seen_deviations());
+  const auto& acts = weakest.commands();
+  std::vector<Pair> races;
+  for (cf::CommandIndex h = 0; h < p.commands().size(); ++h) {
+    if (p.commands()[h].kind != CommandKind::HostFunc) continue;
+    for (const Access& a : accesses(p, h))
+      for (cf::CommandIndex c = h + 1; c < p.commands().size(); ++c)
+        for (const HeldEnd& end : held_ends(p, c)) {
+          if (end.buffer != a.buffer || (end.reads_allowed && !a.write)) continue;
+          if (weakest.ordered(acts[h].work, acts[c].work) || weakest.ordered(acts[c].work, acts[h].work)) continue;
+          if (races.empty() || races.back() != Pair{h, c}) races.push_back({h, c});
+        }
+  }
+  return races;
+}
+
 std::vector<HeldEnd> numbered_copy_ends(const cf::Program& p) {
   std::vector<HeldEnd> ends;
   for (cf::CommandIndex i = 0; i < p.commands().size(); ++i) {

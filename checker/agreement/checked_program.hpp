@@ -61,6 +61,10 @@ bool a_started_host_function_may_order(const cf::Program& p, const Pair& finding
 // inside a host function, which runs when its stream reaches it, one of these may come first in time.
 std::vector<cf::CommandIndex> later_racing_accesses(const cf::Program& p, const Pair& finding);
 
+// A host function runs after calls made after it: a copy queued later and ordered neither before nor after
+// the function races with its access, which the replay in program order cannot show. (access, copy) pairs.
+std::vector<Pair> host_function_races_with_later_copies(const cf::Program& p);
+
 // The copy ends the checker numbers (CopyFacts::id), in the order it numbers them: each pinned end of an
 // asynchronous copy or memset, source before destination.
 std::vector<HeldEnd> numbered_copy_ends(const cf::Program& p);

@@ -134,6 +134,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
     owned.footprint = end.host;
     owned.stamp = stamp;
+    for (const OrderEngine& e : engines_) owned.waits_for.push_back(e.latest_clock(slot));
     owned.hold = hold_kind;
     hold(owned);
     owned_.push_back(std::move(owned));
@@ -221,17 +222,21 @@ void Checker::release_known() {
   owned_.erase(std::remove_if(owned_.begin(), owned_.end(), done), owned_.end());
 }
 
-bool Checker::racing(const OrderEngine& engine, const Owned& owned, std::optional<WorkStamp> host_function) const {
-  if (engine.host_knows(owned.stamp)) return false;
-  return !(host_function && engine.host_function_knows(*host_function, owned.stamp));
+bool Checker::racing(std::size_t engine, const Owned& owned, std::optional<WorkStamp> host_function) const {
+  const OrderEngine& e = engines_[engine];
+  if (e.host_knows(owned.stamp)) return false;
+  if (!host_function) return true;
+  // Inside a host function: ordered after the copy (rule 9), or the copy waits for the function.
+  return !e.host_function_knows(*host_function, owned.stamp) &&
+         !(engine < owned.waits_for.size() && OrderEngine::clock_knows(owned.waits_for[engine], *host_function));
 }
 
 std::vector<Deviation> Checker::deviations_still_racing(const Owned& owned,
                                                         std::optional<WorkStamp> host_function) const {
   std::vector<Deviation> racing_under;
-  if (racing(engines_[kDocumented], owned, host_function)) return racing_under;  // a plain finding
+  if (racing(kDocumented, owned, host_function)) return racing_under;  // a plain finding
   for (std::size_t d = 0; d < kDeviationCount; ++d)
-    if (racing(engines_[1 + d], owned, host_function)) racing_under.push_back(Deviation(d));
+    if (racing(1 + d, owned, host_function)) racing_under.push_back(Deviation(d));
   if (racing_under.empty())  // only the deviations together leave it racing: name them all
     for (std::size_t d = 0; d < kDeviationCount; ++d) racing_under.push_back(Deviation(d));
   return racing_under;
@@ -269,7 +274,7 @@ Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, std::o
   for (Owned& o : owned_) {
     if (!o.armed || !o.footprint.contains(address)) continue;
     const bool conflict = o.hold == Hold::NoAccess || write;
-    if (!conflict || !racing(engines_[kAllDeviations], o, host_function)) continue;
+    if (!conflict || !racing(kAllDeviations, o, host_function)) continue;
     if (!conflict_seen) site = site_of_access.get();
     conflict_seen = true;
     const FindingKind kind = o.hold == Hold::NoWrites ? FindingKind::HostWroteCopySource
@@ -294,7 +299,7 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
   const std::uintptr_t end = base + it->second.first;
   for (Owned& o : owned_) {
     if (o.footprint.base >= end || o.footprint.end() <= base) continue;
-    if (racing(engines_[kAllDeviations], o, std::nullopt)) {
+    if (racing(kAllDeviations, o, std::nullopt)) {
       Finding f = make_finding(unregister ? FindingKind::UnregisteredWhileCopyOwns : FindingKind::FreedWhileCopyOwns,
                                o, base, site, thread, std::nullopt);
       f.address = base;

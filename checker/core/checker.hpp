@@ -179,6 +179,9 @@ class Checker {
     CopyFacts facts;
     HostFootprint footprint;
     WorkStamp stamp;
+    // What the copy waits for, under each engine's rules: a host function it waits for runs before it, so
+    // that function's accesses never race with it.
+    std::vector<Clock> waits_for;
     Hold hold;
     bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would
   };
@@ -190,7 +193,7 @@ class Checker {
   void disarm(Owned& owned);
   std::vector<conformance::Deviation> deviations_still_racing(const Owned& owned,
                                                               std::optional<WorkStamp> host_function) const;
-  bool racing(const OrderEngine& engine, const Owned& owned, std::optional<WorkStamp> host_function) const;
+  bool racing(std::size_t engine, const Owned& owned, std::optional<WorkStamp> host_function) const;
   void hold(const Owned& owned);
   void apply(const std::vector<PageChange>& changes);
   Finding make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,

@@ -70,6 +70,9 @@ class OrderEngine {
   // Has the host synchronized with this work? Is a host function ordered after it (by its item's clock)?
   [[nodiscard]] bool host_knows(const WorkStamp& work) const { return known(host_, work); }
   [[nodiscard]] bool host_function_knows(const WorkStamp& host_function, const WorkStamp& work) const;
+  // The clock of the stream's latest item: what it waits for (taken for a copy when it is issued).
+  [[nodiscard]] const Clock& latest_clock(StreamSlot stream) const { return streams_.at(stream).frontier; }
+  [[nodiscard]] static bool clock_knows(const Clock& clock, const WorkStamp& work) { return known(clock, work); }
   [[nodiscard]] const RuleSet& rules() const { return rules_; }
   // A host function has started: its stream's earlier work has run, and the host may rely on that from now
   // on (the host threads that wait for the function are not seen; all host threads are taken as one).

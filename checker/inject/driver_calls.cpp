@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <optional>
 #include <string>
 
 #include "checker/fault/fault_handler.hpp"
@@ -186,8 +187,20 @@ struct HostFunctionStart {
 void CUDA_CB host_function_starts(void* data) {
   auto* start = static_cast<HostFunctionStart*>(data);
   injection().checker.host_function_started(start->item);
+  // The program's function runs next on this thread: its accesses are judged as that function's, so a
+  // copy queued behind it (which waits for it) is no conflict.
+  FaultHandler::set_current_host_function(start->item);
   delete start;
 }
+// Queued just behind each of the program's host functions.
+void CUDA_CB host_function_ends(void* data) {
+  auto* end = static_cast<HostFunctionStart*>(data);
+  FaultHandler::set_current_host_function(std::nullopt);
+  injection().checker.host_function_returned(end->item);
+  delete end;
+}
+// The host function whose start marker this thread just queued, until its call returns.
+thread_local std::optional<WorkStamp> host_function_being_queued;
 
 }  // namespace
 
@@ -225,6 +238,7 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
       }
       BOTH(cuLaunchHostFunc): {
         auto* start = new HostFunctionStart{c.host_function_enqueued(stream(PARAMS(cuLaunchHostFunc).hStream))};
+        host_function_being_queued = start->item;
         inside_our_call = true;
         if (cuLaunchHostFunc(PARAMS(cuLaunchHostFunc).hStream, host_function_starts, start) != CUDA_SUCCESS) delete start;
         inside_our_call = false;
@@ -233,6 +247,14 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
       default:
         return;
     }
+  }
+  if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz) &&
+      host_function_being_queued) {
+    auto* end = new HostFunctionStart{*host_function_being_queued};
+    host_function_being_queued.reset();
+    inside_our_call = true;
+    if (cuLaunchHostFunc(PARAMS(cuLaunchHostFunc).hStream, host_function_ends, end) != CUDA_SUCCESS) delete end;
+    inside_our_call = false;
   }
   if (!succeeded) return;
   switch (cbid) {

@@ -254,6 +254,21 @@ int main(int argc, char** argv) {
                           {"or_offsets", in_host_function ? agree::later_racing_accesses(program, pair)
                                                           : std::vector<cf::CommandIndex>{}}});
     }
+    for (const agree::Pair& race : agree::host_function_races_with_later_copies(program)) {
+      const auto [access, copy] = race;
+      for (std::size_t n = 0; n < numbered.size(); ++n) {
+        if (numbered[n].command != copy) continue;
+        findings.push_back({{"program", k},
+                            {"access", access},
+                            {"copy", copy},
+                            {"copy_id", numbered_so_far + n + 1},
+                            {"offset", access},
+                            {"relies_on", nlohmann::json::array()},
+                            {"timing_dependent", true},
+                            {"in_host_function", true},
+                            {"or_offsets", agree::later_racing_accesses(program, race)}});
+      }
+    }
     numbered_so_far += numbered.size();
   }
   std::ofstream out(expect);

@@ -287,6 +287,26 @@ TEST(Checker, AHostFunctionQueuedBehindTheCopyMayTouchItsDestination) {
   EXPECT_EQ(w.checker.host_access(kBase, false, elsewhere, 4, 2).findings.size(), 1u);
 }
 
+// A host function runs when its stream reaches it, after later calls were made: a copy queued behind it
+// (or ordered after it through an event) waits for it, so the function's access is no conflict.
+TEST(Checker, AHostFunctionMayTouchWhatACopyQueuedBehindItWillUse) {
+  World w;
+  const StreamKey s{0, 0x5}, other{0, 0x6}, third{0, 0x7};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.stream_created(other, StreamKind::NonBlocking);
+  w.checker.stream_created(third, StreamKind::NonBlocking);
+  const WorkStamp fills = w.checker.host_function_enqueued(s);
+  w.checker.copy_async(w.upload(kBase, 64, s));  // behind the function on its stream
+  w.checker.event_created(9);
+  w.checker.event_recorded(9, s);
+  w.checker.stream_waited_event(other, 9);
+  w.checker.copy_async(w.download(kBase + 4096, 64, other));  // after it through an event
+  w.checker.copy_async(w.download(kBase + 8192, 64, third));   // not ordered with it
+  EXPECT_TRUE(w.checker.host_access(kBase, true, fills, 3, 2).findings.empty());
+  EXPECT_TRUE(w.checker.host_access(kBase + 4096, true, fills, 3, 2).findings.empty());
+  EXPECT_EQ(w.checker.host_access(kBase + 8192, true, fills, 3, 2).findings.size(), 1u);
+}
+
 TEST(Checker, SamplingWatchesARangesFirstCopiesThenOneInN) {
   World w;
   w.checker.set_sampling(Sampling{2, 3});
