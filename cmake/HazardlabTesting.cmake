@@ -5,9 +5,10 @@
 #
 #   hazardlab_add_gpu_cases(CASES <target> PERF <target> TOOL <target>)
 #       Registers the GPU cases when ctest starts (the GPUs are those of the machine that runs
-#       ctest, not the one that built): one test per GPU and variant, one per GPU and group of
-#       performance measurements (label perf), and the session fixtures that start the run (its
-#       own folder under the results root) and write its per-GPU reports.
+#       ctest, not the one that built): the run plan that the tool makes (harness/plan/): one test
+#       per GPU and variant, one per GPU and group of performance measurements (label perf), and
+#       the session fixtures that start the run (its own folder under the results root) and write
+#       its per-GPU reports.
 #
 # Any GPU case can be rerun under compute-sanitizer:
 #   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard

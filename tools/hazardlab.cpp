@@ -1,5 +1,5 @@
 // hazardlab: the suite's command line. Lists and explains hazards, fingerprints the GPUs, lists
-// the settings, and drives a run: ctest asks it which cases to register (ctest-manifest), it
+// the settings, and drives a run: ctest asks it for the run's plan (ctest-manifest), it
 // starts the run's folder (session-start) and writes the reports (report).
 #include <unistd.h>
 
@@ -110,13 +110,12 @@ int devices(bool as_json) {
 }
 
 // A manifest that failed still names the GPUs and cases, so that ctest's registration can make every test
-// name of the run fail with the message (print_ctest_cases). What cannot be listed is left out: the one
-// failing test the registration always adds still fails the run.
-int cases_for_failed_manifest(bool manifest, int status) {
-  if (!manifest) return status;
+// name of the run fail with the message (print_failed_ctest_manifest). What cannot be listed is left out: the
+// one failing test the registration always adds still fails the run.
+int cases_for_failed_manifest(bool asked, const ManifestRequest& request, int status) {
+  if (!asked) return status;
   try {
-    // The settings were refused, so the profile is unknown: every case of the full run is listed.
-    print_ctest_cases(std::cout, "validation");
+    print_failed_ctest_manifest(request, std::cout);
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
   }
@@ -163,13 +162,17 @@ int main(int argc, char** argv) {
   auto* devices_cmd = app.add_subcommand("devices", "fingerprint the GPUs this process can see");
   devices_cmd->add_flag("--json", as_json, "print JSON");
   auto* settings_cmd = app.add_subcommand("settings", "list the HAZARDLAB_* environment variables");
-  auto* manifest_cmd = app.add_subcommand("ctest-manifest", "the run, devices and cases, for ctest's registration");
+  auto* manifest_cmd = app.add_subcommand("ctest-manifest", "the run's plan, for ctest's registration");
   manifest_cmd->add_option("--default-results-root", manifest.default_results_root, "results root if not set")
       ->required()
       ->check(cli::folder_path());
   manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
       ->required()
       ->check(cli::folder_path());
+  manifest_cmd->add_option("--cases", manifest.cases, "the hazardlab-cases the plan runs (else the one beside this)")
+      ->check(CLI::ExistingFile);
+  manifest_cmd->add_option("--perf", manifest.perf, "the hazardlab-perf the plan runs (else the one beside this)")
+      ->check(CLI::ExistingFile);
   manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
                          "when it fails, still list the GPUs and cases (the registration's call; its failing "
                          "tests leave it out and print only the error)");
@@ -227,6 +230,9 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  for (int i = 0; i < argc; ++i) {
+    if (std::string_view(argv[i]) != "--cases-on-failure") manifest.failing_command.push_back(argv[i]);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -263,13 +269,13 @@ int main(int argc, char** argv) {
     }
   } catch (const SettingsError& e) {
     std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 2);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 2);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 2);
   } catch (const std::exception& e) {
     std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, 1);
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 1);
   }
   return 0;
 }

@@ -11,6 +11,14 @@ namespace hazardlab {
 // The folder of this executable (from /proc/self/exe).
 std::filesystem::path program_folder();
 
+// This executable (from /proc/self/exe).
+std::filesystem::path this_program();
+
+// A case or measurement runner beside this program: installed, <prefix>/bin/hazardlab and
+// <prefix>/libexec/hazardlab/<name>; in a build tree, <build>/tools/hazardlab and <build>/cases/<name>.
+// Throws std::invalid_argument when it is in neither.
+std::filesystem::path sibling_program(const std::string& name);
+
 // The first `<program_folder()>/<folder>/<name>` that is executable, or an empty path.
 std::filesystem::path find_companion(const std::string& name, std::initializer_list<const char*> folders);
 

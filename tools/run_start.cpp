@@ -4,8 +4,10 @@
 
 #include <cstdlib>
 #include <ostream>
+#include <sstream>
 #include <stdexcept>
 
+#include "cuda/device.hpp"
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result_store.hpp"
@@ -14,8 +16,8 @@
 #include "hazardlab/run_record.hpp"
 #include "lesson/registry.hpp"
 #include "perf/checks.hpp"
+#include "plan/ctest_plan.hpp"
 #include "program_paths.hpp"
-#include "run_profile.hpp"
 #include "settings_record.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
@@ -69,49 +71,62 @@ std::vector<std::string> command_of(long pid) {
   return args;
 }
 
+PlanPrograms manifest_programs(const ManifestRequest& request) {
+  return {this_program(), request.cases.empty() ? sibling_program("hazardlab-cases") : request.cases,
+          request.perf.empty() ? sibling_program("hazardlab-perf") : request.perf};
+}
+
+std::vector<int> device_indexes(const DeviceInventory& inventory) {
+  std::vector<int> indexes;
+  for (const DeviceFingerprint& d : inventory.devices) indexes.push_back(d.index);
+  return indexes;
+}
+
 }  // namespace
 
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out) {
-  for (const std::string& w : settings.warnings) out << "warning\t" << w << '\n';
+  PlanRequest plan;
   if (!settings.sanitizer.empty()) {
-    const fs::path tool = find_compute_sanitizer();
-    if (tool.empty()) {
+    plan.sanitizer = find_compute_sanitizer();
+    if (plan.sanitizer.empty()) {
       throw std::invalid_argument("HAZARDLAB_SANITIZE='" + settings.sanitizer +
                                   "': compute-sanitizer was not found on PATH, in $CUDA_HOME/bin or in the CUDA "
                                   "Toolkit's bin folder; install it or unset HAZARDLAB_SANITIZE");
     }
-    out << "launcher\t" << tool.string() << '\t' << settings.sanitizer << '\n';
+    plan.sanitizer_tool = settings.sanitizer;
   }
   const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
-  out << "run\t" << make_run_id(utc_now_compact(), host_name(), owner) << '\t' << owner << '\n';
-  const fs::path results =
+  plan.place.run_id = make_run_id(utc_now_compact(), host_name(), owner);
+  plan.place.owner_pid = owner;
+  plan.place.results_root =
       absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
-  const fs::path reports =
+  plan.place.reports_dir =
       absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir);
-  if (folders_overlap(results, reports)) {
-    throw std::invalid_argument("the results root " + results.string() + " and the report folder " +
-                                reports.string() + " are the same folder or one inside the other; give each a folder "
-                                "of its own (HAZARDLAB_RESULTS_ROOT, HAZARDLAB_REPORTS_DIR)");
+  if (folders_overlap(plan.place.results_root, plan.place.reports_dir)) {
+    throw std::invalid_argument("the results root " + plan.place.results_root.string() + " and the report folder " +
+                                plan.place.reports_dir.string() + " are the same folder or one inside the other; give "
+                                "each a folder of its own (HAZARDLAB_RESULTS_ROOT, HAZARDLAB_REPORTS_DIR)");
   }
-  out << "results\t" << results.string() << '\n';
-  out << "reports\t" << reports.string() << '\n';
-  print_ctest_cases(out, settings.profile);
+  plan.programs = manifest_programs(request);
+  plan.devices = device_indexes(discover_devices());
+  plan.profile = settings.profile;
+  plan.soak_duration = settings.soak_duration;
+  // Written whole or not at all: a plan that fails half-way registers no half of it.
+  std::ostringstream text;
+  write_ctest_plan(text, plan_run(plan), settings.warnings);
+  out << text.str();
   return 0;
 }
 
-void print_ctest_cases(std::ostream& out, const std::string& profile) {
-  const DeviceInventory inv = discover_devices();
-  if (inv.devices.empty()) out << "nodevice\t" << inv.no_device_reason << '\n';
-  for (const DeviceFingerprint& d : inv.devices) {
-    out << "device\t" << d.index << '\t' << device_label(d.index) << '\t' << d.name << '\n';
-  }
-  for (const auto& [h, v] : profile_cases(profile)) {
-    std::string labels;
-    for (const std::string& l : v->labels) labels += (labels.empty() ? "" : ",") + l;
-    out << "case\t" << h->id << '\t' << v->id << '\t' << to_string(v->kind) << '\t' << (labels.empty() ? "-" : labels)
-        << '\n';
-  }
-  for (std::string_view part : profile_perf_parts(profile)) out << "measurement\t" << part << '\n';
+void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& out) {
+  PlanRequest plan;
+  plan.programs = manifest_programs(request);
+  plan.devices = device_indexes(discover_devices());
+  // The settings were refused, so the profile is unknown: every case of the full run is listed.
+  plan.profile = "validation";
+  std::ostringstream text;
+  write_failed_ctest_plan(text, plan_run(plan), request.failing_command);
+  out << text.str();
 }
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
@@ -164,16 +179,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     run.profile = settings.profile;
     run.warnings = settings.warnings;
     run.selection = selection_from_ctest_command(command_of(start.owner_pid));
-    std::vector<int> indexes;
-    for (const DeviceFingerprint& d : inv.devices) indexes.push_back(d.index);
-    if (indexes.empty()) indexes.push_back(-1);
-    for (int index : indexes) {
-      const std::string label = device_label(index);
-      for (const auto& [h, v] : profile_cases(settings.profile)) run.registered.push_back(label + "/" + h->id + "/" + v->id);
-      // Under a sanitizer nothing is timed, so such a run is never a complete validation (PARTIAL).
-      for (std::string_view part : profile_perf_parts(settings.profile))
-        run.registered.push_back(label + "/perf/" + std::string(part));
-    }
+    run.registered = registered_names(device_indexes(inv), settings.profile);
     store_run_record(dir, run);
     for (const std::string& name : prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id})) {
       out << "hazardlab: removed the run folder " << run_folder(root, name).string() << ", the oldest beyond the "

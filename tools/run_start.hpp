@@ -1,10 +1,11 @@
 #pragma once
 // The start of a run, as ctest drives it: at ctest's start the registration script asks for the
-// manifest (the run's id, folders, GPUs and cases); the first test, session-start, then makes the
-// run's folder, takes the results root's lock and writes the run record.
+// run's plan (harness/plan/run_plan.hpp: its id, folders, GPUs and tests); the first test,
+// session-start, then makes the run's folder, takes the results root's lock and writes the run record.
 #include <filesystem>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "settings/settings.hpp"
 
@@ -13,22 +14,21 @@ namespace hazardlab {
 struct ManifestRequest {
   std::filesystem::path default_results_root;  // used when HAZARDLAB_RESULTS_ROOT is not set
   std::filesystem::path default_reports_dir;   // used when HAZARDLAB_REPORTS_DIR is not set
-  bool cases_on_failure = false;               // a failed manifest still prints print_ctest_cases' lines
+  std::filesystem::path cases;                 // hazardlab-cases, as the build made it; else the one beside this
+  std::filesystem::path perf;                  // hazardlab-perf, likewise
+  bool cases_on_failure = false;               // a failed manifest still prints print_failed_ctest_manifest's
+  std::vector<std::string> failing_command;    // this command without --cases-on-failure: says only the error
 };
 
-// Tab-separated lines for cmake/RegisterGpuCases.cmake.in:
-//   warning <text> | run <id> <owner pid> | results <root> | reports <dir>
-//   launcher <compute-sanitizer> <tool> | device <index> <label> <name> | nodevice <reason>
-//   case <hazard> <variant> <kind> | measurement <part>   (the cases and measurement groups of HAZARDLAB_PROFILE)
-// Throws std::invalid_argument when HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot
-// be found.
+// The run's plan for cmake/RegisterGpuCases.cmake.in, in the lines plan/ctest_plan.hpp writes: made
+// from the settings, the GPUs of this machine and the registered cases. Throws std::invalid_argument when
+// HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot be found, or the folders overlap.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
 
-// Only the device (or nodevice) and case lines of the manifest. Also printed when the manifest fails (a bad
-// setting): the registration then gives every test name the run would have had to a test that fails with the
-// message, so that a run filtered by name (ctest -R) fails too instead of finding no test.
-// The GPUs, the profile's cases and its measurement parts, as ctest's registration reads them.
-void print_ctest_cases(std::ostream& out, const std::string& profile);
+// Printed when the manifest fails (a bad setting): every test name the full run would have had, as a
+// test that runs request.failing_command, which fails with the message; so a run filtered by name (ctest
+// -R) or label fails too instead of finding no test.
+void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& out);
 
 struct RunStart {
   std::filesystem::path results_root;

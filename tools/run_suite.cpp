@@ -17,28 +17,14 @@
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
-#include "lesson/registry.hpp"
+#include "plan/run_plan.hpp"
 #include "program_paths.hpp"
-#include "run_profile.hpp"
 #include "run_start.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::chrono::seconds kCaseLimit{600};  // the TIMEOUT ctest's registration gives a case
-
-// Installed: <prefix>/bin/hazardlab and <prefix>/libexec/hazardlab/<name>. Build tree:
-// <build>/tools/hazardlab and <build>/cases/<name>.
-fs::path sibling_program(const std::string& name) {
-  const fs::path found = find_companion(name, {"../libexec/hazardlab", "../cases"});
-  if (found.empty()) {
-    throw std::invalid_argument(name + " was not found next to " + program_folder().string() +
-                                " (looked in ../libexec/hazardlab and ../cases): a broken install?");
-  }
-  return found;
-}
 
 // One GPU's (or no GPU's) share of the run, printed line by line as ctest would.
 class Progress {
@@ -70,10 +56,17 @@ class Progress {
   std::mutex mutex_;
 };
 
-struct Target {
-  std::string device;  // the --device argument: an index or "none"
-  std::string label;   // gpu0, or nogpu
-};
+// Each GPU's tests of `phases` one after the other, the GPUs side by side, as ctest's resource locks let
+// them run.
+void run_side_by_side(const RunPlan& plan, std::vector<Phase> phases, Progress& progress) {
+  std::vector<std::thread> gpus;
+  for (const std::vector<const PlannedTest*>& turn : turns_by_gpu(plan, std::move(phases))) {
+    gpus.emplace_back([&plan, &progress, turn] {
+      for (const PlannedTest* t : turn) progress.done(t->name, run_child(t->command, plan.run_dir / t->log, t->timeout));
+    });
+  }
+  for (std::thread& g : gpus) g.join();
+}
 
 }  // namespace
 
@@ -85,7 +78,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
   }
   const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
   if (!prometheus.empty()) require_prometheus_folder(prometheus);  // bad input: before any GPU work
-  const fs::path cases = sibling_program("hazardlab-cases"), perf = sibling_program("hazardlab-perf");
+  PlanRequest request_plan;  // the programs first: a broken install is refused before anything is written
+  request_plan.programs = {this_program(), sibling_program("hazardlab-cases"), sibling_program("hazardlab-perf")};
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {
     return absolute_path(!given.empty() ? given : !environment.empty() ? environment : fs::path(fallback));
   };
@@ -107,56 +101,27 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     return 2;
   }
   const long owner = static_cast<long>(::getpid());
-  const std::string run_id = make_run_id(utc_now_compact(), host_name(), owner);
-  if (const int rc = start_run(RunStart{root, run_id, owner}, settings, out, err); rc != 0) return rc;
-  const fs::path run_dir = run_folder(root, run_id);
-  ::setenv("HAZARDLAB_RUN_DIR", run_dir.c_str(), 1);
-
-  std::vector<Target> targets;
-  for (const DeviceFingerprint& d : discover_devices().devices)
-    targets.push_back({std::to_string(d.index), device_label(d.index)});
-  if (targets.empty()) targets.push_back({"none", device_label(-1)});
-  const std::vector<ProfileCase> chosen_cases = profile_cases(settings.profile);
-  const std::vector<std::string_view> parts = profile_perf_parts(settings.profile);
-  const auto has_part = [&](std::string_view p) { return std::find(parts.begin(), parts.end(), p) != parts.end(); };
-  const int total = static_cast<int>((chosen_cases.size() + parts.size()) * targets.size());
+  request_plan.place = {root, reports, make_run_id(utc_now_compact(), host_name(), owner), owner};
+  for (const DeviceFingerprint& d : discover_devices().devices) request_plan.devices.push_back(d.index);
+  request_plan.profile = settings.profile;
+  request_plan.soak_duration = settings.soak_duration;
+  const RunPlan plan = plan_run(request_plan);
+  // The plan's session-start, in this process: its lines are this command's.
+  if (const int rc = start_run(RunStart{root, plan.place.run_id, owner}, settings, out, err); rc != 0) return rc;
+  // The plan's environment, as ctest gives it to every test: each child inherits it.
+  for (const std::string& variable : plan.environment) {
+    const std::size_t eq = variable.find('=');
+    ::setenv(variable.substr(0, eq).c_str(), variable.substr(eq + 1).c_str(), 1);
+  }
+  int total = 0;
+  for (const PlannedTest& t : plan.tests) total += t.phase != Phase::Start && t.phase != Phase::Report;
   Progress progress(out, total);
-  const fs::path logs = run_dir / "logs";
-  const auto perf_part = [&](const Target& t, std::string_view part) {
-    if (!has_part(part)) return;
-    const std::string name = t.label + "/perf/" + std::string(part);
-    // A soak runs for its duration and stops on time; the limit only catches one that does not.
-    const auto limit = part == "soak" ? kCaseLimit + settings.soak_duration : kCaseLimit;
-    progress.done(name, run_child({perf.string(), "--device", t.device, "--part", std::string(part)},
-                                  logs / t.label / ("perf--" + std::string(part) + ".log"), limit));
-  };
-
-  const auto run_case = [&](const Target& t, const Hazard& h, const Variant& v) {
-    progress.done(t.label + "/" + h.id + "/" + v.id,
-                  run_child({cases.string(), "--device", t.device, "--hazard", h.id, "--variant", v.id, "--warm"},
-                            logs / t.label / (h.id + "--" + v.id + ".log"), kCaseLimit));
-  };
   // Every GPU's bandwidth and overlap first, all GPUs at once: their set-up overlaps and the host lock
   // gives their timed parts turns; no case runs yet, so none has to be waited out.
-  std::vector<std::thread> measuring;
-  for (const Target& t : targets) {
-    measuring.emplace_back([&, t] {
-      perf_part(t, "bandwidth");
-      perf_part(t, "overlap");
-    });
-  }
-  for (std::thread& m : measuring) m.join();
-  // Then every GPU's cases at once, one at a time per GPU, and its findings. A case that also uses the
-  // next GPU (peer) runs in its own GPU's turn, as under ctest (RegisterGpuCases.cmake.in says why).
-  std::vector<std::thread> gpus;
-  for (const Target& t : targets) {
-    gpus.emplace_back([&, t] {
-      for (const auto& [h, v] : chosen_cases) run_case(t, *h, *v);
-      // Verified copies after the cases: they time nothing, so they need not run alone.
-      for (std::string_view part : {"findings", "integrity", "soak"}) perf_part(t, part);
-    });
-  }
-  for (std::thread& g : gpus) g.join();
+  run_side_by_side(plan, {Phase::Timed}, progress);
+  // Then every GPU's cases at once, one at a time per GPU, and its verified copies, which time nothing.
+  run_side_by_side(plan, {Phase::Case, Phase::Untimed}, progress);
+  const fs::path logs = plan.run_dir / "logs";
   // A case that failed without leaving a result (it could not write it: a full disk) fails the run. Said
   // before the reports, whose last line is the node's line that a health-check wrapper reads.
   const auto failed = progress.failed();
@@ -166,8 +131,9 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     err << "hazardlab: " << failed.size() << " case(s) FAILED; their logs are in " << logs.string() << ":\n";
     for (const auto& [name, how] : failed) err << "hazardlab:   " << name << " (" << how << ")\n";
   }
+  // The plan's report, in this process.
   int status = report_run(
-      run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
+      plan.run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
   if (!failed.empty() && status == 0) status = 1;
   return status;
 }

@@ -1,14 +1,16 @@
 #pragma once
 // `hazardlab run`: the whole suite on every GPU of this machine without ctest or a build tree,
-// as an installed package runs it on a GPU node. It schedules what ctest's registration does:
+// as an installed package runs it on a GPU node. It runs the run plan (harness/plan/run_plan.hpp)
+// that ctest's registration adds, phase after phase:
 //
-//   1. the run starts (session-start: folder, lock, record);
-//   2. bandwidth and overlap of each GPU, one GPU after the other, with nothing else running;
+//   1. the run starts (session-start: folder, lock, record), in this process;
+//   2. bandwidth and overlap of every GPU, the GPUs side by side, the host lock giving their timed
+//      parts turns, with no case running;
 //   3. on every GPU at once, one thread per GPU: each case in its own client process (the GPU's
-//      warm worker runs it, as under ctest), with a 600 s limit, then the GPU's findings;
-//   4. the reports, whose verdicts give the exit status.
+//      warm worker runs it, as under ctest), within the plan's limit, then the GPU's verified copies;
+//   4. the reports, in this process, whose verdicts give the exit status.
 //
-// Each case's output goes to <run folder>/logs/<gpu>/<hazard>--<variant>.log.
+// Each test's output goes to <run folder>/logs/<gpu>/<hazard>--<variant>.log (perf--<part>.log).
 #include <filesystem>
 #include <iosfwd>
 

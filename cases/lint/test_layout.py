@@ -2,6 +2,8 @@
 """The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
 declares, no file passes 250 lines, and a folder includes only the folders declared before it
 (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header.
+The run is planned once (harness/plan/): ctest's registration script sets no property the plan owns,
+and no source but record/'s results layout spells a measurement's test name.
 
 Usage: test_layout.py SOURCE_DIR"""
 import re
@@ -35,6 +37,30 @@ def harness_includes(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+# What the run plan (harness/plan/) decides for every test, which ctest's registration only passes on.
+PLAN_PROPERTIES = ("RESOURCE_LOCK", "TIMEOUT", "DEPENDS", "FIXTURES_", "COST", "SKIP_RETURN_CODE", "ENVIRONMENT")
+NAME_SOURCES = ("harness", "tools", "reports", "record", "cases/gpu", "conformance", "checker")
+
+
+def planned_once(root: Path) -> list[str]:
+    problems = []
+    script = root / "cmake" / "RegisterGpuCases.cmake.in"
+    code = "\n".join(line.split("#")[0] for line in script.read_text().splitlines()) if script.exists() else ""
+    for block in re.findall(r"set_tests_properties\([^)]*\)", code):
+        for word in PLAN_PROPERTIES:
+            if word in block:
+                problems.append(f"cmake/{script.name}: sets {word}, which the run plan decides (harness/plan/): "
+                                "the registration only adds what the plan lists")
+    if "/perf/" in code:
+        problems.append(f"cmake/{script.name}: names a measurement's test; the run plan names every test")
+    for folder in NAME_SOURCES:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in SOURCE_SUFFIXES and re.search(r'"/perf/|/perf/"', path.read_text()):
+                problems.append(f"{path.relative_to(root)}: spells a measurement's test name; "
+                                "measurement_name() (hazardlab/results_layout.hpp) is its one spelling")
+    return problems
+
+
 def main() -> int:
     root = Path(sys.argv[1])
     harness = root / "harness"
@@ -66,6 +92,7 @@ def main() -> int:
             if include != "lesson/lesson.hpp":
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
+    problems += planned_once(root)
     for p in problems:
         print(p)
     print(f"{len(layers)} layers {layers}; {len(problems)} problem(s)")

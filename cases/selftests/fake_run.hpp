@@ -104,17 +104,16 @@ inline RunContents complete_run(int devices) {
   }
   c.run.devices = c.inventory.devices;
   for (int d : indexes) {
-    const std::string label = device_label(d);
     for (const CatalogHazard& h : c.catalog.hazards) {
       for (const CatalogVariant& v : h.variants) {
-        c.run.registered.push_back(label + "/" + h.id + "/" + v.id);
+        c.run.registered.push_back(case_name(d, h.id, v.id));
         Outcome o = v.kind == VariantKind::Control ? Outcome::Reproduced : Outcome::Passed;
         if (d < 0) o = Outcome::Skipped;
         c.results.push_back(result(h.id, v.id, d, o, v.kind));
       }
     }
     for (std::string_view part : kPerfParts) {
-      c.run.registered.push_back(label + "/perf/" + std::string(part));
+      c.run.registered.push_back(measurement_name(d, part));
       PerfRecord p = measured(std::string(part), d);
       if (d < 0) p.status = PerfStatus::Skipped;
       c.perf[d].push_back(p);

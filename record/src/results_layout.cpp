@@ -20,6 +20,14 @@ int device_index_of_label(std::string_view label) {
   return (ec == std::errc() && ptr == end && index >= 0) ? index : -2;
 }
 
+std::string case_name(int device_index, std::string_view hazard_id, std::string_view variant_id) {
+  return device_label(device_index) + "/" + std::string(hazard_id) + "/" + std::string(variant_id);
+}
+
+std::string measurement_name(int device_index, std::string_view part) {
+  return case_name(device_index, "perf", part);
+}
+
 std::string run_id_problem(std::string_view run_id) {
   if (run_id.empty()) return "a run id cannot be empty";
   if (run_id.size() > 128) return "a run id is at most 128 characters";

@@ -22,7 +22,6 @@ GpuReport make_report(const RunContents& in, int device_index) {
   report.hazardlab_version =
       in.run.hazardlab_version.empty() ? std::string(hazardlab_version()) : in.run.hazardlab_version;
   report.run = in.run;
-  const std::string label = device_label(device_index);
   // A health or soak run is made of its profile's cases: what it never meant to run is no gap in it.
   const auto in_profile = [&](const std::string& name) {
     return in.run.profile == "validation" ||
@@ -32,7 +31,8 @@ GpuReport make_report(const RunContents& in, int device_index) {
   for (const CatalogHazard& h : in.catalog.hazards) {
     HazardEntry entry{h, {}};
     for (const CatalogVariant& v : h.variants) {
-      if (!in_profile(label + "/" + h.id + "/" + v.id)) continue;
+      const std::string name = case_name(device_index, h.id, v.id);
+      if (!in_profile(name)) continue;
       VariantEntry ve{v.id, v.kind, v.title, std::nullopt};
       for (std::size_t i = 0; i < in.results.size(); ++i) {
         const VariantResult& r = in.results[i];
@@ -41,7 +41,6 @@ GpuReport make_report(const RunContents& in, int device_index) {
           used[i] = true;
         }
       }
-      const std::string name = label + "/" + h.id + "/" + v.id;
       if (!ve.result) report.not_run.push_back(name);
       ++report.totals[ve.result ? std::string(to_string(ve.result->outcome)) : kNotRun];
       entry.variants.push_back(std::move(ve));
@@ -58,12 +57,12 @@ GpuReport make_report(const RunContents& in, int device_index) {
   std::vector<std::string> parts(std::begin(kPerfParts), std::end(kPerfParts));
   if (in.run.profile != "validation") {
     parts.clear();
-    const std::string prefix = label + "/perf/";
+    const std::string prefix = measurement_name(device_index, "");
     for (const std::string& r : in.run.registered)
       if (r.rfind(prefix, 0) == 0) parts.push_back(r.substr(prefix.size()));
   }
   for (const std::string& part : parts) {
-    const std::string name = label + "/perf/" + part;
+    const std::string name = measurement_name(device_index, part);
     const bool ran =
         std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
     if (!ran) {

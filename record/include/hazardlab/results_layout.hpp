@@ -35,6 +35,11 @@ std::string device_label(int device_index);
 // The inverse; -2 when `label` names no device.
 int device_index_of_label(std::string_view label);
 
+// The one spelling of a test's name, in ctest, in `hazardlab run`'s progress, in the run record's
+// registered cases and in the reports: "gpu0/<hazard>/<variant>" and "gpu0/perf/<part>".
+std::string case_name(int device_index, std::string_view hazard_id, std::string_view variant_id);
+std::string measurement_name(int device_index, std::string_view part);
+
 // A run id becomes a folder name: 1 to 128 letters, digits, '-', '.' or '_', and not "." or "..".
 // Returns "" if `run_id` is one, else why it is not.
 std::string run_id_problem(std::string_view run_id);

@@ -8,8 +8,8 @@
 //               every host memory kind and direction (integrity); no observation, which never fails
 //   soak        the verified copies only, for --duration (soak)
 //
-// ctest's registration, session-start and `hazardlab run` all ask here, so the run record's
-// registered cases, and so completeness, are the profile's.
+// The run plan (run_plan.hpp) asks here, for ctest's registration, session-start and `hazardlab
+// run` alike, so the run record's registered cases, and so completeness, are the profile's.
 #include <string>
 #include <string_view>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "run_profile.hpp"
+#include "plan/profile.hpp"
 
 #include "hazardlab/perf_store.hpp"
 
