@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The health-check program, the NHC check and the fleet job script against a real Slurm: munged,
 slurmctld and slurmd (Debian: munge slurmctld slurmd slurm-client) started as root on this machine
-as a one-node cluster on localhost, with their own ports, key, socket and state in a scratch folder,
-and stopped afterwards. The GPU run itself is a stand-in where the scenario says so.
+as a one-node cluster on localhost, or as three nodes simulated on it (one slurmd each), with their
+own ports, key, socket and state in a scratch folder, and stopped afterwards. The GPU run itself is
+a stand-in where the scenario says so.
 
 Where the daemons cannot start (not root, packages missing) a scenario exits 77, which ctest reports
 as skipped, never passed; with CI set (CI installs the packages) that is a failure instead.
@@ -75,11 +76,15 @@ FAIL_LINE = "hazardlab: gpu3 (0000:41:00.0) FAIL: pinned H2D 31.2 GB/s < 80% of 
 
 
 class Cluster:
-    """munged, slurmctld and one slurmd, all of them this scenario's own."""
+    """munged, slurmctld and one slurmd per node, all of them this scenario's own. One node is named as
+    this machine is; several are simulated on it (Slurm's MULTIPLE_SLURMD, `slurmd -N NAME`): nodes
+    n1, n2, ... on localhost, each its own slurmd with its own port, spool, pid and log files."""
 
-    def __init__(self, root, health_program=None, health_interval=0):
+    def __init__(self, root, health_program=None, health_interval=0, nodes=1):
         self.root = root
-        self.node = socket.gethostname().split(".")[0]
+        host = socket.gethostname().split(".")[0]
+        self.nodes = [host] if nodes == 1 else [f"n{i}" for i in range(1, nodes + 1)]
+        self.node = self.nodes[0]
         self.conf = root / "slurm.conf"
         self.env = dict(os.environ, SLURM_CONF=str(self.conf))
         self.started = []
@@ -88,8 +93,9 @@ class Cluster:
         missing = [d for d in DAEMONS if not shutil.which(d) and not os.path.exists(f"/usr/sbin/{d}")]
         if missing:
             raise Unavailable(f"not installed: {', '.join(missing)} (Debian: munge slurmctld slurmd slurm-client)")
-        for sub in ("state", "spool"):
-            (root / sub).mkdir()
+        (root / "state").mkdir()
+        for node in self.nodes:
+            (root / f"spool-{node}").mkdir()
         key = root / "munge.key"
         key.write_bytes(os.urandom(1024))
         key.chmod(0o600)
@@ -97,8 +103,13 @@ class Cluster:
         self.daemon(["munged", f"--socket={self.socket}", f"--key-file={key}", f"--pid-file={root}/munged.pid",
                      f"--log-file={root}/munged.log", f"--seed-file={root}/munge.seed", "--force"], root / "munged.pid")
         health = f"HealthCheckProgram={health_program}\nHealthCheckInterval={health_interval}\n" if health_program else ""
+        if nodes == 1:
+            node_lines = f"NodeName={host} NodeAddr=127.0.0.1 CPUs={os.cpu_count()} RealMemory=1000 State=UNKNOWN\n"
+        else:  # each node answers on its own port of this machine
+            node_lines = "".join(f"NodeName={node} NodeHostname=localhost NodeAddr=127.0.0.1 Port={free_port()} "
+                                 f"CPUs={os.cpu_count()} RealMemory=1000 State=UNKNOWN\n" for node in self.nodes)
         self.conf.write_text(f"""ClusterName=hazardlabtest
-SlurmctldHost={self.node}(127.0.0.1)
+SlurmctldHost={host}(127.0.0.1)
 SlurmctldPort={free_port()}
 SlurmdPort={free_port()}
 AuthType=auth/munge
@@ -107,11 +118,11 @@ CredType=cred/munge
 SlurmUser=root
 SlurmdUser=root
 StateSaveLocation={root}/state
-SlurmdSpoolDir={root}/spool
+SlurmdSpoolDir={root}/spool-%n
 SlurmctldPidFile={root}/slurmctld.pid
-SlurmdPidFile={root}/slurmd.pid
+SlurmdPidFile={root}/slurmd-%n.pid
 SlurmctldLogFile={root}/slurmctld.log
-SlurmdLogFile={root}/slurmd.log
+SlurmdLogFile={root}/slurmd-%n.log
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 MpiDefault=none
@@ -121,14 +132,17 @@ ReturnToService=2
 AccountingStorageType=accounting_storage/none
 JobAcctGatherType=jobacct_gather/none
 JobCompType=jobcomp/none
-{health}NodeName={self.node} NodeAddr=127.0.0.1 CPUs={os.cpu_count()} RealMemory=1000 State=UNKNOWN
-PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+{health}{node_lines}PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 """)
-        self.daemon(["slurmctld", "-f", self.conf, "-i"], root / "slurmctld.pid")
-        self.daemon(["slurmd", "-f", self.conf], root / "slurmd.pid")
         try:
-            wait_for("the node to register", lambda: self.state() not in ("", "unknown"), 30)
-        except Failure as e:
+            self.daemon(["slurmctld", "-f", self.conf, "-i"], root / "slurmctld.pid")
+            for node in self.nodes:
+                self.daemon(["slurmd", "-f", self.conf] + (["-N", node] if nodes > 1 else []),
+                            root / f"slurmd-{node}.pid")
+            for node in self.nodes:
+                wait_for(f"node {node} to register", lambda: self.state(node) not in ("", "unknown"), 30)
+        except (Failure, Unavailable) as e:
+            self.stop()  # what did start does not outlive the scenario
             raise Unavailable(f"{e}; slurmd's log:\n{self.log('slurmd')}\nslurmctld's log:\n{self.log('slurmctld')}")
 
     def daemon(self, command, pid_file):
@@ -140,18 +154,24 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         self.started.append(int(pid))
 
     def log(self, name):
-        path = self.root / f"{name}.log"
-        return "\n".join(path.read_text().splitlines()[-15:]) if path.exists() else "(none)"
+        """The last lines of a daemon's log; slurmd's are the nodes' logs, one after another."""
+        names = [f"slurmd-{node}" for node in self.nodes] if name == "slurmd" else [name]
+        tails = []
+        for n in names:
+            path = self.root / f"{n}.log"
+            tail = "\n".join(path.read_text().splitlines()[-15:]) if path.exists() else "(none)"
+            tails.append(f"[{n}]\n{tail}" if len(names) > 1 else tail)
+        return "\n".join(tails)
 
     def run(self, command, extra_env=None, timeout=120):
         return subprocess.run([str(c) for c in command], env={**self.env, **(extra_env or {})}, timeout=timeout,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=self.root)
 
-    def show(self):
-        return self.run(["scontrol", "show", "node", self.node]).stdout
+    def show(self, node=None):
+        return self.run(["scontrol", "show", "node", node or self.node]).stdout
 
-    def state(self):
-        for field in self.show().split():
+    def state(self, node=None):
+        for field in self.show(node).split():
             if field.startswith("State="):
                 return field[len("State="):].lower()
         return ""
@@ -164,19 +184,27 @@ PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
         return ""
 
     def stop(self):
+        """`scontrol shutdown` stops slurmctld and the slurmds; munged (the first started) has no such call."""
         self.run(["scontrol", "shutdown"], timeout=30)
-        for pid in reversed(self.started):  # only what this scenario started, by its id
-            for _ in range(20):
-                try:
-                    os.kill(pid, 0)
-                except ProcessLookupError:
-                    break
-                time.sleep(0.25)
-            else:
-                try:
-                    os.kill(pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
+        for pid in reversed(self.started[1:]):  # only what this scenario started, by its id
+            end(pid, grace=5)
+        for pid in self.started[:1]:
+            end(pid, grace=0)
+
+
+def end(pid, grace):
+    """Waits up to `grace` seconds for the process to exit, then sends it SIGTERM and waits for it."""
+    for wait in (grace, 5):
+        for _ in range(int(wait / 0.25)):
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.25)
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
 
 
 def stand_in(root, verdict):
@@ -263,38 +291,77 @@ def nhc_check_drains_the_node_with_its_reason(args, root):
         cluster.stop()
 
 
+def installed(args, root):
+    """The prefix of the hazardlab under test: the one given, or this build installed into the scratch folder."""
+    if args.installed:
+        return pathlib.Path(args.installed)
+    prefix = root / "prefix"
+    p = subprocess.run([args.cmake, "--install", args.build_dir, "--prefix", str(prefix)], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    check(p.returncode == 0, p.stdout)
+    return prefix
+
+
+def fleet_job(prefix, root, cluster):
+    """Submits the installed fleet job script to every node of the cluster with `sbatch --wait` and checks
+    what a fleet operator gets: one run folder per node, named by and recording the node's Slurm name,
+    one fleet row per node with that name, and the merge's exit status. Returns the job's output."""
+    shared = root / "shared"
+    shared.mkdir()
+    script = prefix / "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HAZARDLAB_")}
+    env.update(SLURM_CONF=str(cluster.conf), CUDA_VISIBLE_DEVICES="-1", HAZARDLAB_BIN=str(prefix / "bin/hazardlab"))
+    p = subprocess.run(["sbatch", "--wait", f"--nodes={len(cluster.nodes)}", f"--output={root}/job.out", str(script),
+                        str(shared)], env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       timeout=600)
+    out = (root / "job.out").read_text() if (root / "job.out").exists() else ""
+    # No GPU: each node's row is SKIPPED, which the merge does not count as passed.
+    check(p.returncode == 1, f"sbatch --wait exited {p.returncode}, not 1:\n{p.stdout}\n{out}")
+    jobs = [d for d in shared.iterdir() if d.is_dir()]
+    check(len(jobs) == 1, f"job folders: {jobs}\n{out}")
+    node_folders = sorted(d.name for d in (jobs[0] / "nodes").iterdir())
+    check(node_folders == sorted(cluster.nodes), f"node folders {node_folders}, not the nodes {cluster.nodes}\n{out}")
+    run_of = {}
+    for node in cluster.nodes:
+        runs = list((jobs[0] / "nodes" / node / "results" / "runs").iterdir())
+        check(len(runs) == 1, f"run folders of {node}: {runs}\n{out}")
+        record = json.loads((runs[0] / "run.json").read_text())
+        check(record["host"] == node and record["complete"], f"{node}'s run: host {record['host']}, "
+              f"complete {record['complete']}")
+        run_of[node] = record["id"]
+        # A run without a GPU exits 0 (no GPU is not a failure unless HAZARDLAB_REQUIRE_GPU=1); the merge does not.
+        check(f"hazardlab-fleet: {node}: exit 0" in out, f"no exit line for {node} in the job's output:\n{out}")
+    fleet = json.loads((jobs[0] / "fleet" / "fleet.json").read_text())
+    rows = fleet["rows"]
+    check(sorted(r["host"] for r in rows) == sorted(cluster.nodes), f"rows' hosts: {[r['host'] for r in rows]}")
+    for row in rows:
+        check(row["verdict"] == "SKIPPED" and row["run"]["id"] == run_of[row["host"]],
+              f"{row['host']}'s row: {row['verdict']}, run {row['run']['id']} (its node's: {run_of[row['host']]})")
+    check(fleet["exit_status"] == 1, f"fleet.json's exit status {fleet['exit_status']}")
+    return out
+
+
 @scenario
 def fleet_job_runs_under_sbatch(args, root):
     """The installed fleet job script, submitted with sbatch to the real cluster: srun starts the
     installed hazardlab (no GPU here: its row is SKIPPED) on the node, and the job merges the fleet."""
-    prefix = pathlib.Path(args.installed) if args.installed else root / "prefix"
-    if not args.installed:
-        p = subprocess.run([args.cmake, "--install", args.build_dir, "--prefix", str(prefix)], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
-        check(p.returncode == 0, p.stdout)
+    prefix = installed(args, root)
     cluster = Cluster(root)
     try:
-        shared = root / "shared"
-        shared.mkdir()
-        script = prefix / "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HAZARDLAB_")}
-        env.update(SLURM_CONF=str(cluster.conf), CUDA_VISIBLE_DEVICES="-1", HAZARDLAB_BIN=str(prefix / "bin/hazardlab"))
-        p = subprocess.run(["sbatch", "--wait", "--nodes=1", f"--output={root}/job.out", str(script), str(shared)],
-                           env=env, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
-        out = (root / "job.out").read_text() if (root / "job.out").exists() else ""
-        # No GPU: the node's row is SKIPPED, which the merge does not count as passed.
-        check(p.returncode == 1, f"sbatch --wait exited {p.returncode}, not 1:\n{p.stdout}\n{out}")
-        jobs = [d for d in shared.iterdir() if d.is_dir()]
-        check(len(jobs) == 1, f"job folders: {jobs}\n{out}")
-        runs = list((jobs[0] / "nodes" / cluster.node / "results" / "runs").iterdir())
-        check(len(runs) == 1, f"run folders on {cluster.node}: {runs}\n{out}")
-        record = json.loads((runs[0] / "run.json").read_text())
-        check(record["host"] == cluster.node and record["complete"], f"{record['host']}, complete {record['complete']}")
-        fleet = json.loads((jobs[0] / "fleet" / "fleet.json").read_text())
-        rows = fleet["rows"]
-        check(len(rows) == 1 and rows[0]["host"] == cluster.node and rows[0]["verdict"] == "SKIPPED", f"rows: {rows}")
-        check(f"hazardlab-fleet: {cluster.node}: exit" in out, f"the job's output:\n{out}")
-        print(out)
+        print(fleet_job(prefix, root, cluster))
+    finally:
+        cluster.stop()
+
+
+@scenario
+def fleet_job_runs_on_three_nodes(args, root):
+    """The installed fleet job script, submitted with `sbatch --nodes=3` to three nodes simulated on this
+    machine (one slurmd each, one host name): srun starts the installed hazardlab on each node, each
+    names its run and its fleet row by its Slurm node name, and the job merges the three (SKIPPED: exit 1)."""
+    prefix = installed(args, root)
+    cluster = Cluster(root, nodes=3)
+    try:
+        print(fleet_job(prefix, root, cluster))
     finally:
         cluster.stop()
 
@@ -321,6 +388,7 @@ def main():
             print(f"FAILED: CI installs Slurm and runs as root, yet: {e}")
             return 1
         print(f"SKIPPED: a real Slurm could not start here: {e}")
+        shutil.rmtree(root, ignore_errors=True)  # the scratch folder holds nothing the message does not say
         return SKIP
     except Failure as failure:
         print(f"FAILED: {failure}\n(scratch folder kept: {root})")
