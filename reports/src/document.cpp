@@ -41,170 +41,158 @@ std::string md_flat(const std::string& text, bool in_cell) {
   return out;
 }
 
-std::string md(const Text& t, bool in_cell = false) {
-  std::string out;
-  for (const Span& s : t.spans) {
-    const std::string text = md_flat(s.text, in_cell);
-    switch (s.style) {
-      case Span::Style::Plain:
-        out += text;
-        break;
-      case Span::Style::Code:
-        out += '`' + text + '`';
-        break;
-      case Span::Style::Strong:
-        out += "**" + text + "**";
-        break;
+// How a markup opens and closes each inline style (Span::Style's order), and escapes text.
+struct Inline {
+  const char* open[3];
+  const char* close[3];
+  std::string (*escape)(const std::string&);
+  std::string operator()(const Text& t) const {
+    std::string out;
+    for (const Span& s : t.spans) {
+      const auto style = static_cast<int>(s.style);
+      out += open[style] + escape(s.text) + close[style];
     }
+    return out;
   }
-  return out;
-}
+};
 
-std::string html(const Text& t) {
-  std::string out;
-  for (const Span& s : t.spans) {
-    const std::string text = escape_markup(s.text);
-    switch (s.style) {
-      case Span::Style::Plain:
-        out += text;
-        break;
-      case Span::Style::Code:
-        out += "<code>" + text + "</code>";
-        break;
-      case Span::Style::Strong:
-        out += "<b>" + text + "</b>";
-        break;
-    }
-  }
-  return out;
-}
+std::string md_escape(const std::string& text) { return md_flat(text, false); }
+std::string md_cell_escape(const std::string& text) { return md_flat(text, true); }
+std::string html_escape(const std::string& text) { return escape_markup(text); }
 
-void md_table(std::ostringstream& out, const Table& t) {
-  out << '|';
-  for (const std::string& h : t.headers) out << ' ' << md_flat(h, true) << " |";
-  out << "\n|";
-  for (std::size_t i = 0; i < t.headers.size(); ++i) out << "---|";
-  out << '\n';
-  for (const auto& row : t.rows) {
-    out << '|';
-    for (const Text& cell : row) {
-      const std::string text = md(cell, true);
-      out << ' ' << (text.empty() ? " " : text) << " |";
+constexpr Inline kMarkdown{{"", "`", "**"}, {"", "`", "**"}, md_escape};
+constexpr Inline kMarkdownCell{{"", "`", "**"}, {"", "`", "**"}, md_cell_escape};
+constexpr Inline kHtml{{"", "<code>", "<b>"}, {"", "</code>", "</b>"}, html_escape};
+
+// Markdown's spelling of each block.
+struct MarkdownOut {
+  std::ostringstream out;
+  void heading(const Text& t, int level) { out << std::string(static_cast<std::size_t>(level), '#') << ' ' << kMarkdown(t) << "\n\n"; }
+  void paragraph(const Text& t, const std::string&) { out << kMarkdown(t) << "\n\n"; }
+  void note(const Text& t) { out << "> " << kMarkdown(t) << "\n\n"; }
+  void list(const std::vector<Item>& items) {
+    for (const Item& i : items) {
+      out << "- " << kMarkdown(i.text) << '\n';
+      for (const Text& child : i.children) out << "  - " << kMarkdown(child) << '\n';
     }
     out << '\n';
   }
-  out << '\n';
-}
-
-void md_items(std::ostringstream& out, const std::vector<Item>& items) {
-  for (const Item& i : items) {
-    out << "- " << md(i.text) << '\n';
-    for (const Text& child : i.children) out << "  - " << md(child) << '\n';
+  void folded(const Text& summary, const std::vector<Item>& items) {
+    out << "<details><summary>" << kMarkdown(summary) << "</summary>\n\n";
+    list(items);
+    out << "</details>\n\n";
   }
-  out << '\n';
-}
-
-void html_items(std::ostringstream& out, const std::vector<Item>& items) {
-  out << "<ul>\n";
-  for (const Item& i : items) {
-    out << "<li>" << html(i.text);
-    if (!i.children.empty()) {
-      out << "<ul>";
-      for (const Text& child : i.children) out << "<li>" << html(child) << "</li>";
-      out << "</ul>";
+  void table(const Table& t) {
+    out << '|';
+    for (const std::string& h : t.headers) out << ' ' << md_flat(h, true) << " |";
+    out << "\n|";
+    for (std::size_t i = 0; i < t.headers.size(); ++i) out << "---|";
+    out << '\n';
+    for (const auto& row : t.rows) {
+      out << '|';
+      for (const Text& cell : row) {
+        const std::string text = kMarkdownCell(cell);
+        out << ' ' << (text.empty() ? " " : text) << " |";
+      }
+      out << '\n';
     }
-    out << "</li>\n";
+    out << '\n';
   }
-  out << "</ul>\n";
-}
+  void plot(const std::string&) {}  // drawn in HTML only; its figures are in the text beside it
+};
 
-void html_table(std::ostringstream& out, const Table& t) {
-  out << "<div style='overflow-x:auto'><table>\n<tr>";  // wide tables scroll inside the box
-  for (const std::string& h : t.headers) out << "<th>" << escape_markup(h) << "</th>";
-  out << "</tr>\n";
-  for (std::size_t r = 0; r < t.rows.size(); ++r) {
-    const std::string& row_class = r < t.row_classes.size() ? t.row_classes[r] : std::string();
-    out << (row_class.empty() ? std::string("<tr>") : "<tr class='" + escape_markup(row_class) + "'>");
-    for (const Text& cell : t.rows[r]) out << "<td>" << html(cell) << "</td>";
-    out << "</tr>\n";
+// HTML's spelling of each block.
+struct HtmlOut {
+  std::ostringstream out;
+  void heading(const Text& t, int level) { out << "<h" << level << '>' << kHtml(t) << "</h" << level << ">\n"; }
+  void paragraph(const Text& t, const std::string& css_class) {
+    out << (css_class.empty() ? std::string("<p>") : "<p class='" + escape_markup(css_class) + "'>") << kHtml(t)
+        << "</p>\n";
   }
-  out << "</table></div>\n";
+  void note(const Text& t) { out << "<blockquote>" << kHtml(t) << "</blockquote>\n"; }
+  void list(const std::vector<Item>& items) {
+    out << "<ul>\n";
+    for (const Item& i : items) {
+      out << "<li>" << kHtml(i.text);
+      if (!i.children.empty()) {
+        out << "<ul>";
+        for (const Text& child : i.children) out << "<li>" << kHtml(child) << "</li>";
+        out << "</ul>";
+      }
+      out << "</li>\n";
+    }
+    out << "</ul>\n";
+  }
+  void folded(const Text& summary, const std::vector<Item>& items) {
+    out << "<details><summary>" << kHtml(summary) << "</summary>\n";
+    list(items);
+    out << "</details>\n";
+  }
+  void table(const Table& t) {
+    out << "<div style='overflow-x:auto'><table>\n<tr>";  // wide tables scroll inside the box
+    for (const std::string& h : t.headers) out << "<th>" << escape_markup(h) << "</th>";
+    out << "</tr>\n";
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+      const std::string& row_class = r < t.row_classes.size() ? t.row_classes[r] : std::string();
+      out << (row_class.empty() ? std::string("<tr>") : "<tr class='" + escape_markup(row_class) + "'>");
+      for (const Text& cell : t.rows[r]) out << "<td>" << kHtml(cell) << "</td>";
+      out << "</tr>\n";
+    }
+    out << "</table></div>\n";
+  }
+  void plot(const std::string& svg) { out << svg << '\n'; }  // drawn by this program: its text already escaped
+};
+
+// Every block, in order, in one markup.
+template <class Markup>
+void render(const Document& d, Markup& m) {
+  for (const Block& b : d.blocks) {
+    switch (b.kind) {
+      case Block::Kind::Heading:
+        m.heading(b.text, 2);
+        break;
+      case Block::Kind::Subheading:
+        m.heading(b.text, 3);
+        break;
+      case Block::Kind::Paragraph:
+        m.paragraph(b.text, b.css_class);
+        break;
+      case Block::Kind::Note:
+        m.note(b.text);
+        break;
+      case Block::Kind::List:
+        m.list(b.items);
+        break;
+      case Block::Kind::Folded:
+        m.folded(b.text, b.items);
+        break;
+      case Block::Kind::Table:
+        m.table(b.table);
+        break;
+      case Block::Kind::Plot:
+        m.plot(b.svg);
+        break;
+    }
+  }
 }
 
 }  // namespace
 
 std::string to_markdown(const Document& d) {
-  std::ostringstream out;
-  out << "# " << md_flat(d.title, false) << "\n\n";
-  for (const Block& b : d.blocks) {
-    switch (b.kind) {
-      case Block::Kind::Heading:
-        out << "## " << md(b.text) << "\n\n";
-        break;
-      case Block::Kind::Subheading:
-        out << "### " << md(b.text) << "\n\n";
-        break;
-      case Block::Kind::Paragraph:
-        out << md(b.text) << "\n\n";
-        break;
-      case Block::Kind::Note:
-        out << "> " << md(b.text) << "\n\n";
-        break;
-      case Block::Kind::List:
-        md_items(out, b.items);
-        break;
-      case Block::Kind::Folded:
-        out << "<details><summary>" << md(b.text) << "</summary>\n\n";
-        md_items(out, b.items);
-        out << "</details>\n\n";
-        break;
-      case Block::Kind::Table:
-        md_table(out, b.table);
-        break;
-      case Block::Kind::Plot:
-        break;  // drawn in HTML only; its figures are in the text beside it
-    }
-  }
-  return out.str();
+  MarkdownOut m;
+  m.out << "# " << md_flat(d.title, false) << "\n\n";
+  render(d, m);
+  return m.out.str();
 }
 
 std::string to_html(const Document& d) {
-  std::ostringstream out;
-  out << "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>" << escape_markup(d.title)
-      << "</title>\n<style>\n" << d.style << "\n</style>\n</head>\n<body>\n<h1>" << escape_markup(d.title) << "</h1>\n";
-  for (const Block& b : d.blocks) {
-    switch (b.kind) {
-      case Block::Kind::Heading:
-        out << "<h2>" << html(b.text) << "</h2>\n";
-        break;
-      case Block::Kind::Subheading:
-        out << "<h3>" << html(b.text) << "</h3>\n";
-        break;
-      case Block::Kind::Paragraph:
-        out << (b.css_class.empty() ? std::string("<p>") : "<p class='" + escape_markup(b.css_class) + "'>")
-            << html(b.text) << "</p>\n";
-        break;
-      case Block::Kind::Note:
-        out << "<blockquote>" << html(b.text) << "</blockquote>\n";
-        break;
-      case Block::Kind::List:
-        html_items(out, b.items);
-        break;
-      case Block::Kind::Folded:
-        out << "<details><summary>" << html(b.text) << "</summary>\n";
-        html_items(out, b.items);
-        out << "</details>\n";
-        break;
-      case Block::Kind::Table:
-        html_table(out, b.table);
-        break;
-      case Block::Kind::Plot:
-        out << b.svg << '\n';  // drawn by this program: its text already escaped
-        break;
-    }
-  }
-  out << "</body>\n</html>\n";
-  return out.str();
+  HtmlOut h;
+  h.out << "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>" << escape_markup(d.title)
+        << "</title>\n<style>\n" << d.style << "\n</style>\n</head>\n<body>\n<h1>" << escape_markup(d.title)
+        << "</h1>\n";
+  render(d, h);
+  h.out << "</body>\n</html>\n";
+  return h.out.str();
 }
 
 }  // namespace hazardlab::doc

@@ -11,23 +11,6 @@ namespace {
 
 std::string xml(std::string_view text) { return escape_markup(text); }
 
-// How JUnit counts a case: only what held passes; what could not decide is an error.
-enum class Kind { Passed, Failure, Error, Skipped };
-
-Kind kind_of(Standing s) {
-  switch (s) {
-    case Standing::Good:
-      return Kind::Passed;
-    case Standing::Bad:
-      return Kind::Failure;
-    case Standing::Undecided:
-      return Kind::Error;
-    case Standing::NotRun:
-      return Kind::Skipped;
-  }
-  return Kind::Failure;
-}
-
 std::string seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.3f", s);
@@ -41,10 +24,11 @@ std::string report_to_junit(const GpuReport& report) {
   const std::vector<CaseLine> cases = case_lines(report);
   int failures = 0, errors = 0, skipped = 0;
   double total = 0;
+  // Only what held passes; what could not decide is an error; what did not run is skipped.
   for (const CaseLine& c : cases) {
-    failures += kind_of(c.standing) == Kind::Failure;
-    errors += kind_of(c.standing) == Kind::Error;
-    skipped += kind_of(c.standing) == Kind::Skipped;
+    failures += c.standing == Standing::Bad;
+    errors += c.standing == Standing::Undecided;
+    skipped += c.standing == Standing::NotRun;
     total += c.seconds;
   }
   const std::string device =
@@ -67,17 +51,17 @@ std::string report_to_junit(const GpuReport& report) {
     out << "    <testcase classname=\"" << xml(label + "." + c.group) << "\" name=\"" << xml(c.name) << "\" time=\""
         << seconds_text(c.seconds) << '"';
     const std::string message = " message=\"" + xml(c.message) + "\"";
-    switch (kind_of(c.standing)) {
-      case Kind::Passed:
+    switch (c.standing) {
+      case Standing::Good:
         out << "/>\n";
         break;
-      case Kind::Failure:
+      case Standing::Bad:
         out << ">\n      <failure type=\"" << xml(c.type) << '"' << message << "/>\n    </testcase>\n";
         break;
-      case Kind::Error:
+      case Standing::Undecided:
         out << ">\n      <error type=\"" << xml(c.type) << '"' << message << "/>\n    </testcase>\n";
         break;
-      case Kind::Skipped:
+      case Standing::NotRun:
         out << ">\n      <skipped" << message << "/>\n    </testcase>\n";
         break;
     }
