@@ -4,10 +4,13 @@ declares, no file passes 250 lines, and a folder includes only the folders decla
 (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header.
 The run is planned once (harness/plan/): ctest's registration script sets no property the plan owns,
 and no source but record/'s results layout spells a measurement's test name.
+Measurements cross from harness/perf to the reports as typed records only (measurement_seam).
 
-Usage: test_layout.py SOURCE_DIR"""
+Usage: test_layout.py SOURCE_DIR
+       test_layout.py --self-test   (each rule, given a tree that breaks it, must fail)"""
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 MAX_LINES = 250
@@ -61,6 +64,68 @@ def planned_once(root: Path) -> list[str]:
     return problems
 
 
+MEASUREMENT_KEYS = "record/src/measurements.cpp"  # where each measurement key is named, once
+JSON_READ = r'(?:\[\s*"{key}"\s*\]|\.(?:value|contains|at|find|count)\(\s*"{key}"\s*[,)])'
+
+
+def measurement_seam(root: Path) -> list[str]:
+    """Measurements cross from harness/perf to the reports as the typed record
+    (record/include/hazardlab/measurements.hpp): no harness/perf header exposes nlohmann::json, and
+    nothing in reports/ reads a measurement's JSON by its key."""
+    problems = []
+    for path in sorted((root / "harness" / "perf").glob("*.hpp")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "nlohmann" in line.split("//")[0]:
+                problems.append(f"{path.relative_to(root)}:{number}: a perf header exposes nlohmann::json; "
+                                "hand the reports a typed record (hazardlab/measurements.hpp)")
+    keys = re.findall(r'constexpr const char\* \w+ = "([^"]+)";', (root / MEASUREMENT_KEYS).read_text())
+    if not keys:
+        problems.append(f"{MEASUREMENT_KEYS}: names no measurement key")
+    reads = re.compile("|".join(JSON_READ.format(key=re.escape(k)) for k in keys)) if keys else None
+    for path in sorted((root / "reports").rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES or not reads:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("//")[0]
+            if "measurements" in code and re.search(r"measurements\s*(\[|\.(value|contains|at|find|items)\b)", code):
+                problems.append(f"{path.relative_to(root)}:{number}: reads the measurements as JSON; read the "
+                                "typed record (hazardlab/measurements.hpp)")
+            elif reads.search(code):
+                problems.append(f"{path.relative_to(root)}:{number}: reads a measurement key as JSON; read the "
+                                "typed record (hazardlab/measurements.hpp)")
+    return problems
+
+
+def self_test() -> int:
+    """Each rule fails on a tree that breaks it and holds on one that does not."""
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "harness" / "perf").mkdir(parents=True)
+        (root / "reports" / "src").mkdir(parents=True)
+        (root / "record" / "src").mkdir(parents=True)
+        (root / MEASUREMENT_KEYS).write_text('constexpr const char* median_gbps = "median_gbps";\n')
+        header = root / "harness" / "perf" / "perf.hpp"
+        writer = root / "reports" / "src" / "writer.cpp"
+        header.write_text('#include "hazardlab/measurements.hpp"\n')
+        writer.write_text("double g(const BandwidthPoint& b) { return b.median_gbps; }\n")
+        if measurement_seam(root):
+            failures.append(f"measurement_seam: a typed tree fails: {measurement_seam(root)}")
+        for broken_header, broken_writer in (
+                ("#include <nlohmann/json.hpp>\n", None),
+                ("void to_json(nlohmann::json& j, const OverlapResult& o);\n", None),
+                (None, 'double g(const PerfRecord& p) { return p.measurements["bandwidth"][0]["median_gbps"]; }\n'),
+                (None, 'double g(const nlohmann::json& b) { return b.value("median_gbps", 0.0); }\n')):
+            header.write_text(broken_header or '#include "hazardlab/measurements.hpp"\n')
+            writer.write_text(broken_writer or "double g(const BandwidthPoint& b) { return b.median_gbps; }\n")
+            if not measurement_seam(root):
+                failures.append(f"measurement_seam holds on a broken tree: {broken_header or broken_writer!r}")
+    for f in failures:
+        print(f)
+    print(f"self-test: {len(failures)} rule(s) that did not fail when broken")
+    return 1 if failures else 0
+
+
 def main() -> int:
     root = Path(sys.argv[1])
     harness = root / "harness"
@@ -93,6 +158,7 @@ def main() -> int:
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
     problems += planned_once(root)
+    problems += measurement_seam(root)
     for p in problems:
         print(p)
     print(f"{len(layers)} layers {layers}; {len(problems)} problem(s)")
@@ -100,4 +166,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(self_test() if sys.argv[1:] == ["--self-test"] else main())

@@ -46,10 +46,10 @@ inline void set_bandwidth(RunContents& c, int device, double h2d, double d2h) {
   };
   for (PerfRecord& p : c.perf[device]) {
     if (p.part != "bandwidth") continue;
-    p.measurements = {{"bandwidth",
+    p.measurements = nlohmann::json{{"bandwidth",
                        {point("h2d", std::size_t{64} << 20, 1.0), point("h2d", std::size_t{256} << 20, h2d),
                         point("d2h", std::size_t{256} << 20, d2h)}},
-                      {"link_raw_gbps_per_direction", 63.0}};
+                      {"link_raw_gbps_per_direction", 63.0}}.get<Measurements>();
   }
 }
 

@@ -33,12 +33,12 @@ RunContents health_run(int devices) {
 void miss_link(RunContents& c, int device, double h2d_gbps) {
   for (PerfRecord& p : c.perf[device]) {
     if (p.part != "bandwidth") continue;
-    p.measurements = {{"bandwidth",
+    p.measurements = nlohmann::json{{"bandwidth",
                        {{{"direction", "h2d"}, {"host_memory", "pinned"}, {"bytes", 256u << 20}, {"median_gbps", h2d_gbps}},
                         {{"direction", "d2h"}, {"host_memory", "pinned"}, {"bytes", 256u << 20}, {"median_gbps", 55.0}}}},
                       {"link_raw_gbps_per_direction", 63.015},
                       {"link_threshold_gbps", 63.015 * 0.8},
-                      {"checked_sizes", {256u << 20}}};
+                      {"checked_sizes", {256u << 20}}}.get<Measurements>();
     perf::Check check;
     check.id = "pinned-h2d-link-fraction";
     check.description = "pinned copies reach 80%";
@@ -100,7 +100,7 @@ TEST(NodeHealth, ACorruptedSoakCopyReachesEveryReportWithItsOffset) {
   RunContents c = health_run(1);
   for (PerfRecord& p : c.perf[0]) {
     if (p.part != "integrity") continue;
-    p.measurements = {{"soak",
+    p.measurements = nlohmann::json{{"soak",
                        {{"seconds", 1.5},
                         {"rounds", 1},
                         {"churns", 0},
@@ -108,7 +108,7 @@ TEST(NodeHealth, ACorruptedSoakCopyReachesEveryReportWithItsOffset) {
                         {"copies", {{{"copy", "pinned d2h"}, {"copies", 1}, {"bytes_verified", 8388607}, {"corrupted", 1}}}},
                         {"errors", {"pinned d2h, round 1: 1 byte(s) wrong from offset 4093 to 4093 (expected 0x3a, got "
                                     "0x3b): a wrong value"}},
-                        {"samples", {{{"t_s", 0.5}, {"copy", "pinned d2h"}, {"gbps", 50.1}}}}}}};
+                        {"samples", {{{"t_s", 0.5}, {"copy", "pinned d2h"}, {"gbps", 50.1}}}}}}}.get<Measurements>();
     perf::Check check;
     check.id = "copies-verified-byte-for-byte";
     check.description = "every copy arrives byte for byte";

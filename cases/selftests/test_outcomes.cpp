@@ -26,47 +26,49 @@ TEST(Outcome, SkippedAndInconclusiveNeverCountAsGood) {
 }
 
 TEST(Verdict, AnyFailureFailsTheGpuEvenBesidePasses) {
-  const auto [v, why] = decide_verdict({{{"passed", 9}, {"reproduced", 2}, {"incorrect", 1}}, true, false});
+  const auto [v, why] = decide_verdict({{{{Outcome::Passed, 9}, {Outcome::Reproduced, 2}, {Outcome::Incorrect, 1}}}, true, false});
   EXPECT_EQ(v, Verdict::Fail);
   EXPECT_NE(why.find("1 case"), std::string::npos) << why;
 }
 
 TEST(Verdict, APositiveControlThatMissedFailsTheGpu) {
-  EXPECT_EQ(decide_verdict({{{"passed", 4}, {"not-reproduced", 1}}, true, false}).first, Verdict::Fail);
+  EXPECT_EQ(decide_verdict({{{{Outcome::Passed, 4}, {Outcome::NotReproduced, 1}}}, true, false}).first, Verdict::Fail);
 }
 
 TEST(Verdict, InconclusiveIsNotAPass) {
-  EXPECT_EQ(decide_verdict({{{"passed", 4}, {"inconclusive", 1}}, true, false}).first, Verdict::Inconclusive);
+  EXPECT_EQ(decide_verdict({{{{Outcome::Passed, 4}, {Outcome::Inconclusive, 1}}}, true, false}).first, Verdict::Inconclusive);
 }
 
 TEST(Verdict, OnlySkippedCasesAreSkippedNotPassed) {
-  EXPECT_EQ(decide_verdict({{{"skipped", 14}}, false, false}).first, Verdict::Skipped);
-  EXPECT_EQ(decide_verdict({{{"skipped", 14}}, true, false}).first, Verdict::Skipped);
+  EXPECT_EQ(decide_verdict({{{{Outcome::Skipped, 14}}}, false, false}).first, Verdict::Skipped);
+  EXPECT_EQ(decide_verdict({{{{Outcome::Skipped, 14}}}, true, false}).first, Verdict::Skipped);
 }
 
 TEST(Verdict, NoGpuFailsWhenAGpuIsRequired) {
-  const auto [v, why] = decide_verdict({{{"skipped", 14}}, false, true});
+  const auto [v, why] = decide_verdict({{{{Outcome::Skipped, 14}}}, false, true});
   EXPECT_EQ(v, Verdict::Fail);
   EXPECT_NE(why.find("HAZARDLAB_REQUIRE_GPU"), std::string::npos);
 }
 
 TEST(Verdict, CasesThatDidNotRunMakeItPartialNeverPass) {
-  const auto [v, why] = decide_verdict({{{"passed", 3}, {"observed", 1}, {"not-run", 2}}, true, false});
+  const auto [v, why] = decide_verdict({{{{Outcome::Passed, 3}, {Outcome::Observed, 1}}, 2}, true, false});
   EXPECT_EQ(v, Verdict::Partial);
   EXPECT_NE(why.find("2 did not run"), std::string::npos) << why;
   EXPECT_EQ(to_string(v), "PARTIAL");
 }
 
 TEST(Verdict, AFailureBesideCasesThatDidNotRunStillFails) {
-  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"incorrect", 1}, {"not-run", 2}}, true, false}).first, Verdict::Fail);
-  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"inconclusive", 1}, {"not-run", 2}}, true, false}).first,
+  EXPECT_EQ(decide_verdict({{{{Outcome::Passed, 3}, {Outcome::Incorrect, 1}}, 2}, true, false}).first, Verdict::Fail);
+  EXPECT_EQ(decide_verdict({{{{Outcome::Passed, 3}, {Outcome::Inconclusive, 1}}, 2}, true, false}).first,
             Verdict::Inconclusive);
 }
 
 TEST(Verdict, NothingThatRanAndNothingRegisteredMissingIsSkipped) {
-  EXPECT_EQ(decide_verdict({{{"not-run", 5}}, true, false}).first, Verdict::Partial);
+  EXPECT_EQ(decide_verdict({{{}, 5}, true, false}).first, Verdict::Partial);
 }
 
-TEST(Verdict, AnUnknownOutcomeNameCountsAgainstTheGpu) {
-  EXPECT_EQ(decide_verdict({{{"passed", 3}, {"great", 1}}, true, false}).first, Verdict::Fail);
+// The totals are keyed by Outcome: a name the record does not know is refused where it is read (a
+// result file naming it is unreadable, which fails the GPU), so it never reaches the verdict as a count.
+TEST(Verdict, AnUnknownOutcomeNameNeverReachesTheTotals) {
+  EXPECT_FALSE(outcome_from_string("great").has_value());
 }

@@ -57,10 +57,10 @@ PerfRecord bandwidth(int device, double h2d_256, double link) {
     }
   }
   points.push_back({{"direction", "h2d"}, {"host_memory", "pageable"}, {"bytes", 256u << 20}, {"median_gbps", 9.0}});
-  p.measurements = {{"bandwidth", points},
+  p.measurements = nlohmann::json{{"bandwidth", points},
                     {"link_raw_gbps_per_direction", link},
                     {"checked_sizes", {64u << 20, 256u << 20, 1u << 30}},
-                    {"link_threshold_gbps", link * 0.8}};
+                    {"link_threshold_gbps", link * 0.8}}.get<Measurements>();
   perf::Check c;
   c.id = "pinned-h2d-link-fraction";
   c.description = "pinned host-to-device copies reach 80%";

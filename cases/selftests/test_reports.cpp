@@ -15,7 +15,7 @@ TEST(Reports, ACompleteRunWhereEverythingHeldPasses) {
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].verdict, Verdict::Pass) << reports[0].verdict_reason;
   EXPECT_TRUE(reports[0].complete());
-  EXPECT_EQ(reports[0].totals.count("not-run"), 0u);
+  EXPECT_EQ(reports[0].totals.not_run, 0);
 }
 
 TEST(Reports, OneReportPerGpuEachWithItsOwnResults) {
@@ -40,7 +40,7 @@ TEST(Reports, AOneCaseRunIsPartialNamesWhatDidNotRunAndNeverPasses) {
   EXPECT_EQ(reports[0].verdict, Verdict::Partial) << reports[0].verdict_reason;
   EXPECT_FALSE(reports[0].complete());
   EXPECT_EQ(reports[0].not_run.size(), 6u);  // 3 variants + 3 measurement groups
-  EXPECT_EQ(reports[0].totals.at("not-run"), 6);
+  EXPECT_EQ(reports[0].totals.not_run, 6);
   const std::string md = report_to_markdown(reports[0]);
   EXPECT_NE(md.find("**Verdict: PARTIAL**"), std::string::npos);
   EXPECT_NE(md.find("**Partial**"), std::string::npos);

@@ -30,26 +30,6 @@ std::byte* host_alloc(std::size_t bytes, unsigned flags, const char* call) {
 }
 }  // namespace
 
-std::string_view to_string(HostMemoryKind kind) noexcept {
-  switch (kind) {
-    case HostMemoryKind::Pageable:
-      return "pageable";
-    case HostMemoryKind::Pinned:
-      return "pinned";
-    case HostMemoryKind::PinnedPortable:
-      return "pinned-portable";
-    case HostMemoryKind::Registered:
-      return "registered";
-    case HostMemoryKind::Mapped:
-      return "mapped";
-    case HostMemoryKind::WriteCombined:
-      return "write-combined";
-  }
-  return "?";
-}
-
-bool is_page_locked(HostMemoryKind kind) noexcept { return kind != HostMemoryKind::Pageable; }
-
 HostBuffer::HostBuffer(HostMemoryKind kind, std::size_t bytes) : kind_(kind), bytes_(round_to_pages(bytes)) {
   switch (kind) {
     case HostMemoryKind::Pageable:

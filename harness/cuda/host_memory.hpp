@@ -7,19 +7,9 @@
 #include <span>
 #include <string_view>
 
+#include "hazardlab/host_memory_kind.hpp"
+
 namespace hazardlab {
-
-enum class HostMemoryKind {
-  Pageable,        // std::aligned_alloc: copies are staged by the driver
-  Pinned,          // cudaMallocHost: page-locked, copies are DMA'd straight from it
-  PinnedPortable,  // cudaHostAlloc(cudaHostAllocPortable): page-locked for every context
-  Registered,      // aligned_alloc + cudaHostRegister: pageable memory page-locked afterwards
-  Mapped,          // cudaHostAlloc(cudaHostAllocMapped): page-locked and addressable by kernels
-  WriteCombined,   // cudaHostAlloc(cudaHostAllocWriteCombined): fast to write, slow to read
-};
-
-std::string_view to_string(HostMemoryKind kind) noexcept;
-bool is_page_locked(HostMemoryKind kind) noexcept;
 
 class HostBuffer {
  public:

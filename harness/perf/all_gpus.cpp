@@ -69,14 +69,4 @@ AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<Devic
   return result;
 }
 
-void to_json(nlohmann::json& j, const AllGpusResult& r) {
-  nlohmann::json per_gpu = nlohmann::json::array();
-  for (const auto& [index, gbps] : r.per_gpu) per_gpu.push_back({{"device_index", index}, {"gbps", gbps}});
-  j = {{"label", "all GPUs at once"},
-       {"direction", std::string(to_string(r.direction))},
-       {"bytes", r.bytes},
-       {"per_gpu", per_gpu},
-       {"total_gbps", r.total_gbps}};
-}
-
 }  // namespace hazardlab::perf

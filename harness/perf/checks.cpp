@@ -81,7 +81,7 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
       const bool met = fraction >= t.min_link_fraction;
       all_met = all_met && met;
       std::snprintf(text, sizeof text, "%s%s %s (%.1f%%, CV %.1f%%)%s", measured.empty() ? "" : "; ",
-                    size_text(b.bytes).c_str(), gbps_text(b.median_gbps).c_str(), fraction * 100, b.spread.cv * 100,
+                    size_text(b.bytes).c_str(), gbps_text(b.median_gbps).c_str(), fraction * 100, b.cv * 100,
                     met ? "" : " MISSED");
       measured += text;
       for (std::size_t i = 0; b.attempts.size() > 1 && i < b.attempts.size(); ++i) {

@@ -10,8 +10,6 @@ namespace {
 constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 }
 
-std::string_view to_string(Direction d) noexcept { return d == Direction::HostToDevice ? "h2d" : "d2h"; }
-
 // The checked sizes are those nvbandwidth is compared at; 512 MiB per timed loop is its default
 // buffer. Samples and warm-up follow its defaults too (3 samples and 4 warm-up copies there; 5
 // and 1 here, since each of our samples repeats its warm-up and the spread needs more than 3).
@@ -119,60 +117,16 @@ BandwidthPoint point_of(Direction d, HostMemoryKind host, std::size_t bytes, int
   b.host = host;
   b.bytes = bytes;
   b.copies_per_repeat = copies;
-  b.spread = f.figure().spread;
-  b.median_gbps = b.spread.median;
-  b.min_gbps = b.spread.min;
-  b.max_gbps = b.spread.max;
+  const Spread& s = f.figure().spread;
+  b.median_gbps = s.median;
+  b.min_gbps = s.min;
+  b.max_gbps = s.max;
+  b.cv = s.cv;
+  b.iqr_gbps = s.iqr();
+  b.samples = s.n;
   b.attempts = f.attempts;
   b.confirmed_miss = !f.met() && f.attempts.size() > 1;
   return b;
-}
-
-void to_json(nlohmann::json& j, const BandwidthPoint& b) {
-  j = {{"direction", std::string(to_string(b.direction))},
-       {"host_memory", std::string(to_string(b.host))},
-       {"bytes", b.bytes},
-       {"copies_per_repeat", b.copies_per_repeat},
-       {"median_gbps", b.median_gbps},
-       {"min_gbps", b.min_gbps},
-       {"max_gbps", b.max_gbps},
-       {"cv", b.spread.cv},
-       {"iqr_gbps", b.spread.iqr()},
-       {"samples", b.spread.n}};
-  if (b.attempts.size() > 1) {
-    nlohmann::json attempts = nlohmann::json::array();
-    for (const Attempt& a : b.attempts) attempts.push_back({{"samples_gbps", a.samples}, {"spread", a.spread}});
-    j["attempts"] = attempts;
-    j["floor_gbps"] = b.floor_gbps;
-    j["confirmed_miss"] = b.confirmed_miss;
-  }
-}
-
-void to_json(nlohmann::json& j, const BidirectionalResult& b) {
-  j = {{"measured", std::string(to_string(b.measured))},
-       {"bytes", b.bytes},
-       {"median_gbps", b.spread.median},
-       {"spread", b.spread}};
-}
-
-void to_json(nlohmann::json& j, const HostPlacement& h) {
-  j = {{"numa_node", h.numa_node}, {"cpus", h.cpus}, {"bound_to_gpu_cpus", h.bound}};
-  if (!h.bound) j["not_bound_reason"] = h.not_bound_reason;
-}
-
-void to_json(nlohmann::json& j, const OverlapResult& o) {
-  j = {{"host_memory", std::string(to_string(o.host))},
-       {"streams", o.separate_streams ? "separate" : "same"},
-       {"bytes", o.bytes},
-       {"kernel_ms", o.kernel_ms},
-       {"copy_ms", o.copy_ms},
-       {"both_ms", o.both_ms},
-       {"fraction_hidden", o.fraction}};
-}
-
-void to_json(nlohmann::json& j, const Comparison& c) {
-  j = {{"id", c.id},     {"question", c.question}, {"a", c.a}, {"a_ms", c.a_ms}, {"b", c.b},
-       {"b_ms", c.b_ms}, {"b_over_a", c.ratio()}};
 }
 
 }  // namespace hazardlab::perf

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "perf/statistics.hpp"
@@ -124,10 +125,15 @@ double confirmation_floor(double threshold_gbps, double reference_gbps) noexcept
   return std::max(threshold_gbps, reference_gbps > 0 ? kReferenceAgreement * reference_gbps : 0.0);
 }
 
-nlohmann::json side_by_side(double ours_gbps, double reference_gbps) {
-  return {{"hazardlab_gbps", ours_gbps},
-          {"nvbandwidth_gbps", reference_gbps},
-          {"ratio", ratio_to_reference(ours_gbps, reference_gbps)}};
+std::map<std::size_t, ReferenceFigures> run_references(const std::filesystem::path& tool,
+                                                       const std::vector<std::size_t>& checked_sizes,
+                                                       const std::string& uuid) {
+  std::map<std::size_t, std::vector<ReferenceRun>> runs;
+  for (int r = 0; r < kReferenceRuns; ++r)
+    for (std::size_t bytes : checked_sizes) runs[bytes].push_back(run_reference(tool, uuid, bytes));
+  std::map<std::size_t, ReferenceFigures> figures;
+  for (const auto& [bytes, of_size] : runs) figures[bytes] = combine_runs(of_size);
+  return figures;
 }
 
 }  // namespace hazardlab::perf

@@ -4,7 +4,6 @@
 // their ratio. It is a measuring stick, not a dependency: without it the figures stand alone.
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,7 +57,10 @@ inline constexpr double kReferenceAgreement = 0.97;
 // kReferenceAgreement of the reference (0: none) when that is higher.
 double confirmation_floor(double threshold_gbps, double reference_gbps) noexcept;
 
-// ours / reference per figure, in JSON for the report.
-nlohmann::json side_by_side(double ours_gbps, double reference_gbps);
+// nvbandwidth on the same GPU at each checked size, kReferenceRuns runs each (every size once, then
+// again), combined into a median per figure. Run before our figures, which are confirmed against it.
+std::map<std::size_t, ReferenceFigures> run_references(const std::filesystem::path& tool,
+                                                       const std::vector<std::size_t>& checked_sizes,
+                                                       const std::string& uuid);
 
 }  // namespace hazardlab::perf

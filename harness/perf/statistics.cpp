@@ -37,11 +37,6 @@ Spread spread_of(std::vector<double> samples) {
   return s;
 }
 
-void to_json(nlohmann::json& j, const Spread& s) {
-  j = {{"n", s.n},   {"median", s.median}, {"min", s.min},   {"max", s.max},
-       {"q1", s.q1}, {"q3", s.q3},         {"iqr", s.iqr()}, {"cv", s.cv}};
-}
-
 Attempt attempt_of(std::vector<double> samples) {
   Attempt a;
   a.spread = spread_of(samples);
@@ -72,7 +67,5 @@ ConfirmedFigure confirm(const std::function<Attempt()>& measure, const std::func
 double gbps_of(std::size_t bytes, int copies, double ms) noexcept {
   return ms > 0 ? static_cast<double>(bytes) * copies / (ms / 1e3) / 1e9 : 0;
 }
-
-double ratio_to_reference(double ours, double reference) noexcept { return reference > 0 ? ours / reference : 0; }
 
 }  // namespace hazardlab::perf

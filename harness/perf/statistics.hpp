@@ -3,29 +3,16 @@
 // so that the self-tests can check it with made-up samples.
 #include <cstddef>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
+#include "hazardlab/measurements.hpp"
+
 namespace hazardlab::perf {
 
-// Median and spread of samples. Quartiles interpolate linearly between order statistics (the
-// common "type 7" definition); cv is the sample standard deviation over the mean.
-struct Spread {
-  std::size_t n = 0;
-  double median = 0, min = 0, max = 0;
-  double q1 = 0, q3 = 0;
-  double cv = 0;  // coefficient of variation, 0.01 = 1%
-  double iqr() const noexcept { return q3 - q1; }
-};
+// Median and spread of samples (Spread: hazardlab/measurements.hpp).
 Spread spread_of(std::vector<double> samples);
-void to_json(nlohmann::json& j, const Spread& s);
 
-// One attempt at a figure: its samples (GB/s) and their spread.
-struct Attempt {
-  std::vector<double> samples;
-  Spread spread;
-};
 Attempt attempt_of(std::vector<double> samples);
 
 // A threshold miss is measured again, from scratch, up to kConfirmAttempts attempts in all; the
@@ -45,8 +32,5 @@ ConfirmedFigure confirm(const std::function<Attempt()>& measure, const std::func
 
 // GB/s (1e9 bytes per second) of `copies` copies of `bytes` timed at `ms`; 0 for no time.
 double gbps_of(std::size_t bytes, int copies, double ms) noexcept;
-
-// ours / reference, 0 when the reference is missing or not positive.
-double ratio_to_reference(double ours, double reference) noexcept;
 
 }  // namespace hazardlab::perf

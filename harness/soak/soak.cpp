@@ -203,17 +203,6 @@ class Soak {
 
 SoakResult run_soak(const SoakOptions& options) { return Soak(options).run(); }
 
-void to_json(nlohmann::json& j, const SoakResult& r) {
-  nlohmann::json tallies = nlohmann::json::array(), samples = nlohmann::json::array();
-  for (const CopyTally& t : r.tallies)
-    tallies.push_back({{"copy", t.copy}, {"copies", t.copies}, {"bytes_verified", t.bytes_verified},
-                       {"corrupted", t.corrupted}});
-  for (const SoakSample& s : r.samples) samples.push_back({{"t_s", s.t_s}, {"copy", s.copy}, {"gbps", s.gbps}});
-  j = {{"seconds", r.seconds},   {"overshoot_s", r.overshoot_s}, {"rounds", r.rounds},   {"churns", r.churns},
-       {"bytes_per_copy", r.bytes}, {"copies", tallies},        {"errors", r.errors},   {"samples", samples},
-       {"fault_injected", r.fault_injected}};
-}
-
 perf::Check soak_check(const SoakResult& r) {
   perf::Check c;
   c.id = "copies-verified-byte-for-byte";

@@ -10,10 +10,10 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "hazardlab/measurements.hpp"
 #include "hazardlab/perf_check.hpp"
 
 namespace hazardlab::soak {
@@ -28,34 +28,12 @@ struct SoakOptions {
   std::uint64_t seed = 0;
 };
 
-struct CopyTally {
-  std::string copy;  // "pinned h2d", "registered d2h", "peer gpu0->gpu1"
-  std::uint64_t copies = 0;
-  std::uint64_t bytes_verified = 0;  // bytes that arrived whole
-  std::uint64_t corrupted = 0;       // copies with at least one wrong byte
-};
-
-struct SoakSample {
-  double t_s = 0;  // since the soak began: the middle of the bucket
-  std::string copy;
-  double gbps = 0;  // bytes over the copies' event-timed duration in the bucket
-};
-
-struct SoakResult {
-  double seconds = 0;
-  double overshoot_s = 0;  // past the duration when the last copy ended
-  int rounds = 0;
-  int churns = 0;  // times the pinned and registered buffers were freed and made again
-  std::size_t bytes = 0;
-  std::vector<CopyTally> tallies;
-  std::vector<std::string> errors;  // each corrupted copy: first bad offset, bytes, what it looks like
-  std::vector<SoakSample> samples;
-  bool fault_injected = false;
-};
-
 SoakResult run_soak(const SoakOptions& options);  // throws CudaError
 
-void to_json(nlohmann::json& j, const SoakResult& r);
+// The soak (or the health profile's integrity part, one round on small buffers) as hazardlab-perf runs
+// it: `options` with the device and the peer filled in (the next GPU, where there is one), printed as
+// it goes, its check decided, its typed record returned.
+Measurements measure_soak_part(SoakOptions options, int device_index, std::vector<perf::Check>& checks);
 
 // "copies-verified-byte-for-byte": passed only when copies were made and none was corrupted.
 perf::Check soak_check(const SoakResult& r);

@@ -53,7 +53,7 @@ void from_json(const nlohmann::json& j, PerfRecord& r) {
   if (!parsed) throw nlohmann::json::other_error::create(501, "unknown perf status '" + status + "'", &j);
   r.status = *parsed;
   r.reason = j.value("reason", "");
-  r.measurements = j.value("measurements", nlohmann::json::object());
+  r.measurements = j.value("measurements", Measurements{});
   r.checks = j.value("checks", std::vector<perf::Check>{});
   r.duration_ms = j.value("duration_ms", 0.0);
 }

@@ -7,19 +7,13 @@
 namespace hazardlab {
 namespace {
 
-// The pinned median at the key size in one direction, if the bandwidth group measured it. Read
-// defensively: a record from another version may lack a field, and then the figure is absent.
-std::optional<double> key_figure(const std::vector<PerfRecord>& perf, std::string_view direction) {
+// The pinned median at the key size in one direction, if the bandwidth group measured it.
+std::optional<double> key_figure(const std::vector<PerfRecord>& perf, perf::Direction direction) {
   for (const PerfRecord& p : perf) {
-    if (p.part != "bandwidth" || p.status != PerfStatus::Measured) continue;
-    const nlohmann::json& m = p.measurements;
-    if (!m.is_object() || !m.contains("bandwidth") || !m["bandwidth"].is_array()) continue;
-    for (const nlohmann::json& b : m["bandwidth"]) {
-      if (!b.is_object() || b.value("direction", "") != direction || b.value("host_memory", "") != "pinned") continue;
-      const auto bytes = b.find("bytes");
-      const auto gbps = b.find("median_gbps");
-      if (bytes == b.end() || !bytes->is_number_unsigned() || bytes->get<std::size_t>() != kKeyFigureBytes) continue;
-      if (gbps != b.end() && gbps->is_number()) return gbps->get<double>();
+    if (p.part != "bandwidth" || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
+    for (const perf::BandwidthPoint& b : p.measurements.bandwidth->points) {
+      if (b.direction == direction && b.host == HostMemoryKind::Pinned && b.bytes == kKeyFigureBytes)
+        return b.median_gbps;
     }
   }
   return std::nullopt;
@@ -72,8 +66,8 @@ FleetRow row_from_report(const GpuReport& report) {
       if (c.missed()) row.failing_checks.push_back(c.id);
     }
   }
-  row.pinned_h2d_gbps = key_figure(report.perf, "h2d");
-  row.pinned_d2h_gbps = key_figure(report.perf, "d2h");
+  row.pinned_h2d_gbps = key_figure(report.perf, perf::Direction::HostToDevice);
+  row.pinned_d2h_gbps = key_figure(report.perf, perf::Direction::DeviceToHost);
   row.run_id = report.run.id;
   row.run_started_at = report.run.started_at;
   row.partial = !report.complete();

@@ -17,21 +17,19 @@ std::string upper(std::string s) {
 std::vector<std::string> link_misses(const GpuReport& r) {
   std::vector<std::string> misses;
   for (const PerfRecord& p : r.perf) {
-    const nlohmann::json& m = p.measurements;
-    if (p.part != "bandwidth" || !m.is_object() || !m.contains("bandwidth") || !m["bandwidth"].is_array()) continue;
-    const double link = m.value("link_raw_gbps_per_direction", 0.0);
-    const double threshold = m.value("link_threshold_gbps", 0.0);
+    if (p.part != "bandwidth" || !p.measurements.bandwidth) continue;
+    const perf::BandwidthGroup& g = *p.measurements.bandwidth;
+    const double link = g.link_raw_gbps_per_direction;
+    const double threshold = g.link_threshold_gbps.value_or(0);
     if (link <= 0 || threshold <= 0) continue;
-    std::vector<std::size_t> checked;
-    if (m.contains("checked_sizes") && m["checked_sizes"].is_array()) checked = m["checked_sizes"].get<decltype(checked)>();
-    for (const nlohmann::json& b : m["bandwidth"]) {
-      if (!b.is_object() || b.value("host_memory", "") != "pinned") continue;
-      if (std::find(checked.begin(), checked.end(), b.value("bytes", std::size_t{0})) == checked.end()) continue;
-      const double gbps = b.value("median_gbps", 0.0);
-      if (gbps >= threshold) continue;
+    const std::vector<std::size_t> checked = g.checked_sizes.value_or(std::vector<std::size_t>{});
+    for (const perf::BandwidthPoint& b : g.points) {
+      if (b.host != HostMemoryKind::Pinned) continue;
+      if (std::find(checked.begin(), checked.end(), b.bytes) == checked.end()) continue;
+      if (b.median_gbps >= threshold) continue;
       char text[160];
       std::snprintf(text, sizeof text, "pinned %s %.1f GB/s < %.0f%% of PCIe Gen%d x%d",
-                    upper(b.value("direction", "")).c_str(), gbps, threshold / link * 100,
+                    upper(std::string(to_string(b.direction))).c_str(), b.median_gbps, threshold / link * 100,
                     r.device ? r.device->pcie.max_generation : 0, r.device ? r.device->pcie.max_width : 0);
       misses.emplace_back(text);
     }

@@ -3,20 +3,13 @@
 #include <cstdio>
 #include <sstream>
 
-#include "hazardlab/report.hpp"
+#include "gpu_content.hpp"
 #include "markup_escape.hpp"
 
 namespace hazardlab {
 namespace {
 
 std::string xml(std::string_view text) { return escape_markup(text); }
-
-struct Case {
-  std::string classname, name;
-  double seconds = 0;
-  enum class Kind { Passed, Failure, Error, Skipped } kind = Kind::Passed;
-  std::string type{}, message{};
-};
 
 std::string seconds_text(double s) {
   char text[32];
@@ -28,69 +21,14 @@ std::string seconds_text(double s) {
 
 std::string report_to_junit(const GpuReport& report) {
   const std::string label = report.file_stem();
-  std::vector<Case> cases;
-  for (const HazardEntry& he : report.hazards) {
-    for (const VariantEntry& v : he.variants) {
-      Case c{label + "." + he.hazard.id, v.id};
-      if (!v.result) {
-        c.kind = Case::Kind::Skipped;
-        c.message = "did not run in run " + report.run.id + " (not selected, or the run ended before it)";
-        cases.push_back(std::move(c));
-        continue;
-      }
-      const VariantResult& r = *v.result;
-      c.seconds = r.duration_ms / 1000;
-      c.type = std::string(to_string(r.outcome));
-      c.message = r.reason;
-      switch (standing_of(r.outcome)) {
-        case Standing::Good:
-          c.kind = Case::Kind::Passed;
-          break;
-        case Standing::Bad:
-          c.kind = Case::Kind::Failure;
-          break;
-        case Standing::Undecided:
-          c.kind = Case::Kind::Error;
-          break;
-        case Standing::NotRun:
-          c.kind = Case::Kind::Skipped;
-          break;
-      }
-      cases.push_back(std::move(c));
-    }
-  }
-  for (std::string_view part : kPerfParts) {
-    Case c{label + ".perf", std::string(part)};
-    const PerfRecord* record = nullptr;
-    for (const PerfRecord& p : report.perf) {
-      if (p.part == part) record = &p;
-    }
-    if (!record) {
-      c.kind = Case::Kind::Skipped;
-      c.message = "did not run in run " + report.run.id;
-    } else {
-      c.seconds = record->duration_ms / 1000;
-      c.type = std::string(to_string(record->status));
-      c.message = record->reason;
-      if (record->status == PerfStatus::Failed) c.kind = Case::Kind::Failure;
-      if (record->status == PerfStatus::Skipped) c.kind = Case::Kind::Skipped;
-      for (const perf::Check& check : record->checks) {
-        if (check.missed() || (check.applicable && !check.decided())) {
-          c.kind = Case::Kind::Failure;
-          c.type = check.missed() ? "threshold-missed" : "untrusted-measurement";
-          c.message += (c.message.empty() ? "" : "; ") + check.description + ": " + check.detail();
-        }
-      }
-    }
-    cases.push_back(std::move(c));
-  }
-
+  const std::vector<CaseLine> cases = case_lines(report);
   int failures = 0, errors = 0, skipped = 0;
   double total = 0;
-  for (const Case& c : cases) {
-    failures += c.kind == Case::Kind::Failure;
-    errors += c.kind == Case::Kind::Error;
-    skipped += c.kind == Case::Kind::Skipped;
+  // Only what held passes; what could not decide is an error; what did not run is skipped.
+  for (const CaseLine& c : cases) {
+    failures += c.standing == Standing::Bad;
+    errors += c.standing == Standing::Undecided;
+    skipped += c.standing == Standing::NotRun;
     total += c.seconds;
   }
   const std::string device =
@@ -109,21 +47,21 @@ std::string report_to_junit(const GpuReport& report) {
       << "      <property name=\"verdict\" value=\"" << to_string(report.verdict) << "\"/>\n"
       << "      <property name=\"complete\" value=\"" << (report.complete() ? "true" : "false") << "\"/>\n"
       << "    </properties>\n";
-  for (const Case& c : cases) {
-    out << "    <testcase classname=\"" << xml(c.classname) << "\" name=\"" << xml(c.name) << "\" time=\""
+  for (const CaseLine& c : cases) {
+    out << "    <testcase classname=\"" << xml(label + "." + c.group) << "\" name=\"" << xml(c.name) << "\" time=\""
         << seconds_text(c.seconds) << '"';
     const std::string message = " message=\"" + xml(c.message) + "\"";
-    switch (c.kind) {
-      case Case::Kind::Passed:
+    switch (c.standing) {
+      case Standing::Good:
         out << "/>\n";
         break;
-      case Case::Kind::Failure:
+      case Standing::Bad:
         out << ">\n      <failure type=\"" << xml(c.type) << '"' << message << "/>\n    </testcase>\n";
         break;
-      case Case::Kind::Error:
+      case Standing::Undecided:
         out << ">\n      <error type=\"" << xml(c.type) << '"' << message << "/>\n    </testcase>\n";
         break;
-      case Case::Kind::Skipped:
+      case Standing::NotRun:
         out << ">\n      <skipped" << message << "/>\n    </testcase>\n";
         break;
     }

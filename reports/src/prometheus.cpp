@@ -92,22 +92,20 @@ Labels with(Labels labels, const std::string& name, const std::string& value) {
 // measurement recorded, else (an older run) the check's sizes and the recorded fraction of the link.
 void bandwidth_samples(Exposition& e, const GpuReport& r, const Labels& labels, double fallback_fraction) {
   for (const PerfRecord& p : r.perf) {
-    const nlohmann::json& m = p.measurements;
-    if (p.part != "bandwidth" || p.status != PerfStatus::Measured || !m.is_object()) continue;
-    std::vector<std::size_t> checked = {std::size_t{64} << 20, std::size_t{256} << 20, std::size_t{1} << 30};
-    if (m.contains("checked_sizes") && m["checked_sizes"].is_array()) checked = m["checked_sizes"].get<decltype(checked)>();
-    const double link = m.value("link_raw_gbps_per_direction", 0.0);
-    const double threshold = m.value("link_threshold_gbps", link * fallback_fraction);
-    if (!m.contains("bandwidth") || !m["bandwidth"].is_array()) continue;
-    for (const nlohmann::json& b : m["bandwidth"]) {
-      if (!b.is_object() || b.value("host_memory", "") != "pinned" || !b.contains("median_gbps")) continue;
-      const auto bytes = b.value("bytes", std::size_t{0});
-      if (std::find(checked.begin(), checked.end(), bytes) == checked.end()) continue;
-      const Labels l = with(with(with(labels, "direction", b.value("direction", "")), "host_memory", "pinned"),
-                            "bytes", std::to_string(bytes));
+    if (p.part != "bandwidth" || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
+    const perf::BandwidthGroup& g = *p.measurements.bandwidth;
+    const std::vector<std::size_t> checked = g.checked_sizes.value_or(
+        std::vector<std::size_t>{std::size_t{64} << 20, std::size_t{256} << 20, std::size_t{1} << 30});
+    const double threshold = g.link_threshold_gbps.value_or(g.link_raw_gbps_per_direction * fallback_fraction);
+    for (const perf::BandwidthPoint& b : g.points) {
+      if (b.host != HostMemoryKind::Pinned) continue;
+      if (std::find(checked.begin(), checked.end(), b.bytes) == checked.end()) continue;
+      const Labels l = with(with(with(labels, "direction", std::string(to_string(b.direction))), "host_memory",
+                                 std::string(to_string(b.host))),
+                            "bytes", std::to_string(b.bytes));
       e.sample("hazardlab_bandwidth_bytes_per_second",
                "Median bandwidth of a copy the link check reads (pinned host memory), in bytes per second.", l,
-               std::round(b["median_gbps"].get<double>() * 1e9));  // whole bytes: no 1e-6 tails
+               std::round(b.median_gbps * 1e9));  // whole bytes: no 1e-6 tails
       if (threshold > 0) {
         e.sample("hazardlab_bandwidth_threshold_bytes_per_second",
                  "The link check's threshold for that figure (HAZARDLAB_MIN_LINK_FRACTION of the PCIe link's raw "
@@ -153,12 +151,11 @@ std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const R
   }
   for (const GpuReport& r : reports) {
     const Labels labels = gpu_labels(r, host);
-    std::map<std::string, int> counts;
+    std::map<std::string, int> counts;  // every outcome, zero or not, by name (the label's order)
     for (Outcome o : {Outcome::Passed, Outcome::Failed, Outcome::Incorrect, Outcome::Skipped, Outcome::Reproduced,
                       Outcome::NotReproduced, Outcome::Inconclusive, Outcome::Observed})
-      counts[std::string(to_string(o))] = 0;
-    counts["not-run"] = 0;
-    for (const auto& [name, count] : r.totals) counts[name] += count;
+      counts[std::string(to_string(o))] = r.totals.of(o);
+    counts["not-run"] = r.totals.not_run;
     for (const auto& [name, count] : counts) {
       e.sample("hazardlab_gpu_cases", "The GPU's cases in the last run, by outcome (not-run: registered, no result).",
                with(labels, "outcome", name), count);

@@ -3,17 +3,44 @@
 #include <algorithm>
 
 #include "hazardlab/results_layout.hpp"
-#include "race_window_section.hpp"
 
 namespace hazardlab {
 namespace {
 
 constexpr const char* kNotRun = "not-run";
 
-int count_of(const std::map<std::string, int>& totals, std::string_view key) {
-  const auto it = totals.find(std::string(key));
-  return it == totals.end() ? 0 : it->second;
+bool control_reproduced(const HazardEntry& he) {
+  for (const VariantEntry& v : he.variants)
+    if (v.kind == VariantKind::Control && v.result && v.result->outcome == Outcome::Reproduced) return true;
+  return false;
 }
+
+}  // namespace
+
+std::vector<RaceWindowEntry> race_windows(const GpuReport& report) {
+  std::vector<RaceWindowEntry> entries;
+  for (const HazardEntry& he : report.hazards) {
+    for (const VariantEntry& v : he.variants) {
+      if (!v.result || !v.result->observations.contains("race_window")) continue;
+      RaceWindowEntry e{he.hazard.id, he.hazard.title, {}, {}};
+      try {
+        e.window = v.result->observations["race_window"].get<RaceWindow>();
+      } catch (const nlohmann::json::exception&) {
+        continue;  // an unreadable sweep is shown by its variant's row; it has no curve to draw
+      }
+      if (e.window.never_reproduced() && control_reproduced(he)) {
+        e.gate_note =
+            "The gated positive control reproduced this hazard in every trial, yet with no gate no delay "
+            "up to the largest swept showed it once: on this GPU the race is real but its window is too "
+            "narrow to hit by timing alone; the gate is what makes it visible.";
+      }
+      entries.push_back(std::move(e));
+    }
+  }
+  return entries;
+}
+
+namespace {
 
 GpuReport make_report(const RunContents& in, int device_index) {
   GpuReport report;
@@ -42,7 +69,10 @@ GpuReport make_report(const RunContents& in, int device_index) {
         }
       }
       if (!ve.result) report.not_run.push_back(name);
-      ++report.totals[ve.result ? std::string(to_string(ve.result->outcome)) : kNotRun];
+      if (ve.result)
+        ++report.totals.outcomes[ve.result->outcome];
+      else
+        ++report.totals.not_run;
       entry.variants.push_back(std::move(ve));
     }
     if (!entry.variants.empty()) report.hazards.push_back(std::move(entry));
@@ -50,7 +80,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
   for (std::size_t i = 0; i < in.results.size(); ++i) {
     if (!used[i] && in.results[i].device_index == device_index) {
       report.unknown_results.push_back(in.results[i]);
-      ++report.totals[std::string(to_string(in.results[i].outcome))];
+      ++report.totals.outcomes[in.results[i].outcome];
     }
   }
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
@@ -67,7 +97,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
         std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
     if (!ran) {
       report.not_run.push_back(name);
-      ++report.totals[kNotRun];
+      ++report.totals.not_run;
     }
   }
   return report;
@@ -91,14 +121,17 @@ std::string_view to_string(Verdict v) noexcept {
   return "?";
 }
 
+int Totals::of(Outcome o) const noexcept {
+  const auto it = outcomes.find(o);
+  return it == outcomes.end() ? 0 : it->second;
+}
+
 std::string GpuReport::file_stem() const { return device_label(device ? device->index : -1); }
 
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
   int bad = 0, undecided = 0, good = 0, skipped = 0;
-  for (const auto& [name, count] : in.totals) {
-    if (name == kNotRun) continue;
-    const auto outcome = outcome_from_string(name);
-    switch (outcome ? standing_of(*outcome) : Standing::Bad) {
+  for (const auto& [outcome, count] : in.totals.outcomes) {
+    switch (standing_of(outcome)) {
       case Standing::Good:
         good += count;
         break;
@@ -113,7 +146,7 @@ std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
         break;
     }
   }
-  const int not_run = count_of(in.totals, kNotRun);
+  const int not_run = in.totals.not_run;
   const std::string partial =
       not_run ? "; " + std::to_string(not_run) + " registered case(s) did not run in this run" : "";
   if (!in.has_device && in.require_gpu) {
@@ -172,7 +205,7 @@ std::vector<GpuReport> build_reports(const RunContents& contents, bool require_g
     for (const PerfRecord& p : r.perf) {
       if (p.status == PerfStatus::Failed) ++in.failed_measurements;
       if (p.status == PerfStatus::Measured) ++in.measured;
-      if (p.status == PerfStatus::Skipped) ++in.totals["skipped"];
+      if (p.status == PerfStatus::Skipped) ++in.totals.outcomes[Outcome::Skipped];
       for (const perf::Check& c : p.checks) {
         in.failed_checks += c.missed();
         in.passed_checks += c.decided() && c.passed;
@@ -221,6 +254,28 @@ nlohmann::json run_summary(const GpuReport& report) {
           {"warnings", run.warnings}};
 }
 
+nlohmann::json totals_json(const Totals& totals) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [outcome, count] : totals.outcomes) j[std::string(to_string(outcome))] = count;
+  if (totals.not_run) j[kNotRun] = totals.not_run;
+  return j;
+}
+
+nlohmann::json race_windows_json(const std::vector<RaceWindowEntry>& entries) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const RaceWindowEntry& e : entries) {
+    const auto headline = e.window.headline_us();
+    out.push_back(
+        {{"hazard", e.hazard_id},
+         {"profile", e.window.profile},
+         {"headline_series", e.window.series.empty() ? "" : e.window.series[e.window.headline_series].label()},
+         {"full_reproduction_from_us", headline ? nlohmann::json(*headline) : nlohmann::json(nullptr)},
+         {"summary", e.window.summary()},
+         {"gate_note", e.gate_note}});
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json report_to_json(const GpuReport& report) {
@@ -253,11 +308,11 @@ nlohmann::json report_to_json(const GpuReport& report) {
           {"run", run_summary(report)},
           {"verdict", std::string(to_string(report.verdict))},
           {"verdict_reason", report.verdict_reason},
-          {"totals", report.totals},
+          {"totals", totals_json(report.totals)},
           {"hazards", hazards},
           {"performance", report.perf},
           {"unknown_results", report.unknown_results},
-          {"race_windows", race_windows_json(report)}};
+          {"race_windows", race_windows_json(race_windows(report))}};
 }
 
 }  // namespace hazardlab

@@ -1,41 +1,27 @@
-#include "soak_section.hpp"
-
+// The soak's section of a GPU's report (and the health profile's integrity part): per copy the
+// copies and bytes verified, every corrupted copy with its first bad offset and what the damage looks
+// like, and (HTML) the throughput over time, one line per copy.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <sstream>
 #include <vector>
 
+#include "gpu_content.hpp"
 #include "markup_escape.hpp"
+#include "number_text.hpp"
 
 namespace hazardlab {
 namespace {
 
-std::string fixed(const char* format, double v) {
-  char text[48];
-  std::snprintf(text, sizeof text, format, v);
-  return text;
-}
-
-// The soak records of the report, defensively: another version's record may lack fields.
-std::vector<std::pair<std::string, const nlohmann::json*>> soaks(const GpuReport& report) {
-  std::vector<std::pair<std::string, const nlohmann::json*>> found;
-  for (const PerfRecord& p : report.perf) {
-    if (p.measurements.is_object() && p.measurements.contains("soak") && p.measurements["soak"].is_object())
-      found.emplace_back(p.part, &p.measurements["soak"]);
-  }
-  return found;
-}
-
-std::string throughput_plot(const nlohmann::json& samples) {
+std::string throughput_plot(const std::vector<soak::SoakSample>& samples) {
   std::map<std::string, std::vector<std::pair<double, double>>> series;
   double end = 1, top = 1;
-  for (const auto& s : samples) {
-    if (!s.is_object() || !s.contains("t_s") || !s.contains("gbps")) continue;
-    const double t = s["t_s"].get<double>(), g = s["gbps"].get<double>();
-    series[s.value("copy", "")].push_back({t, g});
-    end = std::max(end, t);
-    top = std::max(top, g);
+  for (const soak::SoakSample& s : samples) {
+    series[s.copy].push_back({s.t_s, s.gbps});
+    end = std::max(end, s.t_s);
+    top = std::max(top, s.gbps);
   }
   if (series.empty()) return {};
   top = std::ceil(top * 1.1 / 10) * 10;
@@ -51,9 +37,9 @@ std::string throughput_plot(const nlohmann::json& samples) {
   for (int i = 0; i <= 5; ++i) {
     svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(top * i / 5) << "' y2='" << y(top * i / 5)
         << "' stroke='#ddd'/><text x='" << L - 6 << "' y='" << y(top * i / 5) + 4
-        << "' text-anchor='end' font-size='11'>" << fixed("%.0f", top * i / 5) << "</text>";
+        << "' text-anchor='end' font-size='11'>" << number_text("%.0f", top * i / 5) << "</text>";
     svg << "<text x='" << x(end * i / 5) << "' y='" << H - B + 16 << "' text-anchor='middle' font-size='11'>"
-        << fixed("%.0f s", end * i / 5) << "</text>";
+        << number_text("%.0f s", end * i / 5) << "</text>";
   }
   int row = 0;
   for (const auto& [copy, points] : series) {
@@ -72,42 +58,28 @@ std::string throughput_plot(const nlohmann::json& samples) {
 
 }  // namespace
 
-void soak_markdown(std::ostringstream& md, const GpuReport& report) {
-  for (const auto& [part, soak] : soaks(report)) {
-    md << "\n## Verified copies (" << part << ")\n\n"
-       << fixed("%.1f s, ", soak->value("seconds", 0.0)) << soak->value("rounds", 0) << " round(s), "
-       << soak->value("churns", 0) << " churn(s) of the pinned and registered buffers, "
-       << (soak->value("bytes_per_copy", std::size_t{0}) >> 20) << " MiB per copy.\n\n"
-       << "| Copy | Copies | Bytes verified | Corrupted |\n|---|---|---|---|\n";
-    for (const auto& t : soak->value("copies", nlohmann::json::array())) {
-      md << "| " << t.value("copy", "") << " | " << t.value("copies", 0) << " | "
-         << t.value("bytes_verified", std::uint64_t{0}) << " | " << t.value("corrupted", 0) << " |\n";
+void add_soak(doc::Document& d, const GpuReport& report) {
+  for (const PerfRecord& p : report.perf) {
+    if (!p.measurements.soak) continue;
+    const soak::SoakResult& r = *p.measurements.soak;
+    d.heading("Verified copies (" + p.part + ")");
+    d.paragraph(number_text("%.1f s (", r.seconds) + number_text("%.1f s past the duration), ", r.overshoot_s) +
+                std::to_string(r.rounds) + " round(s), " + std::to_string(r.churns) +
+                " churn(s) of the pinned and registered buffers, " + std::to_string(r.bytes >> 20) + " MiB per copy" +
+                (r.fault_injected ? "; one byte was corrupted on purpose (HAZARDLAB_SOAK_INJECT_FAULT)." : "."));
+    doc::Table t;
+    t.headers = {"Copy", "Copies", "Bytes verified", "Corrupted"};
+    for (const soak::CopyTally& c : r.tallies) {
+      t.add({c.copy, std::to_string(c.copies), std::to_string(c.bytes_verified), std::to_string(c.corrupted)},
+            c.corrupted ? "bad" : "");
     }
-    const auto errors = soak->value("errors", nlohmann::json::array());
-    md << '\n' << (errors.empty() ? "No copy was corrupted.\n" : "Corrupted copies:\n\n");
-    for (const auto& e : errors) md << "- " << e.get<std::string>() << '\n';
+    d.table(std::move(t));
+    d.paragraph(r.errors.empty() ? "No copy was corrupted." : "Corrupted copies:");
+    std::vector<doc::Item> errors;
+    for (const std::string& e : r.errors) errors.push_back({e, {}});
+    if (!errors.empty()) d.list(std::move(errors));
+    d.plot(throughput_plot(r.samples));
   }
-}
-
-std::string soak_html(const GpuReport& report) {
-  std::ostringstream html;
-  for (const auto& [part, soak] : soaks(report)) {
-    html << "<h2>Verified copies (" << escape_markup(part) << ")</h2><p>" << fixed("%.1f s, ", soak->value("seconds", 0.0))
-         << soak->value("rounds", 0) << " round(s), " << soak->value("churns", 0)
-         << " churn(s) of the pinned and registered buffers.</p><table><tr><th>Copy</th><th>Copies</th>"
-            "<th>Bytes verified</th><th>Corrupted</th></tr>";
-    for (const auto& t : soak->value("copies", nlohmann::json::array())) {
-      html << "<tr><td>" << escape_markup(t.value("copy", "")) << "</td><td>" << t.value("copies", 0) << "</td><td>"
-           << t.value("bytes_verified", std::uint64_t{0}) << "</td><td>" << t.value("corrupted", 0) << "</td></tr>";
-    }
-    html << "</table>";
-    const auto errors = soak->value("errors", nlohmann::json::array());
-    html << (errors.empty() ? "<p>No copy was corrupted.</p>" : "<p>Corrupted copies:</p><ul>");
-    for (const auto& e : errors) html << "<li>" << escape_markup(e.get<std::string>()) << "</li>";
-    if (!errors.empty()) html << "</ul>";
-    html << throughput_plot(soak->value("samples", nlohmann::json::array()));
-  }
-  return html.str();
 }
 
 }  // namespace hazardlab

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/measurements.hpp"
 #include "hazardlab/perf_check.hpp"
 
 namespace hazardlab {
@@ -26,7 +27,7 @@ struct PerfRecord {
   std::string device_uuid;
   PerfStatus status = PerfStatus::Failed;
   std::string reason;
-  nlohmann::json measurements = nlohmann::json::object();
+  Measurements measurements;  // what the part measured (empty when skipped or failed)
   std::vector<perf::Check> checks;
   double duration_ms = 0;
 };

@@ -11,7 +11,9 @@
 
 #include "hazardlab/catalog.hpp"
 #include "hazardlab/device_fingerprint.hpp"
+#include "hazardlab/outcome.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/race_window.hpp"
 #include "hazardlab/result.hpp"
 #include "hazardlab/run_record.hpp"
 
@@ -37,6 +39,22 @@ struct HazardEntry {
   std::vector<VariantEntry> variants;
 };
 
+// How many cases ended in each outcome, and how many registered cases left no result.
+struct Totals {
+  std::map<Outcome, int> outcomes;
+  int not_run = 0;
+  int of(Outcome o) const noexcept;
+};
+
+// A hazard's race-window sweep, with its sentence when the gated control reproduced while no delay
+// did without a gate ("" otherwise).
+struct RaceWindowEntry {
+  std::string hazard_id;
+  std::string hazard_title;
+  RaceWindow window;
+  std::string gate_note;
+};
+
 struct GpuReport {
   std::optional<DeviceFingerprint> device;  // empty: no usable GPU
   std::string no_device_reason;
@@ -47,8 +65,8 @@ struct GpuReport {
   std::vector<std::string> not_run;  // this GPU's registered cases without a result
   std::vector<HazardEntry> hazards;
   std::vector<VariantResult> unknown_results;  // results naming no registered variant
-  std::map<std::string, int> totals;           // outcome name (and "not-run") -> count
-  std::vector<PerfRecord> perf;                // performance measurements and their checks
+  Totals totals;
+  std::vector<PerfRecord> perf;                 // performance measurements and their checks
   Verdict verdict = Verdict::Skipped;
   std::string verdict_reason;
 
@@ -60,7 +78,7 @@ struct GpuReport {
 // it inconclusive; otherwise a case that did not run makes it partial; a GPU with nothing that
 // ran is skipped (a failure when a GPU is required).
 struct VerdictInput {
-  std::map<std::string, int> totals;
+  Totals totals;
   bool has_device = true;
   bool require_gpu = false;
   int failed_checks = 0;  // applicable validation thresholds that were missed
@@ -83,10 +101,13 @@ struct RunContents {
 // One report per device in the inventory, or a single "no GPU" report.
 std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu);
 
+// The sweep variants' curves, read from their observations["race_window"].
+std::vector<RaceWindowEntry> race_windows(const GpuReport& report);
+
 nlohmann::json report_to_json(const GpuReport& report);
+// The report for people, laid out once (reports/src/gpu_content.cpp) and written in Markdown, or as a
+// page a browser opens with the same content and plots of the figures (self-contained, inline SVG).
 std::string report_to_markdown(const GpuReport& report);
-// A page a person opens in a browser: the verdict, the device, the checks, plots of bandwidth
-// against size and the overlap matrix, and every hazard's outcome. Self-contained (inline SVG).
 std::string report_to_html(const GpuReport& report);
 // JUnit XML for CI systems: one testsuite per GPU, one testcase per variant and measurement group;
 // skipped and not-run cases are <skipped> with the reason, inconclusive ones <error>.

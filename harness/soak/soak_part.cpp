@@ -1,0 +1,34 @@
+#include <cstdio>
+#include <string>
+
+#include "cuda/device.hpp"
+#include "soak/soak.hpp"
+
+namespace hazardlab::soak {
+
+Measurements measure_soak_part(SoakOptions o, int device_index, std::vector<perf::Check>& checks) {
+  o.device = device_index;
+  if (o.one_round) o.bytes = std::size_t{8} << 20;
+  const DeviceInventory inventory = discover_devices();
+  for (std::size_t i = 0; inventory.devices.size() > 1 && i < inventory.devices.size(); ++i) {
+    if (inventory.devices[i].index == device_index)
+      o.peer_device = inventory.devices[(i + 1) % inventory.devices.size()].index;
+  }
+  std::printf("   %s: %zu MiB per copy, %s, seed %llu%s\n", o.one_round ? "integrity" : "soak", o.bytes >> 20,
+              o.one_round ? "one round" : (std::to_string(o.duration.count()) + " s").c_str(),
+              static_cast<unsigned long long>(o.seed), o.peer_device >= 0 ? ", with peer copies" : "");
+  Measurements m;
+  m.soak = run_soak(o);
+  const SoakResult& r = *m.soak;
+  for (const CopyTally& t : r.tallies) {
+    std::printf("   %-22s %8llu copies, %10.2f GB verified, %llu corrupted\n", t.copy.c_str(),
+                static_cast<unsigned long long>(t.copies), static_cast<double>(t.bytes_verified) / 1e9,
+                static_cast<unsigned long long>(t.corrupted));
+  }
+  std::printf("   %d rounds, %d churns of the pinned and registered buffers, %.1f s (%.1f s past the duration)\n",
+              r.rounds, r.churns, r.seconds, r.overshoot_s);
+  checks = {soak_check(r)};
+  return m;
+}
+
+}  // namespace hazardlab::soak
