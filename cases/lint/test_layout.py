@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
 declares, no file passes 250 lines, and a folder includes only the folders declared before it
-(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header.
+(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
+and states its guard through the Guard handle without reading the sabotage switch itself.
 
-Usage: test_layout.py SOURCE_DIR"""
+Usage: test_layout.py SOURCE_DIR
+       test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose in a copy, must fail)"""
 import re
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 MAX_LINES = 250
@@ -35,8 +39,21 @@ def harness_includes(path: Path) -> list[tuple[int, str]]:
     return found
 
 
-def main() -> int:
-    root = Path(sys.argv[1])
+def sabotage_switch_in_hazards(root: Path) -> list[str]:
+    """The harness switches a hazard's Guard off for the mutation check; a hazard that reads the
+    switch itself has a guard the mutation check may not remove."""
+    problems = []
+    for path in sorted((root / "hazards").rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "sabotage_guards" in line:
+                problems.append(f"{path.relative_to(root)}:{number}: reads sabotage_guards; state the guard through "
+                                "s.guard() (harness/hold/guard.hpp), which the harness switches off")
+    return problems
+
+
+def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
     problems = []
@@ -66,8 +83,47 @@ def main() -> int:
             if include != "lesson/lesson.hpp":
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
+    problems += sabotage_switch_in_hazards(root)
+    return problems
+
+
+# Each rule broken on purpose: (what is broken, file to write relative to the copy, its text, a
+# fragment the lint's complaint must hold).
+BREAKAGES = [
+    ("a hazard reads the sabotage switch", "hazards/broken_guard.cpp",
+     '#include "lesson/lesson.hpp"\nvoid f(const hazardlab::Settings& s) { if (!s.sabotage_guards) wait(); }\n',
+     "broken_guard.cpp:2: reads sabotage_guards"),
+    ("a hazard includes a harness header", "hazards/broken_include.cpp", '#include "hold/fence.hpp"\n',
+     "broken_include.cpp:1: includes \"hold/fence.hpp\""),
+]
+
+
+def self_test(root: Path) -> int:
+    """The tree as it is passes; a copy of it with each rule broken fails, naming the break."""
+    failures = [] if not check(root) else ["the tree itself does not pass"]
+    for what, relative, text, expected in BREAKAGES:
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(scratch)
+            for folder in ("harness", "hazards"):
+                shutil.copytree(root / folder, copy / folder)
+            (copy / relative).write_text(text)
+            problems = check(copy)
+            if not any(expected in p for p in problems):
+                failures.append(f"{what}: the lint did not say '{expected}' (it said {problems})")
+    for f in failures:
+        print(f)
+    print(f"{len(BREAKAGES)} breakage(s) checked; {len(failures)} not caught")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    if sys.argv[1] == "--self-test":
+        return self_test(Path(sys.argv[2]))
+    root = Path(sys.argv[1])
+    problems = check(root)
     for p in problems:
         print(p)
+    layers = declared_folders(root / "harness")
     print(f"{len(layers)} layers {layers}; {len(problems)} problem(s)")
     return 1 if problems else 0
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hold/gate.hpp"
+#include "hold/guard.hpp"
 
 namespace hazardlab {
 
@@ -50,6 +51,8 @@ struct Settings {
 
   // The fences that poll give up well after a gate would have opened itself.
   std::chrono::milliseconds fence_timeout() const { return gate_timeout * 2; }
+  // The guards of a trial: switched off when sabotage_guards is set (the mutation check).
+  Guard guard() const { return {sabotage_guards ? Guard::Mode::Sabotaged : Guard::Mode::Enforced, fence_timeout()}; }
 
   // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
   static Settings from_environment();
