@@ -2,7 +2,8 @@
 """The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
 declares, no file passes 250 lines, and a folder includes only the folders declared before it
 (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
-and states its guard through the Guard handle without reading the sabotage switch itself.
+and states its guard through the Guard handle without reading the sabotage switch itself. Only the
+one environment reader (settings/src/environment.cpp) calls getenv.
 
 Usage: test_layout.py SOURCE_DIR
        test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose in a copy, must fail)"""
@@ -53,6 +54,25 @@ def sabotage_switch_in_hazards(root: Path) -> list[str]:
     return problems
 
 
+ENVIRONMENT_READER = Path("settings/src/environment.cpp")
+SKIPPED_FOLDERS = {"build", ".deps", ".git"}
+
+
+def getenv_outside_the_reader(root: Path) -> list[str]:
+    """Every setting is declared once and read through settings/ (hazardlab/environment.hpp), so that
+    what a run was given is read, validated and recorded the same way everywhere."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.suffix not in SOURCE_SUFFIXES or relative.parts[0] in SKIPPED_FOLDERS or relative == ENVIRONMENT_READER:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.search(r"\bgetenv\s*\(", line.split("//")[0]):
+                problems.append(f"{relative}:{number}: calls getenv; read the environment through "
+                                "hazardlab/environment.hpp (settings/), and declare a setting in settings_table.cpp")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -84,6 +104,7 @@ def check(root: Path) -> list[str]:
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
     problems += sabotage_switch_in_hazards(root)
+    problems += getenv_outside_the_reader(root)
     return problems
 
 
@@ -95,6 +116,9 @@ BREAKAGES = [
      "broken_guard.cpp:2: reads sabotage_guards"),
     ("a hazard includes a harness header", "hazards/broken_include.cpp", '#include "hold/fence.hpp"\n',
      "broken_include.cpp:1: includes \"hold/fence.hpp\""),
+    ("a tool reads the environment itself", "tools/broken_getenv.cpp",
+     '#include <cstdlib>\nconst char* lock = std::getenv("HAZARDLAB_HOST_LOCK");\n',
+     "tools/broken_getenv.cpp:2: calls getenv"),
 ]
 
 
@@ -106,6 +130,7 @@ def self_test(root: Path) -> int:
             copy = Path(scratch)
             for folder in ("harness", "hazards"):
                 shutil.copytree(root / folder, copy / folder)
+            (copy / relative).parent.mkdir(parents=True, exist_ok=True)
             (copy / relative).write_text(text)
             problems = check(copy)
             if not any(expected in p for p in problems):

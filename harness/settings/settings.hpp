@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/settings_table.hpp"
 #include "hold/gate.hpp"
 #include "hold/guard.hpp"
 
@@ -60,12 +61,6 @@ struct Settings {
   static Settings from_entries(const std::vector<std::string>& entries);
 };
 
-// Every HAZARDLAB_* variable hazardlab reads, with its meaning.
-struct SettingInfo {
-  std::string_view name;
-  std::string_view meaning;
-};
-const std::vector<SettingInfo>& known_settings();
 
 // What HAZARDLAB_SANITIZE changes where the environment does not say: every case still runs, with
 // fewer and smaller trials (see apply_sanitizer_profile in settings.cpp).
