@@ -44,7 +44,7 @@ TrialObservation read_chunks(Rig& rig, const TrialCase& c, bool wait_own_event, 
     obs.call_blocked = held.issue([&] { copy_chunk(chunks - 1); });
     for (std::uint32_t k = 0; k < chunks; ++k) {
       if (wait_own_event) {
-        if (!s.sabotage_guards) arrived[k].synchronize();
+        s.guard().host_waits_for(arrived[k]);
       } else if (k > 0) {
         arrived[k - 1].synchronize();  // the bug: the event of the chunk before
       }

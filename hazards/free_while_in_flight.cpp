@@ -23,7 +23,7 @@ TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize
     const FenceKind fence = synchronize_first ? FenceKind::StreamSynchronize : FenceKind::None;
     HeldStream held(c.hold(s), stream.get(), fence);
     HL_CUDA(cudaMemcpyAsync(destination, source, c.bytes, cudaMemcpyHostToDevice, stream.get()));
-    Fence(fence, stream.get(), s.fence_timeout(), false).wait();
+    Fence(fence, stream.get(), s.fence_timeout()).wait();  // the rule's own wait, not a guard: never switched off
     obs.call_blocked = held.issue([&] { HL_CUDA(cudaFreeHost(source)); });
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }

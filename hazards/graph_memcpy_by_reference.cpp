@@ -39,9 +39,7 @@ TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKi
   {
     HeldStream held(c.hold(s), stream.get(), fence);
     obs.call_blocked = held.issue([&] { graph.launch(stream.get()); });
-    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    s.guard().fence(fence, stream.get());
     fill_pattern(source, c.pattern, PatternVersion::Mutated);  // the damage: the next batch
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }

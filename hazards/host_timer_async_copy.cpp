@@ -39,11 +39,8 @@ TrialObservation time_copy(Rig& rig, const TrialCase& c, Clock clock, const Sett
       call_returned = std::chrono::steady_clock::now();
     });
     stop.record(stream.get());
-    if (clock == Clock::HostAfterSynchronize) {
-      Fence fence(FenceKind::StreamSynchronize, stream.get(), s.fence_timeout(), s.sabotage_guards);
-      fence.wait();
-    }
-    if (clock == Clock::Events && !s.sabotage_guards) stop.synchronize();
+    if (clock == Clock::HostAfterSynchronize) s.guard().fence(FenceKind::StreamSynchronize, stream.get());
+    if (clock == Clock::Events) s.guard().host_waits_for(stop);
     const auto t1 = clock == Clock::HostUnsynchronized ? call_returned : std::chrono::steady_clock::now();
     finished = stop.query();
     if (clock == Clock::Events) {

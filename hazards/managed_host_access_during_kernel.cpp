@@ -50,9 +50,7 @@ TrialObservation touch_while_kernel_pending(Rig& rig, const TrialCase& c, FenceK
         enqueue_device_fill(buffer.data(), c.bytes, c.pattern, PatternVersion::Original, stream.get());
       }
     });
-    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    s.guard().fence(fence, stream.get());
     // The host treats the buffer as its own again, as it would ordinary memory.
     if (access == HostAccess::Write) {
       fill_pattern(buffer, c.pattern, PatternVersion::Mutated);

@@ -61,9 +61,7 @@ TrialObservation read_after_prefetch(Rig& rig, const TrialCase& c, FenceKind fen
       if (c.params.as<Hint>(kHint) == Hint::AdviseAndPrefetch) prefer_host(buffer.data(), c.bytes);
       prefetch_to_host(buffer.data(), c.bytes, stream.get());
     });
-    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    s.guard().fence(fence, stream.get());
     std::memcpy(seen, buffer.data(), c.bytes);  // "the data is on the host now"
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }

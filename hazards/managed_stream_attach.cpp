@@ -33,9 +33,7 @@ TrialObservation read_after_attach(Rig& rig, const TrialCase& c, FenceKind fence
       // Length 0: the whole allocation (a part of one cannot be attached).
       HL_CUDA(cudaStreamAttachMemAsync(stream.get(), managed.get(), 0, cudaMemAttachSingle));
     });
-    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    s.guard().fence(fence, stream.get());
     std::memcpy(seen, buffer.data(), c.bytes);  // "attached to my stream: the host may use it"
     obs.gate_timed_out = held.release_and_drain(stream.get());
   }

@@ -35,9 +35,7 @@ TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter sette
       else
         HL_CUDA(cudaMemsetAsync(data, value, c.bytes, stream.get()));
     });
-    Fence guard(fence, stream.get(), s.fence_timeout(), s.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    s.guard().fence(fence, stream.get());
     // The damage: read the buffer on a stream that nothing orders after the memset.
     HL_CUDA(cudaMemcpyAsync(rig.readback().data(), data, c.bytes, cudaMemcpyDeviceToHost, reader.get()));
     HL_CUDA(cudaStreamSynchronize(reader.get()));

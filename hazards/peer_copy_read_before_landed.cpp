@@ -36,7 +36,7 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
     copied.record(source_stream.get());
     {
       DeviceScope on(pair.destination);
-      if (wait_event && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(reader->get(), copied.get(), 0));
+      if (wait_event) s.guard().stream_waits_for(reader->get(), copied);
       HL_CUDA(cudaMemcpyAsync(read, landed->data(), c.bytes, cudaMemcpyDeviceToHost, reader->get()));
       read_done->record(reader->get());
     }

@@ -29,7 +29,7 @@ TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, c
       HL_CUDA(cudaMemcpyPeerAsync(landed->data(), pair.destination, source, pair.source, c.bytes, copy_stream.get()));
     });
     copied.record(copy_stream.get());
-    if (wait_event && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(rewriter.get(), copied.get(), 0));
+    if (wait_event) s.guard().stream_waits_for(rewriter.get(), copied);
     // The next batch, written into the same source buffer by a kernel on another stream.
     enqueue_device_fill(source, c.bytes, c.pattern, PatternVersion::Mutated, rewriter.get());
     rewritten.record(rewriter.get());

@@ -12,11 +12,11 @@ namespace {
 // an event on the stream that used the block, and acquire waits for it before handing it out.
 class PinnedBlockPool {
  public:
-  PinnedBlockPool(std::byte* block, bool track_uses, bool sabotaged)
-      : block_(block), track_uses_(track_uses), sabotaged_(sabotaged) {}
+  PinnedBlockPool(std::byte* block, bool track_uses, Guard guard)
+      : block_(block), track_uses_(track_uses), guard_(guard) {}
 
   std::byte* acquire() {
-    if (last_use_ && !sabotaged_) last_use_->synchronize();
+    if (last_use_) guard_.host_waits_for(*last_use_);
     last_use_.reset();
     return block_;
   }
@@ -30,14 +30,14 @@ class PinnedBlockPool {
  private:
   std::byte* block_;
   bool track_uses_;
-  bool sabotaged_;
+  Guard guard_;
   std::unique_ptr<Event> last_use_;
 };
 
 TrialObservation reuse_pooled_block(Rig& rig, const TrialCase& c, bool track_uses, const Settings& s) {
   Stream stream(c.stream);
   std::byte* destination = rig.device().data();
-  PinnedBlockPool pool(rig.host(c.host_kind).data() + c.host_offset, track_uses, s.sabotage_guards);
+  PinnedBlockPool pool(rig.host(c.host_kind).data() + c.host_offset, track_uses, s.guard());
   enqueue_device_fill(destination, c.bytes, c.pattern, PatternVersion::Sentinel, stream.get());
   HL_CUDA(cudaStreamSynchronize(stream.get()));
 

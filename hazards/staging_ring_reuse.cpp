@@ -38,7 +38,7 @@ TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_even
       const std::uint32_t slot = b % slots;
       std::byte* staging = ring + slot * bytes;
       // The guard: wait until the copy that last used this slot has completed.
-      if (per_slot_events && slot_done[slot] && !s.sabotage_guards) slot_done[slot]->synchronize();
+      if (per_slot_events && slot_done[slot]) s.guard().host_waits_for(*slot_done[slot]);
       // Host jitter between batches, as a real producer has.
       std::this_thread::sleep_for(std::chrono::microseconds((c.gate_delay_us * (b + 1)) % 97));
       fill_pattern({staging, bytes}, batch_pattern(c.pattern, b), PatternVersion::Original);

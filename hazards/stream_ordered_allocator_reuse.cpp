@@ -28,7 +28,7 @@ TrialObservation free_while_read(Rig& rig, const TrialCase& c, bool guarded, con
     Event read_done;
     read_done.record(reader.get());
     // The guard: the freeing stream waits until the reader is done with the block.
-    if (guarded && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(owner.get(), read_done.get(), 0));
+    if (guarded) s.guard().stream_waits_for(owner.get(), read_done);
     obs.call_blocked = held.issue([&] {
       first.free_async();
       next.emplace(c.bytes, owner.get());

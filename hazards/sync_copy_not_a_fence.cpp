@@ -22,7 +22,7 @@ TrialObservation consume_after_sync_copy(Rig& rig, const TrialCase& c, const Set
   HL_CUDA(cudaMemcpy(data, source.data(), c.bytes, cudaMemcpyHostToDevice));
   Event copied;
   copied.record(cudaStreamLegacy);
-  if (ordered && !s.sabotage_guards) HL_CUDA(cudaStreamWaitEvent(consumer.get(), copied.get(), 0));
+  if (ordered) s.guard().stream_waits_for(consumer.get(), copied);
   consume(c, copy, data, consumer.get());
   HL_CUDA(cudaStreamSynchronize(consumer.get()));
   HL_CUDA(cudaDeviceSynchronize());

@@ -123,7 +123,8 @@ int cases_for_failed_manifest(bool asked, const ManifestRequest& request, int st
 }
 
 int list_settings() {
-  for (const SettingInfo& s : known_settings()) std::cout << s.name << ": " << s.meaning << '\n';
+  for (const SettingDeclaration& s : declared_settings())
+    std::cout << s.name << ": " << s.help << " (default " << s.default_text << ")\n";
   return 0;
 }
 

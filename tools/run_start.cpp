@@ -19,6 +19,7 @@
 #include "plan/ctest_plan.hpp"
 #include "program_paths.hpp"
 #include "settings_record.hpp"
+#include "hazardlab/environment.hpp"
 
 #ifndef HAZARDLAB_CUDA_BIN_DIR
 #define HAZARDLAB_CUDA_BIN_DIR ""
@@ -33,8 +34,8 @@ bool executable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_
 
 // compute-sanitizer ships with the CUDA Toolkit, which is often not on PATH.
 fs::path find_compute_sanitizer() {
-  if (const char* path = std::getenv("PATH")) {
-    std::string dirs = path;
+  if (const std::optional<std::string> path = environment_value("PATH")) {
+    const std::string& dirs = *path;
     std::size_t start = 0;
     while (start <= dirs.size()) {
       const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
@@ -44,8 +45,8 @@ fs::path find_compute_sanitizer() {
     }
   }
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
-    if (const char* home = std::getenv(var); home && *home) {
-      if (const fs::path p = fs::path(home) / "bin" / "compute-sanitizer"; executable(p)) return p;
+    if (const std::optional<std::string> home = environment_value_given(var)) {
+      if (const fs::path p = fs::path(*home) / "bin" / "compute-sanitizer"; executable(p)) return p;
     }
   }
   for (const fs::path& dir : {fs::path(HAZARDLAB_CUDA_BIN_DIR), fs::path("/usr/local/cuda/bin")}) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab {
 namespace {
@@ -48,14 +49,14 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
   };
   std::vector<RecordedSetting> recorded;
   for (const auto& [name, value] : values) {
-    const char* env = std::getenv(name.c_str());
+    const bool given = environment_value(name).has_value();
     const bool profiled =
         std::find(s.sanitizer_profile.begin(), s.sanitizer_profile.end(), name) != s.sanitizer_profile.end();
     std::string note = profiled ? "sanitizer profile" : "";
     if (std::find(s.run_profile_chosen.begin(), s.run_profile_chosen.end(), name) != s.run_profile_chosen.end())
       note = s.profile + " profile";
     if (name == "HAZARDLAB_FRESH_PROCESSES" && !s.sanitizer.empty()) note = "a sanitizer must see each case's process";
-    recorded.push_back({name, value, env != nullptr, note});
+    recorded.push_back({name, value, given, note});
   }
   return recorded;
 }

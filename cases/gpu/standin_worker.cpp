@@ -16,6 +16,7 @@
 #include "hazardlab/result_store.hpp"
 #include "variant_case.hpp"
 #include "warm_worker.hpp"
+#include "hazardlab/environment.hpp"
 
 using namespace hazardlab;
 
@@ -28,8 +29,8 @@ warm::CaseReply run_standin_case(const warm::CaseRequest& request, const Setting
   std::cout << "\n== in the stand-in worker process " << ::getpid() << ": " << request.hazard << " / "
             << request.variant << '\n';
   if (!settings.run_dir.empty()) store_result(settings.run_dir, crash_marker(hazard, variant, -1));
-  const char* dies_in = std::getenv("STANDIN_DIES_IN");
-  if (dies_in && request.variant == dies_in) {
+  const std::optional<std::string> dies_in = environment_value("STANDIN_DIES_IN");
+  if (dies_in && request.variant == *dies_in) {
     std::cout << "   the worker kills itself mid-case\n" << std::flush;
     ::raise(SIGKILL);
   }

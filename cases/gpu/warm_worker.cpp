@@ -17,8 +17,7 @@
 #include <vector>
 
 #include "warm_socket.hpp"
-
-extern char** environ;
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab::warm {
 namespace {
@@ -32,8 +31,7 @@ constexpr const char* kTaken = "taken";  // the supervisor has handed the reques
 // is part of the name, so a run with other settings never reaches this one's worker.
 std::string worker_name(const CaseRequest& r, pid_t owner) {
   std::vector<std::string> parts;
-  for (char** e = environ; e && *e; ++e) {
-    const std::string entry = *e;
+  for (const std::string& entry : environment_entries()) {
     if (entry.starts_with("HAZARDLAB_") || entry.starts_with("CUDA_")) parts.push_back(entry);
   }
   std::sort(parts.begin(), parts.end());

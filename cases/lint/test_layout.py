@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
 declares, no file passes 250 lines, and a folder includes only the folders declared before it
-(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header.
+(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
+and states its guard through the Guard handle without reading the sabotage switch itself. Only the
+one environment reader (settings/src/environment.cpp) calls getenv.
 The run is planned once (harness/plan/): ctest's registration script sets no property the plan owns,
 and no source but record/'s results layout spells a measurement's test name.
 Measurements cross from harness/perf to the reports as typed records only (measurement_seam).
 
 Usage: test_layout.py SOURCE_DIR
-       test_layout.py --self-test   (each rule, given a tree that breaks it, must fail)"""
+       test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -96,8 +99,8 @@ def measurement_seam(root: Path) -> list[str]:
     return problems
 
 
-def self_test() -> int:
-    """Each rule fails on a tree that breaks it and holds on one that does not."""
+def measurement_seam_self_test() -> list[str]:
+    """The seam rule fails on a tree that breaks it and holds on one that does not."""
     failures = []
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
@@ -120,14 +123,43 @@ def self_test() -> int:
             writer.write_text(broken_writer or "double g(const BandwidthPoint& b) { return b.median_gbps; }\n")
             if not measurement_seam(root):
                 failures.append(f"measurement_seam holds on a broken tree: {broken_header or broken_writer!r}")
-    for f in failures:
-        print(f)
-    print(f"self-test: {len(failures)} rule(s) that did not fail when broken")
-    return 1 if failures else 0
+    return failures
 
 
-def main() -> int:
-    root = Path(sys.argv[1])
+def sabotage_switch_in_hazards(root: Path) -> list[str]:
+    """The harness switches a hazard's Guard off for the mutation check; a hazard that reads the
+    switch itself has a guard the mutation check may not remove."""
+    problems = []
+    for path in sorted((root / "hazards").rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if "sabotage_guards" in line:
+                problems.append(f"{path.relative_to(root)}:{number}: reads sabotage_guards; state the guard through "
+                                "s.guard() (harness/hold/guard.hpp), which the harness switches off")
+    return problems
+
+
+ENVIRONMENT_READER = Path("settings/src/environment.cpp")
+SKIPPED_FOLDERS = {"build", ".deps", ".git"}
+
+
+def getenv_outside_the_reader(root: Path) -> list[str]:
+    """Every setting is declared once and read through settings/ (hazardlab/environment.hpp), so that
+    what a run was given is read, validated and recorded the same way everywhere."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.suffix not in SOURCE_SUFFIXES or relative.parts[0] in SKIPPED_FOLDERS or relative == ENVIRONMENT_READER:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.search(r"\bgetenv\s*\(", line.split("//")[0]):
+                problems.append(f"{relative}:{number}: calls getenv; read the environment through "
+                                "hazardlab/environment.hpp (settings/), and declare a setting in settings_table.cpp")
+    return problems
+
+
+def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
     problems = []
@@ -159,8 +191,53 @@ def main() -> int:
                                 "lesson/lesson.hpp and nothing else of the harness")
     problems += planned_once(root)
     problems += measurement_seam(root)
+    problems += sabotage_switch_in_hazards(root)
+    problems += getenv_outside_the_reader(root)
+    return problems
+
+
+# Each rule broken on purpose: (what is broken, file to write relative to the copy, its text, a
+# fragment the lint's complaint must hold).
+BREAKAGES = [
+    ("a hazard reads the sabotage switch", "hazards/broken_guard.cpp",
+     '#include "lesson/lesson.hpp"\nvoid f(const hazardlab::Settings& s) { if (!s.sabotage_guards) wait(); }\n',
+     "broken_guard.cpp:2: reads sabotage_guards"),
+    ("a hazard includes a harness header", "hazards/broken_include.cpp", '#include "hold/fence.hpp"\n',
+     "broken_include.cpp:1: includes \"hold/fence.hpp\""),
+    ("a tool reads the environment itself", "tools/broken_getenv.cpp",
+     '#include <cstdlib>\nconst char* lock = std::getenv("HAZARDLAB_HOST_LOCK");\n',
+     "tools/broken_getenv.cpp:2: calls getenv"),
+]
+
+
+def self_test(root: Path) -> int:
+    """The tree as it is passes; a copy of it with each rule broken fails, naming the break."""
+    failures = [] if not check(root) else ["the tree itself does not pass"]
+    for what, relative, text, expected in BREAKAGES:
+        with tempfile.TemporaryDirectory() as scratch:
+            copy = Path(scratch)
+            for folder in ("harness", "hazards", "record", "reports", "cmake"):
+                shutil.copytree(root / folder, copy / folder)
+            (copy / relative).parent.mkdir(parents=True, exist_ok=True)
+            (copy / relative).write_text(text)
+            problems = check(copy)
+            if not any(expected in p for p in problems):
+                failures.append(f"{what}: the lint did not say '{expected}' (it said {problems})")
+    failures += measurement_seam_self_test()
+    for f in failures:
+        print(f)
+    print(f"{len(BREAKAGES)} breakage(s) and the measurement seam checked; {len(failures)} not caught")
+    return 1 if failures else 0
+
+
+def main() -> int:
+    if sys.argv[1] == "--self-test":
+        return self_test(Path(sys.argv[2]))
+    root = Path(sys.argv[1])
+    problems = check(root)
     for p in problems:
         print(p)
+    layers = declared_folders(root / "harness")
     print(f"{len(layers)} layers {layers}; {len(problems)} problem(s)")
     return 1 if problems else 0
 

@@ -2,7 +2,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <set>
+#include <string>
 
 #include "settings/settings.hpp"
 
@@ -84,9 +87,9 @@ TEST(Settings, SeedAndGatesAreRead) {
 
 TEST(Settings, EveryVariableReadIsKnownAndExplained) {
   std::set<std::string_view> names;
-  for (const SettingInfo& s : known_settings()) {
+  for (const SettingDeclaration& s : declared_settings()) {
     EXPECT_TRUE(names.insert(s.name).second) << s.name;
-    EXPECT_FALSE(s.meaning.empty()) << s.name;
+    EXPECT_FALSE(s.help.empty()) << s.name;
   }
   for (const char* name : {"HAZARDLAB_REQUIRE_GPU",
                            "HAZARDLAB_TRIALS",
@@ -191,4 +194,41 @@ TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {
     EXPECT_THROW(Settings::from_entries({std::string("HAZARDLAB_SOAK_DURATION=") + bad}), SettingsError) << bad;
   }
   EXPECT_TRUE(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=1"}).soak_inject_fault);
+}
+
+// The README's settings table is the declaration as a user reads it: the same names, defaults and
+// meanings, row for row (README.md, "Settings").
+std::map<std::string, std::pair<std::string, std::string>> readme_settings_table(const std::string& readme) {
+  std::map<std::string, std::pair<std::string, std::string>> rows;
+  std::ifstream in(readme);
+  std::string line;
+  bool in_settings = false;
+  while (std::getline(in, line)) {
+    if (line.starts_with("## ")) in_settings = line == "## Settings";
+    if (!in_settings || !line.starts_with("| `")) continue;
+    // | `NAME` | default | meaning |
+    const std::size_t name_end = line.find("` | ");
+    const std::size_t default_end = line.find(" | ", name_end + 4);
+    if (name_end == std::string::npos || default_end == std::string::npos || !line.ends_with(" |")) continue;
+    rows[line.substr(3, name_end - 3)] = {line.substr(name_end + 4, default_end - name_end - 4),
+                                          line.substr(default_end + 3, line.size() - default_end - 5)};
+  }
+  return rows;
+}
+
+TEST(Settings, TheReadmeTableIsTheDeclaration) {
+  const auto rows = readme_settings_table(HAZARDLAB_SOURCE_DIR "/README.md");
+  ASSERT_FALSE(rows.empty()) << "no settings table found in README.md";
+  for (const SettingDeclaration& d : declared_settings()) {
+    const auto row = rows.find(std::string(d.name));
+    if (row == rows.end()) {
+      ADD_FAILURE() << d.name << " is declared but has no row in README.md's settings table";
+      continue;
+    }
+    EXPECT_EQ(row->second.first, d.default_text) << d.name << ": the README's default is not the declared one";
+    EXPECT_EQ(row->second.second, d.help) << d.name << ": the README's meaning is not the declared help";
+  }
+  for (const auto& [name, row] : rows) {
+    EXPECT_TRUE(is_declared_setting(name)) << name << " is in README.md's settings table but declared nowhere";
+  }
 }

@@ -3,24 +3,24 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "hazardlab/environment.hpp"
+
 namespace hazardlab::check {
 
 std::optional<std::string> check_log_folder_from_environment() {
-  const char* value = std::getenv(std::string(kLogFolder.name).c_str());
-  if (value == nullptr || *value == '\0') return std::nullopt;
-  return std::string(value);
+  return environment_value_given(kLogFolder.name);
 }
 
 bool every_occurrence_from_environment() {
-  const char* value = std::getenv(std::string(kEveryOccurrence.name).c_str());
-  return value != nullptr && std::string_view(value) == "1";
+  const std::optional<std::string> value = environment_value_given(kEveryOccurrence.name);
+  return value && *value == "1";
 }
 
 unsigned long sample_from_environment() {
-  const char* value = std::getenv(std::string(kSample.name).c_str());
-  if (value == nullptr || *value == '\0') return 0;
+  const std::optional<std::string> value = environment_value_given(kSample.name);
+  if (!value) return 0;
   char* end = nullptr;
-  const unsigned long n = std::strtoul(value, &end, 10);
+  const unsigned long n = std::strtoul(value->c_str(), &end, 10);
   return *end == '\0' ? n : 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/symbolize.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace fs = std::filesystem;
 
@@ -27,8 +28,7 @@ std::string resolve(const std::string& program) {
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
   if (program.find('/') != std::string::npos) return runnable(program) ? program : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  const std::string dirs = environment_value("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
   std::size_t start = 0;
   while (start <= dirs.size()) {
     const std::size_t end = std::min(dirs.find(':', start), dirs.size());
@@ -45,8 +45,7 @@ std::string resolve(const std::string& program) {
 struct LogFolder {
   fs::path path;
   LogFolder() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp != nullptr && *tmp ? tmp : "/tmp") + "/hazardlab-check-XXXXXX";
+    std::string pattern = environment_value_given("TMPDIR").value_or("/tmp") + "/hazardlab-check-XXXXXX";
     if (::mkdtemp(pattern.data()) == nullptr)
       throw std::runtime_error("cannot make a log folder from " + pattern + ": " + std::strerror(errno));
     path = pattern;
@@ -122,8 +121,8 @@ void validate(const CheckOptions& options) {
   if (!fs::is_regular_file(options.inject_library))
     throw CheckUsageError("the checker's library " + options.inject_library.string() +
                           " is missing: the installation is incomplete");
-  if (const char* set = std::getenv(std::string(kInjectionPath.name).c_str()); set != nullptr && *set != '\0')
-    throw CheckUsageError(std::string(kInjectionPath.name) + " is already set (" + set +
+  if (const std::optional<std::string> set = environment_value_given(kInjectionPath.name))
+    throw CheckUsageError(std::string(kInjectionPath.name) + " is already set (" + *set +
                           "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");
 }
 

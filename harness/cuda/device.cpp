@@ -12,6 +12,7 @@
 #include "cuda/check.hpp"
 #include "hazardlab/strict_number.hpp"
 #include "cuda/nvml.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab {
 namespace {
@@ -95,10 +96,10 @@ DeviceFingerprint fingerprint_device(int index) {
 }
 
 std::string use_pci_bus_order() {
-  const char* order = std::getenv("CUDA_DEVICE_ORDER");
+  const std::optional<std::string> order = environment_value("CUDA_DEVICE_ORDER");
   std::string warning;
-  if (order && std::string_view(order) != "PCI_BUS_ID") {
-    warning = std::string("CUDA_DEVICE_ORDER=") + order +
+  if (order && *order != "PCI_BUS_ID") {
+    warning = std::string("CUDA_DEVICE_ORDER=") + *order +
               ": hazardlab numbers GPUs in PCI bus order, as nvidia-smi does, and uses PCI_BUS_ID";
   }
   ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);

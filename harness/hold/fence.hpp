@@ -24,8 +24,8 @@ std::string_view to_string(FenceKind kind) noexcept;
 class Fence {
  public:
   // `timeout` bounds the polling fences; the blocking ones are bounded by the gate's timeout.
-  // A sabotaged fence queues its marker but never waits: the mutation check of the suite.
-  Fence(FenceKind kind, cudaStream_t stream, std::chrono::milliseconds timeout, bool sabotaged);
+  // A trial fences through its Guard (hold/guard.hpp), which leaves the wait out for the mutation check.
+  Fence(FenceKind kind, cudaStream_t stream, std::chrono::milliseconds timeout);
   ~Fence();
   Fence(const Fence&) = delete;
   Fence& operator=(const Fence&) = delete;
@@ -39,7 +39,6 @@ class Fence {
   FenceKind kind_;
   cudaStream_t stream_;
   std::chrono::milliseconds timeout_;
-  bool sabotaged_;
   std::unique_ptr<Event> event_;
   std::shared_ptr<Latch> latch_;
 };

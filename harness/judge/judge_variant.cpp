@@ -15,11 +15,10 @@ namespace {
 // or the guard's property proves nothing. The verdict is recorded with the guard's result. It
 // stops at the first wrong result: shrinking it would only make the report's example smaller, and
 // cost more than the check itself.
-VariantResult with_mutation_check(const RunContext& ctx, const Variant& variant, Rig& rig, VariantResult guarded) {
+VariantResult with_mutation_check(const RunContext& ctx, const TrialPlan& plan, Rig& rig, VariantResult guarded) {
   Settings sabotaged = ctx.settings;
-  sabotaged.sabotage_guards = true;
-  const VariantResult without =
-      check_property({ctx.device, sabotaged}, variant.space, variant.trial, rig, OnFailure::StopAtFirst).result;
+  sabotaged.sabotage_guards = true;  // every Guard the trial states is switched off
+  const VariantResult without = check_property({ctx.device, sabotaged}, plan, rig, OnFailure::StopAtFirst).result;
   const bool caught = without.outcome == Outcome::Incorrect;
   guarded.mutation_check = MutationCheck{caught, without.outcome, without.reason, without.minimal_case};
   if (!caught) {
@@ -34,18 +33,19 @@ VariantResult with_mutation_check(const RunContext& ctx, const Variant& variant,
 VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
   // A variant that measures and judges itself (the race-window sweeps, the conformance programs).
   if (variant.measure) return variant.measure(ctx.device, ctx.settings);
+  const TrialPlan plan = TrialPlan::of(ctx, variant.space, variant.trial);  // once, for every step below
   switch (variant.kind) {
     case VariantKind::Control:
-      return check_positive_control(ctx, variant.space, variant.trial);
+      return check_positive_control(ctx, plan);
     case VariantKind::Guard: {
-      Rig rig(variant.space.largest(ctx.settings), ctx.device);
-      VariantResult guarded = check_property(ctx, variant.space, variant.trial, rig, OnFailure::Shrink).result;
+      Rig rig(plan.largest_bytes, ctx.device);
+      VariantResult guarded = check_property(ctx, plan, rig, OnFailure::Shrink).result;
       const bool mutation_check_applies =
           guarded.outcome == Outcome::Passed && ctx.settings.mutation_check && !ctx.settings.sabotage_guards;
-      return mutation_check_applies ? with_mutation_check(ctx, variant, rig, std::move(guarded)) : guarded;
+      return mutation_check_applies ? with_mutation_check(ctx, plan, rig, std::move(guarded)) : guarded;
     }
     case VariantKind::Rule: {
-      PropertyVerdict verdict = check_property(ctx, variant.space, variant.trial);
+      PropertyVerdict verdict = check_property(ctx, plan);
       // For a rule, how the calls behaved is part of what it establishes.
       verdict.result.finding = verdict.blocking.summary();
       return verdict.result;
@@ -53,7 +53,7 @@ VariantResult judge_by_kind(const RunContext& ctx, const Variant& variant) {
     case VariantKind::Observation:
       break;
   }
-  return observe(ctx, variant.space, variant.trial);
+  return observe(ctx, plan);
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 
 namespace hazardlab {
 
-VariantResult observe(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
-  const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  Rig rig(space.largest(ctx.settings), ctx.device);
+VariantResult observe(const RunContext& ctx, const TrialPlan& plan) {
+  const CaseSpace& space = plan.space;
+  Rig rig(plan.largest_bytes, ctx.device);
   BlockingProfile blocking;
   VariantResult r;
   int stale = 0;
@@ -21,10 +21,10 @@ VariantResult observe(const RunContext& ctx, const CaseSpace& space, const Trial
   for (std::size_t bytes = space.min_bytes; bytes <= rig.max_bytes(); bytes *= 2) {
     int size_blocked = 0, size_stale = 0, size_trials = 0;
     for (int repeat = 0; repeat < repeats * per_size; ++repeat) {
-      TrialCase c = planned_case(space, gates, index++, rig.max_bytes());
+      TrialCase c = plan.planned(index++, rig.max_bytes());
       c.bytes = bytes;
       c.stream = space.streams[static_cast<std::size_t>(repeat % per_size)];
-      const TrialObservation obs = trial(rig, c, ctx.settings);
+      const TrialObservation obs = plan.trial(rig, c, ctx.settings);
       if (obs.gate_timed_out) {
         r.outcome = Outcome::Inconclusive;
         r.reason = "a gate timed out: " + c.describe();

@@ -3,12 +3,10 @@
 // of the space at each, about HAZARDLAB_TRIALS trials in all. What happened is reported per size;
 // nothing is judged.
 #include "hazardlab/result.hpp"
-#include "judge/context.hpp"
-#include "trial/case_space.hpp"
-#include "trial/trial.hpp"
+#include "judge/trial_plan.hpp"
 
 namespace hazardlab {
 
-VariantResult observe(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial);
+VariantResult observe(const RunContext& ctx, const TrialPlan& plan);
 
 }  // namespace hazardlab

@@ -11,15 +11,14 @@ constexpr std::size_t kControlRigBytes = std::size_t{4} << 20;
 
 }  // namespace
 
-VariantResult check_positive_control(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial) {
-  const auto gates = usable_gates(space, ctx.device, ctx.settings);
-  Rig rig(std::min(space.largest(ctx.settings), std::max(kControlRigBytes, space.min_bytes)), ctx.device);
+VariantResult check_positive_control(const RunContext& ctx, const TrialPlan& plan) {
+  Rig rig(std::min(plan.largest_bytes, std::max(kControlRigBytes, plan.space.min_bytes)), ctx.device);
   VariantResult r;
   std::string first_blocked, first_missed;
   nlohmann::json by_gate = nlohmann::json::object();
   for (int i = 0; i < ctx.settings.control_trials; ++i) {
-    const TrialCase c = planned_case(space, gates, i, rig.max_bytes());
-    const TrialObservation obs = trial(rig, c, ctx.settings);
+    const TrialCase c = plan.planned(i, rig.max_bytes());
+    const TrialObservation obs = plan.trial(rig, c, ctx.settings);
     ++r.trials;
     auto& tally = by_gate[std::string(to_string(c.gate))];
     if (tally.is_null()) tally = {{"trials", 0}, {"reproduced", 0}};

@@ -26,16 +26,13 @@ std::uint64_t fresh_seed() {
 
 }  // namespace
 
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial,
-                               OnFailure on_failure) {
-  Rig rig(space.largest(ctx.settings), ctx.device);
-  return check_property(ctx, space, trial, rig, on_failure);
+PropertyVerdict check_property(const RunContext& ctx, const TrialPlan& plan, OnFailure on_failure) {
+  Rig rig(plan.largest_bytes, ctx.device);
+  return check_property(ctx, plan, rig, on_failure);
 }
 
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial, Rig& rig,
-                               OnFailure on_failure) {
+PropertyVerdict check_property(const RunContext& ctx, const TrialPlan& plan, Rig& rig, OnFailure on_failure) {
   const Settings& settings = ctx.settings;
-  const auto gates = usable_gates(space, ctx.device, ctx.settings);
   BlockingProfile blocking;
 
   struct Failure {
@@ -47,14 +44,14 @@ PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, co
   bool poisoned = false;
   int runs = 0;
 
-  const auto cases = gen_case(space, gates, rig.max_bytes());
+  const auto cases = gen_case(plan.space, plan.gates, rig.max_bytes());
   const auto property = [&] {
     const TrialCase c = *cases;
     if (poisoned) RC_FAIL("not run: an earlier case left the CUDA context unusable");
     ++runs;
     TrialObservation obs;
     try {
-      obs = trial(rig, c, settings);
+      obs = plan.trial(rig, c, settings);
     } catch (const CudaError& e) {
       api_error = e.what();
       poisoned = e.sticky();

@@ -5,10 +5,8 @@
 // what the judge does with the result (judge_variant.hpp).
 #include "hazardlab/result.hpp"
 #include "judge/blocking_profile.hpp"
-#include "judge/context.hpp"
-#include "trial/case_space.hpp"
+#include "judge/trial_plan.hpp"
 #include "trial/rig.hpp"
-#include "trial/trial.hpp"
 
 namespace hazardlab {
 
@@ -22,10 +20,8 @@ struct PropertyVerdict {
 // which only has to see the missing synchronization caught).
 enum class OnFailure { Shrink, StopAtFirst };
 
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial,
-                               OnFailure on_failure = OnFailure::Shrink);
+PropertyVerdict check_property(const RunContext& ctx, const TrialPlan& plan, OnFailure on_failure = OnFailure::Shrink);
 // The same, on buffers the caller already holds (a guard and its mutation check share them).
-PropertyVerdict check_property(const RunContext& ctx, const CaseSpace& space, const TrialFn& trial, Rig& rig,
-                               OnFailure on_failure);
+PropertyVerdict check_property(const RunContext& ctx, const TrialPlan& plan, Rig& rig, OnFailure on_failure);
 
 }  // namespace hazardlab

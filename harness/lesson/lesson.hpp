@@ -13,6 +13,7 @@
 #include "cuda/kernel_copy.hpp"
 #include "cuda/stream.hpp"
 #include "hold/fence.hpp"
+#include "hold/guard.hpp"
 #include "hold/held_stream.hpp"
 #include "lesson/hazard.hpp"
 #include "lesson/registry.hpp"

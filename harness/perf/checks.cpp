@@ -7,17 +7,18 @@
 
 #include "hazardlab/strict_number.hpp"
 #include "settings/settings.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab::perf {
 namespace {
 
 double read_fraction(const char* name, double fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
+  const std::optional<std::string> v = environment_value_given(name);
+  if (!v) return fallback;
   try {
-    return parse_decimal_number(v, 0.0, 1.0);
+    return parse_decimal_number(*v, 0.0, 1.0);
   } catch (const NumberRefused& why) {
-    throw SettingsError(refused_number_text(name, v, why) + " (a fraction)");
+    throw SettingsError(refused_number_text(name, *v, why) + " (a fraction)");
   }
 }
 

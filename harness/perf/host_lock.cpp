@@ -10,11 +10,12 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab::perf {
 
 std::string HostLock::path() {
-  if (const char* v = std::getenv("HAZARDLAB_HOST_LOCK"); v && *v) return v;
+  if (std::optional<std::string> v = environment_value_given("HAZARDLAB_HOST_LOCK")) return *v;
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::temp_directory_path(ec);
   if (ec) folder = "/tmp";

@@ -4,6 +4,7 @@
 #include "hazardlab/strict_number.hpp"
 #include "perf/perf.hpp"
 #include "settings/settings.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab::perf {
 namespace {
@@ -78,9 +79,9 @@ int Profile::unchecked_copies_for(std::size_t bytes) const {
 Profile profile_from_environment() {
   Profile p = quick_profile();
   // The health profile's measurements, unless HAZARDLAB_PERF_PROFILE asks for others.
-  if (const char* run = std::getenv("HAZARDLAB_PROFILE"); run && std::string_view(run) == "health") p = health_profile();
-  if (const char* v = std::getenv("HAZARDLAB_PERF_PROFILE"); v && *v) {
-    const std::string name = v;
+  if (environment_value("HAZARDLAB_PROFILE") == "health") p = health_profile();
+  if (const std::optional<std::string> v = environment_value_given("HAZARDLAB_PERF_PROFILE")) {
+    const std::string name = *v;
     if (name == "full")
       p = full_profile();
     else if (name == "quick")
@@ -88,11 +89,11 @@ Profile profile_from_environment() {
     else
       throw SettingsError("HAZARDLAB_PERF_PROFILE='" + name + "': expected quick or full");
   }
-  if (const char* v = std::getenv("HAZARDLAB_PINNED_BUDGET_MB"); v && *v) {
+  if (const std::optional<std::string> v = environment_value_given("HAZARDLAB_PINNED_BUDGET_MB")) {
     try {
-      p.pinned_budget = parse_whole_number(v, 64, 1024 * 1024) * MiB;
+      p.pinned_budget = parse_whole_number(*v, 64, 1024 * 1024) * MiB;
     } catch (const NumberRefused& why) {
-      throw SettingsError(refused_number_text("HAZARDLAB_PINNED_BUDGET_MB", v, why));
+      throw SettingsError(refused_number_text("HAZARDLAB_PINNED_BUDGET_MB", *v, why));
     }
   }
   return p;

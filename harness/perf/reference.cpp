@@ -12,6 +12,7 @@
 
 #include "perf/statistics.hpp"
 #include "settings/settings.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab::perf {
 namespace {
@@ -22,9 +23,9 @@ bool executable(const std::filesystem::path& p) {
 }
 
 std::optional<std::filesystem::path> on_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
+  const std::optional<std::string> path = environment_value("PATH");
   if (!path) return std::nullopt;
-  std::stringstream folders(path);
+  std::stringstream folders(*path);
   for (std::string folder; std::getline(folders, folder, ':');) {
     if (folder.empty()) continue;
     const std::filesystem::path candidate = std::filesystem::path(folder) / name;
@@ -39,9 +40,9 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 }  // namespace
 
 std::optional<std::filesystem::path> reference_tool_from_environment() {
-  const char* v = std::getenv("HAZARDLAB_NVBANDWIDTH");
-  if (!v || !*v) return on_path("nvbandwidth");
-  const std::string value = v;
+  const std::optional<std::string> v = environment_value_given("HAZARDLAB_NVBANDWIDTH");
+  if (!v) return on_path("nvbandwidth");
+  const std::string value = *v;
   if (value == "off") return std::nullopt;
   if (!executable(value) || value.find('\'') != std::string::npos) {
     throw SettingsError("HAZARDLAB_NVBANDWIDTH='" + value +

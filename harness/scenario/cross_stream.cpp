@@ -48,9 +48,7 @@ TrialObservation produce_then_consume(Rig& rig, const TrialCase& c, const CrossS
     if (plan.ordering == Ordering::WaitBeforeRecord) HL_CUDA(cudaStreamWaitEvent(consumer.get(), produced.get(), 0));
     produced.record(producer.get());
     // The guard; the mutation check leaves it out.
-    if (plan.ordering == Ordering::WaitEvent && !settings.sabotage_guards) {
-      HL_CUDA(cudaStreamWaitEvent(consumer.get(), produced.get(), 0));
-    }
+    if (plan.ordering == Ordering::WaitEvent) settings.guard().stream_waits_for(consumer.get(), produced);
     // The consumer reads the buffer on the other stream.
     obs.call_blocked = held.issue([&] { consume(c, copy, data, consumer.get()); });
     consumed.record(consumer.get());

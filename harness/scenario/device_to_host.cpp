@@ -26,9 +26,7 @@ TrialObservation read_destination_after_d2h(Rig& rig, const TrialCase& c, FenceK
     HeldStream held(c.hold(settings), stream.get(), fence);
     obs.call_blocked = held.issue(
         [&] { issue_copy(call, destination.data(), source, c.bytes, cudaMemcpyDeviceToHost, stream.get()); });
-    Fence guard(fence, stream.get(), settings.fence_timeout(), settings.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    settings.guard().fence(fence, stream.get());
     // The damage: the host uses the result (here: takes a copy of it).
     std::memcpy(rig.snapshot().data(), destination.data(), c.bytes);
     obs.gate_timed_out = held.release_and_drain(stream.get());

@@ -26,9 +26,7 @@ TrialObservation mutate_source_after_h2d(Rig& rig, const TrialCase& c, FenceKind
     HeldStream held(c.hold(settings), stream.get(), fence);
     obs.call_blocked = held.issue(
         [&] { issue_copy(call, destination, source.data(), c.bytes, cudaMemcpyHostToDevice, stream.get()); });
-    Fence guard(fence, stream.get(), settings.fence_timeout(), settings.sabotage_guards);
-    guard.after_copy();
-    guard.wait();
+    settings.guard().fence(fence, stream.get());
     // The damage: the host reuses its source buffer for the next batch (B).
     fill_pattern(source, c.pattern, PatternVersion::Mutated);
     obs.gate_timed_out = held.release_and_drain(stream.get());

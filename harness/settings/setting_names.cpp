@@ -29,7 +29,8 @@ std::string_view nearest_known_setting(std::string_view name) {
   if (name == "HAZARDLAB_RESULTS_DIR") return "HAZARDLAB_RESULTS_ROOT";
   std::string_view best;
   std::size_t best_distance = SIZE_MAX;
-  for (const SettingInfo& s : known_settings()) {
+  for (const SettingDeclaration& s : declared_settings()) {
+    if (!s.name.starts_with("HAZARDLAB_")) continue;  // the checker's own, never a HAZARDLAB_* slip
     if (s.name == "HAZARDLAB_RUN_DIR") continue;  // set by ctest, never by a person
     const std::size_t d = edit_distance(name, s.name);
     if (d < best_distance) best = s.name, best_distance = d;

@@ -4,10 +4,9 @@
 #include <cctype>
 #include <map>
 
+#include "hazardlab/environment.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/strict_number.hpp"
-
-extern char** environ;
 
 namespace hazardlab {
 namespace {
@@ -40,14 +39,11 @@ std::uint64_t parse_unsigned(std::string_view name, const std::string& text, std
   throw SettingsError(refused_number_text(name, text, why));
 }
 
+// A whole number (or a duration in whole units) within the range its declaration gives.
 template <typename T>
-void read_unsigned(const Environment& env, std::string_view name, T& out, std::uint64_t min, std::uint64_t max) {
-  if (const std::string* v = env.find(name)) out = static_cast<T>(parse_unsigned(name, *v, min, max));
-}
-
-template <typename Duration>
-void read_duration(const Environment& env, std::string_view name, Duration& out, std::uint64_t min, std::uint64_t max) {
-  if (const std::string* v = env.find(name)) out = Duration(parse_unsigned(name, *v, min, max));
+void read_unsigned(const Environment& env, std::string_view name, T& out) {
+  const SettingDeclaration& declared = declared_setting(name);
+  if (const std::string* v = env.find(name)) out = T(parse_unsigned(name, *v, declared.min, declared.max));
 }
 
 void read_flag(const Environment& env, std::string_view name, bool& out) {
@@ -60,11 +56,6 @@ void read_profile(const Environment& env, std::string_view name, bool& full) {
   if (!v) return;
   if (*v != "quick" && *v != "full") throw SettingsError(std::string(name) + "='" + *v + "': expected quick or full");
   full = *v == "full";
-}
-
-bool known(std::string_view name) {
-  const auto& all = known_settings();
-  return std::any_of(all.begin(), all.end(), [&](const SettingInfo& s) { return s.name == name; });
 }
 
 }  // namespace
@@ -117,55 +108,14 @@ void apply_health_profile(const Environment& env, Settings& s) {
 
 }  // namespace
 
-const std::vector<SettingInfo>& known_settings() {
-  static const std::vector<SettingInfo> all = {
-      {"HAZARDLAB_REQUIRE_GPU", "1: a machine without a usable GPU, or a partial run, fails (default 0)"},
-      {"HAZARDLAB_TRIALS", "gated trials per positive control (default 100)"},
-      {"HAZARDLAB_PROPERTY_CASES", "generated cases per guard property (default 100)"},
-      {"HAZARDLAB_SEED", "seed of the property runs, to replay a reported failure (default: random)"},
-      {"HAZARDLAB_MAX_BYTES", "largest generated transfer in bytes (default 67108864 = 64 MiB)"},
-      {"HAZARDLAB_GATE_TIMEOUT_MS", "a gate nobody opens opens itself after this long (default 10000)"},
-      {"HAZARDLAB_CALL_LIMIT_MS", "a copy call still inside after this long is taken to block (default 10)"},
-      {"HAZARDLAB_GATES", "gates to hold streams with: host-function,spin-kernel (default both)"},
-      {"HAZARDLAB_SABOTAGE_GUARDS", "1: guards skip their wait, to see the suite catch it (default 0)"},
-      {"HAZARDLAB_MUTATION_CHECK", "0: do not rerun each passing guard without its wait (default 1)"},
-      {"HAZARDLAB_PERF_PROFILE", "quick or full performance measurements (default quick)"},
-      {"HAZARDLAB_SWEEP_PROFILE", "quick or full race-window sweeps: delays, sizes and trials (default quick)"},
-      {"HAZARDLAB_CONFORMANCE_PROFILE", "quick or full conformance run: how many generated programs (default quick)"},
-      {"HAZARDLAB_PINNED_BUDGET_MB", "page-locked memory the measurements may hold at once (default 2048)"},
-      {"HAZARDLAB_MIN_LINK_FRACTION", "validation threshold: pinned bandwidth as a share of the link (default 0.80)"},
-      {"HAZARDLAB_MIN_OVERLAP", "validation threshold: share of a pinned copy hidden behind a kernel (default 0.50)"},
-      {"HAZARDLAB_NVBANDWIDTH", "nvbandwidth to measure beside the suite: a path, or off (default: on PATH, if any)"},
-      {"HAZARDLAB_HOST_LOCK", "the host-wide lock that keeps measurements alone (default <tmp>/hazardlab-host.lock)"},
-      {"HAZARDLAB_SANITIZE", "run the GPU cases under compute-sanitizer with this tool (memcheck, synccheck...)"},
-      {"HAZARDLAB_RESULTS_ROOT", "where runs are kept, one folder each (default <build>/results)"},
-      {"HAZARDLAB_REPORTS_DIR", "where reports are published (default <build>/gpu-reports)"},
-      {"HAZARDLAB_KEEP_RUNS", "run folders and report sets kept, newest first (default 20)"},
-      {"HAZARDLAB_FRESH_PROCESSES",
-       "1: every case in a new process of its own, not in the GPU's warm worker (default 0)"},
-      {"HAZARDLAB_HOST_NAME", "the host name recorded in runs and fleet reports (default: the machine's)"},
-      {"HAZARDLAB_STRICT", "1: an unknown HAZARDLAB_* variable is an error, not a warning (default 0)"},
-      {"HAZARDLAB_PROFILE", "which cases a run is made of: validation (every case), health or soak (default validation)"},
-      {"HAZARDLAB_PROMETHEUS_DIR", "node_exporter's textfile-collector folder: the report writes hazardlab.prom there"},
-      {"HAZARDLAB_SOAK_DURATION", "how long a soak copies and verifies: 90s, 10m, 2h (default 10m)"},
-      {"HAZARDLAB_SOAK_INJECT_FAULT", "1: corrupt one byte of one soak copy, to see the soak catch it (tests only)"},
-      {"HAZARDLAB_RUN_DIR", "the run folder a case writes its result into (set by ctest for each case)"},
-  };
-  return all;
-}
-
-Settings Settings::from_environment() {
-  std::vector<std::string> entries;
-  for (char** e = environ; e && *e; ++e) entries.emplace_back(*e);
-  return from_entries(entries);
-}
+Settings Settings::from_environment() { return from_entries(environment_entries()); }
 
 Settings Settings::from_entries(const std::vector<std::string>& entries) {
   const Environment env(entries);
   Settings s;
   read_flag(env, "HAZARDLAB_STRICT", s.strict);
   for (const auto& [name, value] : env.all()) {
-    if (!known(name)) {
+    if (!is_declared_setting(name)) {
       const std::string text = name + " is not a hazardlab setting (did you mean " + std::string(nearest_known_setting(name)) +
                                "?); `hazardlab settings` lists them";
       if (s.strict) throw SettingsError(text + "; HAZARDLAB_STRICT=1 makes this an error");
@@ -177,18 +127,15 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     if (!value.empty() && !why.empty()) throw SettingsError(name + "='" + value + "': " + why);
     if (value.empty()) {
       throw SettingsError(name + " is set but empty: give it a value or unset it (" +
-                          std::string(std::find_if(known_settings().begin(), known_settings().end(),
-                                                   [&](const SettingInfo& i) { return i.name == name; })
-                                          ->meaning) +
-                          ")");
+                          std::string(declared_setting(name).help) + ")");
     }
   }
-  read_unsigned(env, "HAZARDLAB_TRIALS", s.control_trials, 1, 100000);
-  read_unsigned(env, "HAZARDLAB_PROPERTY_CASES", s.property_cases, 1, 100000);
-  read_unsigned(env, "HAZARDLAB_MAX_BYTES", s.max_transfer_bytes, 4096, std::uint64_t{16} << 30);
-  read_duration(env, "HAZARDLAB_GATE_TIMEOUT_MS", s.gate_timeout, 100, 600'000);
-  read_duration(env, "HAZARDLAB_CALL_LIMIT_MS", s.call_limit, 1, 60'000);
-  read_unsigned(env, "HAZARDLAB_KEEP_RUNS", s.keep_runs, 1, 100000);
+  read_unsigned(env, "HAZARDLAB_TRIALS", s.control_trials);
+  read_unsigned(env, "HAZARDLAB_PROPERTY_CASES", s.property_cases);
+  read_unsigned(env, "HAZARDLAB_MAX_BYTES", s.max_transfer_bytes);
+  read_unsigned(env, "HAZARDLAB_GATE_TIMEOUT_MS", s.gate_timeout);
+  read_unsigned(env, "HAZARDLAB_CALL_LIMIT_MS", s.call_limit);
+  read_unsigned(env, "HAZARDLAB_KEEP_RUNS", s.keep_runs);
   if (const std::string* v = env.find("HAZARDLAB_SEED")) s.seed = parse_unsigned("HAZARDLAB_SEED", *v, 0, UINT64_MAX);
   read_flag(env, "HAZARDLAB_REQUIRE_GPU", s.require_gpu);
   read_flag(env, "HAZARDLAB_SABOTAGE_GUARDS", s.sabotage_guards);

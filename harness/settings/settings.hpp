@@ -12,7 +12,9 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/settings_table.hpp"
 #include "hold/gate.hpp"
+#include "hold/guard.hpp"
 
 namespace hazardlab {
 
@@ -50,6 +52,8 @@ struct Settings {
 
   // The fences that poll give up well after a gate would have opened itself.
   std::chrono::milliseconds fence_timeout() const { return gate_timeout * 2; }
+  // The guards of a trial: switched off when sabotage_guards is set (the mutation check).
+  Guard guard() const { return {sabotage_guards ? Guard::Mode::Sabotaged : Guard::Mode::Enforced, fence_timeout()}; }
 
   // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
   static Settings from_environment();
@@ -57,12 +61,6 @@ struct Settings {
   static Settings from_entries(const std::vector<std::string>& entries);
 };
 
-// Every HAZARDLAB_* variable hazardlab reads, with its meaning.
-struct SettingInfo {
-  std::string_view name;
-  std::string_view meaning;
-};
-const std::vector<SettingInfo>& known_settings();
 
 // What HAZARDLAB_SANITIZE changes where the environment does not say: every case still runs, with
 // fewer and smaller trials (see apply_sanitizer_profile in settings.cpp).

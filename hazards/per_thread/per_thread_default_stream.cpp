@@ -37,8 +37,9 @@ TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer
       rig.device_info().index, [] { return cudaStreamSynchronize(kDefaultStream); },
       [&]() -> cudaError_t {
         const cudaStream_t stream = consumer == Consumer::LegacyStream ? cudaStreamLegacy : kDefaultStream;
-        if (consumer == Consumer::WaitOnProducerEvent && !s.sabotage_guards) {
-          if (const cudaError_t rc = cudaStreamWaitEvent(stream, produced.get(), 0); rc != cudaSuccess) return rc;
+        if (consumer == Consumer::WaitOnProducerEvent) {
+          const cudaError_t rc = s.guard().stream_waits_for_or_error(stream, produced);
+          if (rc != cudaSuccess) return rc;
         }
         const cudaError_t rc = cudaMemcpyAsync(copy, data, c.bytes, cudaMemcpyDeviceToDevice, stream);
         return rc == cudaSuccess ? cudaStreamSynchronize(stream) : rc;

@@ -14,6 +14,7 @@
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/run_record.hpp"
+#include "hazardlab/environment.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
@@ -67,7 +68,7 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
   }
   const fs::path real = canonical_or_self(folder);
   if (real == real.root_path()) throw FolderRefused("the " + named + " is the root folder; refused");
-  if (const char* home = std::getenv("HOME"); home && *home && same_folder(real, home)) {
+  if (const std::optional<std::string> home = environment_value_given("HOME"); home && same_folder(real, *home)) {
     throw FolderRefused("the " + named + " is the home folder; refused");
   }
   if (same_folder(real, fs::current_path(ec))) {

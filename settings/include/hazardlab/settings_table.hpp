@@ -1,0 +1,44 @@
+#pragma once
+// Every setting hazardlab reads from the environment, declared once: name, type, default, range
+// and help. The harness's typed settings, `hazardlab settings`, the unknown-name check and the
+// README's settings table (checked by a test) all come from this table. Plain C++, no CUDA and no
+// other hazardlab library, so every layer can use it, the record and the checker included.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace hazardlab {
+
+enum class SettingType {
+  Flag,      // 1/0, true/false, yes/no, on/off
+  Count,     // a whole number within [min, max]
+  Bytes,     // a whole number of bytes within [min, max]
+  Millis,    // a whole number of milliseconds within [min, max]
+  Seed,      // a whole number of 64 bits
+  Choice,    // one of the words in `range`
+  List,      // comma-separated words of `range`
+  Fraction,  // a decimal number from 0 to 1
+  Duration,  // 90s, 10m, 2h or a number of seconds
+  Path,      // a file or folder
+  Text,      // anything `range` allows
+};
+
+struct SettingDeclaration {
+  std::string_view name;
+  SettingType type;
+  std::string_view default_text;  // as the README's settings table shows it
+  std::string_view range;         // what a value may be, in words
+  std::string_view help;
+  std::uint64_t min = 0;  // whole-number types: the smallest and largest value allowed
+  std::uint64_t max = UINT64_MAX;
+};
+
+// The whole table, in the order `hazardlab settings` lists it.
+std::span<const SettingDeclaration> declared_settings();
+// The declaration of `name`; throws std::logic_error for a name nobody declared (a bug, not input).
+const SettingDeclaration& declared_setting(std::string_view name);
+bool is_declared_setting(std::string_view name);
+
+}  // namespace hazardlab
