@@ -10,19 +10,25 @@ namespace {
 constexpr const char* kSessionFixture = "hazardlab_session";
 
 // One value as ctest's script receives it: it splits lines at newlines, fields at tabs and lists at ';'.
-const std::string& passable(const std::string& value, const std::string& test) {
+const std::string& passable(const std::string& value, const std::string& where) {
   if (value.empty() || value.find_first_of("\t\n;") != std::string::npos) {
-    throw std::invalid_argument("'" + value + "' (in the ctest registration of " + test + ") is " +
-                                (value.empty() ? "empty" : "holding a tab, a newline or a ';'") +
-                                ", which ctest's registration cannot pass on; use a path without them");
+    throw std::invalid_argument("'" + value + "' (for " + where + ") " +
+                                (value.empty() ? "is empty" : "holds a tab, a newline or a ';'") +
+                                ", which ctest's registration cannot pass on; use folders and programs without them");
   }
   return value;
 }
 
-void line(std::ostream& out, const std::string& kind, const std::string& test, const std::vector<std::string>& values) {
-  out << kind << '\t' << passable(test, test);
-  for (const std::string& v : values) out << '\t' << passable(v, test);
+// `kind` `first` `values`..., one line; `where` names it in an error.
+void line(std::ostream& out, const std::string& kind, const std::string& where, const std::string& first,
+          const std::vector<std::string>& values) {
+  out << kind << '\t' << passable(first, where);
+  for (const std::string& v : values) out << '\t' << passable(v, where);
   out << '\n';
+}
+
+void line(std::ostream& out, const std::string& kind, const std::string& test, const std::vector<std::string>& values) {
+  line(out, kind, "the test " + test, test, values);
 }
 
 void property(std::ostream& out, const std::string& test, const std::string& name, const std::vector<std::string>& values) {
@@ -40,7 +46,7 @@ void write_ctest_plan(std::ostream& out, const RunPlan& plan, const std::vector<
     for (char& c : w) c = (c == ';' ? ',' : c == '\t' || c == '\n' ? ' ' : c);  // said as one line
     out << "warning\t" << w << '\n';
   }
-  line(out, "environment", plan.environment.front(),
+  line(out, "environment", "every test's environment", plan.environment.front(),
        std::vector<std::string>(plan.environment.begin() + 1, plan.environment.end()));
   std::vector<std::string> timed;
   for (const PlannedTest& t : plan.tests)
