@@ -17,7 +17,7 @@ std::size_t chunk_start(std::size_t bytes, std::uint32_t chunk, std::uint32_t ch
 
 // Reads back `c.bytes` in chunks; the host copies each chunk out as soon as the event it waits on
 // says so. `wait_own_event` is the fix: chunk k waits for event k, not for event k - 1.
-TrialObservation read_chunks(Rig& rig, const TrialCase& c, bool wait_own_event, const Settings& s) {
+TrialObservation read_chunks(Rig& rig, const TrialCase& c, bool wait_own_event, const TrialSettings& s) {
   rig.check_fits(c);
   const std::uint32_t chunks = c.params[kChunks];
   const std::span<std::byte> destination = rig.host_region(c);
@@ -65,7 +65,7 @@ TrialObservation read_chunks(Rig& rig, const TrialCase& c, bool wait_own_event, 
 }
 
 TrialFn reader(bool wait_own_event) {
-  return [wait_own_event](Rig& rig, const TrialCase& c, const Settings& s) {
+  return [wait_own_event](Rig& rig, const TrialCase& c, const TrialSettings& s) {
     return read_chunks(rig, c, wait_own_event, s);
   };
 }

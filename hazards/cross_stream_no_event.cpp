@@ -6,7 +6,7 @@ namespace hazardlab {
 namespace {
 
 TrialFn across(StreamKind kind, Ordering ordering, bool consumer_first) {
-  return [=](Rig& rig, const TrialCase& c, const Settings& s) {
+  return [=](Rig& rig, const TrialCase& c, const TrialSettings& s) {
     return produce_then_consume(rig, c, {kind, kind, ordering, consumer_first}, s);
   };
 }

@@ -8,7 +8,7 @@ namespace {
 
 // cudaFreeHost on the pinned source of a copy held behind a gate; with `synchronize_first`, only
 // after cudaStreamSynchronize (the gate then opens on a timer).
-TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize_first, const Settings& s) {
+TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize_first, const TrialSettings& s) {
   Stream stream(c.stream);
   std::byte* destination = rig.device().data();
   void* raw = nullptr;
@@ -34,7 +34,7 @@ TrialObservation free_host_source(Rig& rig, const TrialCase& c, bool synchronize
 }
 
 // cudaFree on the device destination of a copy held behind a gate.
-TrialObservation free_device_destination(Rig& rig, const TrialCase& c, const Settings& s) {
+TrialObservation free_device_destination(Rig& rig, const TrialCase& c, const TrialSettings& s) {
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(source, c.pattern, PatternVersion::Original);
@@ -75,14 +75,14 @@ Hazard free_while_in_flight() {
           "synchronizes, or uses cudaFreeAsync on the copy's stream, before freeing.",
       .variants = {make_variant(VariantKind::Observation, "free-host-pending-source",
                                 "cudaFreeHost on the pinned source of a held copy", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return free_host_source(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Observation, "free-device-pending-destination",
                                 "cudaFree on the device destination of a held copy", space, free_device_destination),
                    make_variant(VariantKind::Rule, "free-host-after-synchronize",
                                 "cudaStreamSynchronize, then cudaFreeHost: the copy completed on valid memory", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return free_host_source(rig, c, true, s);
                                 })},
   };

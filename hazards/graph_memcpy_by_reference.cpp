@@ -26,7 +26,7 @@ class CopyGraph {
   cudaGraphExec_t exec_ = nullptr;
 };
 
-TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKind fence, const Settings& s) {
+TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKind fence, const TrialSettings& s) {
   Stream stream(c.stream);  // capture is not allowed on the legacy stream
   const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
@@ -50,7 +50,7 @@ TrialObservation mutate_after_graph_launch(Rig& rig, const TrialCase& c, FenceKi
 }
 
 // The intended use: each synchronized launch copies what the buffer holds at that launch.
-TrialObservation relaunch_copies_current_contents(Rig& rig, const TrialCase& c, const Settings&) {
+TrialObservation relaunch_copies_current_contents(Rig& rig, const TrialCase& c, const TrialSettings&) {
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(c);
   std::byte* destination = rig.device().data();
@@ -79,7 +79,7 @@ Hazard graph_memcpy_by_reference() {
   space.streams = {StreamKind::Blocking, StreamKind::NonBlocking};
   space.host_kinds = {HostMemoryKind::Pinned, HostMemoryKind::Mapped};
   const auto with = [](FenceKind fence) -> TrialFn {
-    return [fence](Rig& rig, const TrialCase& c, const Settings& s) {
+    return [fence](Rig& rig, const TrialCase& c, const TrialSettings& s) {
       return mutate_after_graph_launch(rig, c, fence, s);
     };
   };

@@ -19,7 +19,7 @@ void CUDART_CB read_destination(void* arg) {
   std::memcpy(job->to, job->from, job->bytes);
 }
 
-TrialObservation read_in_host_function(Rig& rig, const TrialCase& c, const Settings& s) {
+TrialObservation read_in_host_function(Rig& rig, const TrialCase& c, const TrialSettings& s) {
   Stream stream(c.stream);
   const std::span<std::byte> destination = rig.host_region(c);
   std::byte* source = rig.device().data();

@@ -15,7 +15,7 @@ double gbps(std::size_t bytes, double seconds) {
   return seconds > 0 ? static_cast<double>(bytes) / seconds / 1e9 : 1e30;
 }
 
-TrialObservation time_copy(Rig& rig, const TrialCase& c, Clock clock, const Settings& s) {
+TrialObservation time_copy(Rig& rig, const TrialCase& c, Clock clock, const TrialSettings& s) {
   const double link = rig.device_info().pcie.max_raw_gbps_per_direction();
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(c);
@@ -85,7 +85,7 @@ Hazard host_timer_async_copy() {
   CaseSpace timed = control;
   timed.min_bytes = std::size_t{1} << 20;  // event and clock resolution make smaller copies meaningless
   const auto with = [](Clock clock) -> TrialFn {
-    return [clock](Rig& rig, const TrialCase& c, const Settings& s) { return time_copy(rig, c, clock, s); };
+    return [clock](Rig& rig, const TrialCase& c, const TrialSettings& s) { return time_copy(rig, c, clock, s); };
   };
   return Hazard{
       .id = "host-timer-async-copy",

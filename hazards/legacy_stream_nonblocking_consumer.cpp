@@ -7,7 +7,7 @@ namespace hazardlab {
 namespace {
 
 TrialFn across(StreamKind consumer, Ordering ordering, bool consumer_first) {
-  return [=](Rig& rig, const TrialCase& c, const Settings& s) {
+  return [=](Rig& rig, const TrialCase& c, const TrialSettings& s) {
     return produce_then_consume(rig, c, {StreamKind::Legacy, consumer, ordering, consumer_first}, s);
   };
 }

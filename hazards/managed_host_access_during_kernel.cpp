@@ -24,7 +24,7 @@ const Parameter kAccess = Parameter::choice(
 // Write: the buffer holds the data (A) and the kernel copies it to device memory; the damage is
 // the host writing B into it. Read: the buffer holds the sentinel (C), the kernel writes A, and
 // the host reads. The case's host memory kind is not used: the buffer is always managed.
-TrialObservation touch_while_kernel_pending(Rig& rig, const TrialCase& c, FenceKind fence, const Settings& s) {
+TrialObservation touch_while_kernel_pending(Rig& rig, const TrialCase& c, FenceKind fence, const TrialSettings& s) {
   rig.check_fits(c);
   const HostAccess access = c.params.as<HostAccess>(kAccess);
   const ManagedBytes managed = allocate_managed(kMaxHostOffset + c.bytes);
@@ -75,7 +75,7 @@ TrialObservation touch_while_kernel_pending(Rig& rig, const TrialCase& c, FenceK
 
 TrialFn toucher(FenceKind fence) {
   return
-      [fence](Rig& rig, const TrialCase& c, const Settings& s) { return touch_while_kernel_pending(rig, c, fence, s); };
+      [fence](Rig& rig, const TrialCase& c, const TrialSettings& s) { return touch_while_kernel_pending(rig, c, fence, s); };
 }
 
 Hazard managed_host_access_during_kernel() {

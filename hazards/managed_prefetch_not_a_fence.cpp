@@ -44,7 +44,7 @@ void prefer_host(const std::byte* p, std::size_t bytes) {
 
 // The buffer holds the sentinel (C); a kernel held behind the gate writes the data (A), the
 // prefetch to the CPU is queued after it, and the host reads the buffer after `fence`.
-TrialObservation read_after_prefetch(Rig& rig, const TrialCase& c, FenceKind fence, const Settings& s) {
+TrialObservation read_after_prefetch(Rig& rig, const TrialCase& c, FenceKind fence, const TrialSettings& s) {
   rig.check_fits(c);
   const ManagedBytes managed = allocate_managed(kMaxHostOffset + c.bytes);
   const std::span<std::byte> buffer{managed.get() + c.host_offset, c.bytes};
@@ -73,7 +73,7 @@ TrialObservation read_after_prefetch(Rig& rig, const TrialCase& c, FenceKind fen
 }
 
 TrialFn reader(FenceKind fence) {
-  return [fence](Rig& rig, const TrialCase& c, const Settings& s) { return read_after_prefetch(rig, c, fence, s); };
+  return [fence](Rig& rig, const TrialCase& c, const TrialSettings& s) { return read_after_prefetch(rig, c, fence, s); };
 }
 
 Hazard managed_prefetch_not_a_fence() {

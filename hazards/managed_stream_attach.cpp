@@ -17,7 +17,7 @@ constexpr const char* kWithoutConcurrentAccess =
 
 // The buffer holds the sentinel (C). Behind the gate, a kernel writes the data (A) and the buffer
 // is attached to the same stream after it; the host reads the buffer after `fence`.
-TrialObservation read_after_attach(Rig& rig, const TrialCase& c, FenceKind fence, const Settings& s) {
+TrialObservation read_after_attach(Rig& rig, const TrialCase& c, FenceKind fence, const TrialSettings& s) {
   rig.check_fits(c);
   const ManagedBytes managed = allocate_managed(kMaxHostOffset + c.bytes);
   const std::span<std::byte> buffer{managed.get() + c.host_offset, c.bytes};
@@ -45,13 +45,13 @@ TrialObservation read_after_attach(Rig& rig, const TrialCase& c, FenceKind fence
 }
 
 TrialFn reader(FenceKind fence) {
-  return [fence](Rig& rig, const TrialCase& c, const Settings& s) { return read_after_attach(rig, c, fence, s); };
+  return [fence](Rig& rig, const TrialCase& c, const TrialSettings& s) { return read_after_attach(rig, c, fence, s); };
 }
 
 // The rule: another stream is held closed (a spin-kernel gate is a kernel running on it) for the
 // whole trial. The buffer is attached to the case's stream, a kernel there writes A, and the host
 // synchronizes that stream alone: it must get A without waiting for the other stream.
-TrialObservation attached_stream_alone(Rig& rig, const TrialCase& c, const Settings& s) {
+TrialObservation attached_stream_alone(Rig& rig, const TrialCase& c, const TrialSettings& s) {
   rig.check_fits(c);
   const ManagedBytes managed = allocate_managed(kMaxHostOffset + c.bytes);
   const std::span<std::byte> buffer{managed.get() + c.host_offset, c.bytes};
@@ -62,7 +62,7 @@ TrialObservation attached_stream_alone(Rig& rig, const TrialCase& c, const Setti
   // Under compute-sanitizer (seen with memcheck on an H100) the synchronize waits for the held
   // stream too: the tool, not CUDA, serializes the streams. There the other stream stays idle and
   // only the data is checked.
-  const bool hold_other = s.sanitizer.empty();
+  const bool hold_other = !s.under_sanitizer;
 
   TrialObservation obs;
   bool returned_alone = true;  // the synchronize came back while the other stream was still held

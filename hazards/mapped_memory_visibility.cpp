@@ -11,7 +11,7 @@
 namespace hazardlab {
 namespace {
 
-TrialObservation publish_through_mapped_memory(Rig& rig, const TrialCase& c, bool fenced, const Settings& s) {
+TrialObservation publish_through_mapped_memory(Rig& rig, const TrialCase& c, bool fenced, const TrialSettings& s) {
   // The data goes to mapped memory after the case's offset; the flag sits in a page of its own.
   HostBuffer& mapped = rig.host(HostMemoryKind::Mapped);
   const std::span<std::byte> data = mapped.span().subspan(c.host_offset, c.bytes);
@@ -72,12 +72,12 @@ Hazard mapped_memory_visibility() {
           "fence: the unordered version is not made to fail on purpose, only observed.",
       .variants = {make_variant(VariantKind::Observation, "unfenced-flag",
                                 "data, then a plain volatile flag store, no fence", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return publish_through_mapped_memory(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Rule, "threadfence-system-and-release",
                                 "data, __threadfence_system, barrier, system-scope release store of the flag", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return publish_through_mapped_memory(rig, c, true, s);
                                 })},
   };

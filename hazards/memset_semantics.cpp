@@ -17,7 +17,7 @@ TrialCase constant_case(TrialCase c) {
 }
 
 // Sets device memory, then reads it on a non-blocking stream after the fence under test.
-TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter setter, FenceKind fence, const Settings& s) {
+TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter setter, FenceKind fence, const TrialSettings& s) {
   const TrialCase c = constant_case(base);
   const int value = pattern_original(c.pattern, 0);
   Stream stream(setter == Setter::Memset ? StreamKind::Legacy : c.stream);
@@ -48,7 +48,7 @@ TrialObservation read_after_memset(Rig& rig, const TrialCase& base, Setter sette
 }
 
 // cudaMemset on pinned host memory, then the host reads it as soon as the call returns.
-TrialObservation memset_pinned_host(Rig& rig, const TrialCase& base, const Settings& s) {
+TrialObservation memset_pinned_host(Rig& rig, const TrialCase& base, const TrialSettings& s) {
   const TrialCase c = constant_case(base);
   const std::span<std::byte> target = rig.host_region(HostMemoryKind::Pinned, c);
   fill_pattern(target, c.pattern, PatternVersion::Sentinel);
@@ -74,7 +74,7 @@ Hazard memset_semantics() {
   CaseSpace any;
 
   const auto memset_then = [](Setter setter, FenceKind fence) -> TrialFn {
-    return [=](Rig& rig, const TrialCase& c, const Settings& s) { return read_after_memset(rig, c, setter, fence, s); };
+    return [=](Rig& rig, const TrialCase& c, const TrialSettings& s) { return read_after_memset(rig, c, setter, fence, s); };
   };
   return Hazard{
       .id = "memset-semantics",

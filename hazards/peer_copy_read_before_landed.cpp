@@ -8,7 +8,7 @@ namespace {
 // The destination GPU reads what arrived (a copy to pinned host memory on its own stream). With
 // `wait_event`, the fix: an event recorded after the peer copy on the source GPU's stream, waited
 // for by the destination GPU's stream.
-TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_event, const Settings& s) {
+TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_event, const TrialSettings& s) {
   rig.check_fits(c);
   const PeerPair pair = peer_pair_of(rig.device_info().index);
   PeerAccessScope access(pair, c.params.as<PeerAccess>(kPeerAccess));
@@ -56,7 +56,7 @@ TrialObservation read_on_destination(Rig& rig, const TrialCase& c, bool wait_eve
 }
 
 TrialFn destination_reader(bool wait_event) {
-  return [wait_event](Rig& rig, const TrialCase& c, const Settings& s) {
+  return [wait_event](Rig& rig, const TrialCase& c, const TrialSettings& s) {
     return read_on_destination(rig, c, wait_event, s);
   };
 }

@@ -6,7 +6,7 @@ namespace hazardlab {
 namespace {
 
 // With `wait_event`, the fix: the rewriting stream waits for an event recorded after the peer copy.
-TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, const Settings& s) {
+TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, const TrialSettings& s) {
   rig.check_fits(c);
   const PeerPair pair = peer_pair_of(rig.device_info().index);
   PeerAccessScope access(pair, c.params.as<PeerAccess>(kPeerAccess));
@@ -47,7 +47,7 @@ TrialObservation rewrite_source(Rig& rig, const TrialCase& c, bool wait_event, c
 
 TrialFn rewriter_of(bool wait_event) {
   return
-      [wait_event](Rig& rig, const TrialCase& c, const Settings& s) { return rewrite_source(rig, c, wait_event, s); };
+      [wait_event](Rig& rig, const TrialCase& c, const TrialSettings& s) { return rewrite_source(rig, c, wait_event, s); };
 }
 
 Hazard peer_copy_source_rewritten() {

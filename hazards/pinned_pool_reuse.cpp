@@ -34,7 +34,7 @@ class PinnedBlockPool {
   std::unique_ptr<Event> last_use_;
 };
 
-TrialObservation reuse_pooled_block(Rig& rig, const TrialCase& c, bool track_uses, const Settings& s) {
+TrialObservation reuse_pooled_block(Rig& rig, const TrialCase& c, bool track_uses, const TrialSettings& s) {
   Stream stream(c.stream);
   std::byte* destination = rig.device().data();
   PinnedBlockPool pool(rig.host(c.host_kind).data() + c.host_offset, track_uses, s.guard());
@@ -84,12 +84,12 @@ Hazard pinned_pool_reuse() {
           "before handing the block out again.",
       .variants = {make_variant(VariantKind::Control, "unsafe-release-after-call",
                                 "release the pinned block right after cudaMemcpyAsync; the next user refills it", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return reuse_pooled_block(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "record-event-on-release",
                                 "record an event when the block is released, synchronize it before reuse", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return reuse_pooled_block(rig, c, true, s);
                                 })},
       .pytorch = R"py(buf = torch.empty(n, pin_memory=True)

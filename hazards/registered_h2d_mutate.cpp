@@ -15,7 +15,7 @@ const Parameter kRegisteredPages{"registered-pages", 1, kPages - 1,
 
 // One copy that starts in the registered first part of a buffer and runs on into the part that
 // is not registered. The split page comes from kRegisteredPages, the two overhangs from size and offset.
-TrialObservation copy_across_registration(Rig& rig, const TrialCase& c, const Settings&) {
+TrialObservation copy_across_registration(Rig& rig, const TrialCase& c, const TrialSettings&) {
   HostBuffer buffer(HostMemoryKind::Pageable, kPages * kPage);
   const std::size_t split = c.params[kRegisteredPages] * kPage;
   const std::size_t before = 1 + c.host_offset % split;

@@ -22,7 +22,7 @@ PatternSpec batch_pattern(const PatternSpec& base, std::uint32_t batch) {
   return p;
 }
 
-TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_events, const Settings& s) {
+TrialObservation stream_batches(Rig& rig, const TrialCase& c, bool per_slot_events, const TrialSettings& s) {
   const std::uint32_t slots = c.params[kSlots];
   const std::uint32_t batches = std::max(c.params[kBatches], slots + 1);  // at least one batch reuses a slot
   const std::size_t bytes = std::min(c.bytes, rig.max_bytes() / kMaxBatches);
@@ -85,12 +85,12 @@ Hazard staging_ring_reuse() {
           "number of batches (up to 16), the batch size, the stream and the host's timing.",
       .variants = {make_variant(VariantKind::Control, "unsafe-refill-without-events",
                                 "two slots, three batches, slots refilled without waiting", control,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return stream_batches(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "event-per-slot",
                                 "an event per slot, synchronized before the slot is refilled", guarded,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return stream_batches(rig, c, true, s);
                                 })},
       .pytorch = R"py(ring = [torch.empty(n, pin_memory=True) for _ in range(2)]

@@ -8,7 +8,7 @@
 namespace hazardlab {
 namespace {
 
-TrialObservation free_while_read(Rig& rig, const TrialCase& c, bool guarded, const Settings& s) {
+TrialObservation free_while_read(Rig& rig, const TrialCase& c, bool guarded, const TrialSettings& s) {
   Stream owner(StreamKind::NonBlocking);   // allocates, frees and reallocates
   Stream reader(StreamKind::NonBlocking);  // still reading the first block
   std::byte* copy = rig.device_scratch().data();
@@ -86,12 +86,12 @@ Hazard stream_ordered_allocator_reuse() {
       .variants = {make_variant(VariantKind::Control, "unsafe-free-while-read",
                                 "cudaFreeAsync and cudaMallocAsync on the owner stream while a reader is pending",
                                 space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return free_while_read(rig, c, false, s);
                                 }),
                    make_variant(VariantKind::Guard, "stream-wait-event-before-free",
                                 "cudaStreamWaitEvent(owner, event recorded after the read) before cudaFreeAsync", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return free_while_read(rig, c, true, s);
                                 })},
       .pytorch = R"py(side = torch.cuda.Stream()

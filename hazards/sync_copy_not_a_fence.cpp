@@ -9,7 +9,7 @@ namespace {
 // cudaMemcpy from pageable memory, then at once a consumer on a non-blocking stream. With
 // `ordered`, the consumer's stream first waits for an event recorded on the legacy stream after
 // the copy (the guard; the mutation check leaves it out).
-TrialObservation consume_after_sync_copy(Rig& rig, const TrialCase& c, const Settings& s, bool ordered) {
+TrialObservation consume_after_sync_copy(Rig& rig, const TrialCase& c, const TrialSettings& s, bool ordered) {
   const std::span<std::byte> source = rig.host_region(HostMemoryKind::Pageable, c);
   std::byte* data = rig.device().data();
   std::byte* copy = rig.device_scratch().data();
@@ -64,14 +64,14 @@ Hazard sync_copy_not_a_fence() {
           "unguarded race can be observed but not forced.",
       .variants = {make_variant(VariantKind::Observation, "nonblocking-consumer-after-memcpy",
                                 "cudaMemcpy from pageable memory, then a consumer on a non-blocking stream", space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return consume_after_sync_copy(rig, c, s, false);
                                 }),
                    make_variant(VariantKind::Rule, "stream-wait-event",
                                 "cudaEventRecord on the legacy stream after the copy, cudaStreamWaitEvent before "
                                 "the consumer",
                                 space,
-                                [](Rig& rig, const TrialCase& c, const Settings& s) {
+                                [](Rig& rig, const TrialCase& c, const TrialSettings& s) {
                                   return consume_after_sync_copy(rig, c, s, true);
                                 })},
   };

@@ -243,10 +243,13 @@ int main(int argc, char** argv) {
   try {
     // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that
     // every case and measurement the run starts sees them.
-    if (!run_profile.empty()) ::setenv("HAZARDLAB_PROFILE", run_profile_named("--profile", run_profile).c_str(), 1);
+    if (!run_profile.empty()) {
+      const std::string profile = choice_named(setting::kProfile, "--profile", "a run profile", run_profile);
+      ::setenv(std::string(setting::kProfile.name).c_str(), profile.c_str(), 1);
+    }
     if (!soak_duration.empty()) {
-      (void)parse_duration_text("--duration", soak_duration);
-      ::setenv("HAZARDLAB_SOAK_DURATION", soak_duration.c_str(), 1);
+      (void)parse_duration_text(setting::kSoakDuration, "--duration", soak_duration);
+      ::setenv(std::string(setting::kSoakDuration.name).c_str(), soak_duration.c_str(), 1);
     }
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();

@@ -3,7 +3,9 @@
 declares, no file passes 250 lines, and a folder includes only the folders declared before it
 (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
 and states its guard through the Guard handle without reading the sabotage switch itself. Only the
-one environment reader (settings/src/environment.cpp) calls getenv.
+one environment reader (settings/src/environment.cpp) calls getenv, and no code outside the
+settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again).
+A hazard's trial receives the trial's settings only (TrialSettings), never the whole run's.
 The run is planned once (harness/plan/): ctest's registration script sets no property the plan owns,
 and no source but record/'s results layout spells a measurement's test name.
 Measurements cross from harness/perf to the reports as typed records only (measurement_seam).
@@ -159,6 +161,46 @@ def getenv_outside_the_reader(root: Path) -> list[str]:
     return problems
 
 
+SETTINGS_TABLE = Path("settings/src/settings_table.cpp")
+# Self-tests may spell names: they set the environment a person would.
+TEST_FOLDERS = {Path("cases/selftests"), Path("cases/schema"), Path("checker/tests")}
+# A setting's name used as a key: read, set or looked up by its spelling, or built into NAME=value.
+NAME_AS_KEY = re.compile(r'(?:\b(?:setenv|unsetenv|environment_value\w*|setting|text|given|whole|flag|choice)\s*\(\s*'
+                         r'"(?:HAZARDLAB|HL_CHECK)_[A-Z_]+"|"(?:HAZARDLAB|HL_CHECK)_[A-Z_]+=")')
+
+
+def setting_spelled_again(root: Path) -> list[str]:
+    """A setting's name, type and range are declared once (settings/src/settings_table.cpp, as
+    hazardlab::setting::k...); code reads, sets and looks it up through that declaration, so that a
+    renamed or retyped setting cannot leave a reader behind. Prose may name a setting."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (path.suffix not in SOURCE_SUFFIXES or relative.parts[0] in SKIPPED_FOLDERS or relative == SETTINGS_TABLE
+                or any(folder in relative.parents for folder in TEST_FOLDERS)):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if NAME_AS_KEY.search(line.split("//")[0]):
+                problems.append(f"{relative}:{number}: spells a setting's name to read, set or look it up; "
+                                "use its declaration, hazardlab::setting::k... (settings_table.hpp)")
+    return problems
+
+
+def trials_receive_trial_settings(root: Path) -> list[str]:
+    """A trial receives TrialSettings, what it may use (its gate and call limits, its guard); the
+    judges and the run plan own the rest. Only a hazard's Measurement, which runs outside the trial
+    loop, receives the whole Settings."""
+    problems = []
+    for folder in ("hazards", "harness/scenario"):
+        for path in sorted((root / folder).rglob("*.cpp")) + sorted((root / folder).rglob("*.hpp")):
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                code = line.split("//")[0]
+                if re.search(r"(?<!\w)Settings\s*&", code) and "DeviceFingerprint" not in code:
+                    problems.append(f"{path.relative_to(root)}:{number}: a trial receives the whole Settings; "
+                                    "give it const TrialSettings&")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -193,6 +235,8 @@ def check(root: Path) -> list[str]:
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
     problems += getenv_outside_the_reader(root)
+    problems += setting_spelled_again(root)
+    problems += trials_receive_trial_settings(root)
     return problems
 
 
@@ -207,6 +251,14 @@ BREAKAGES = [
     ("a tool reads the environment itself", "tools/broken_getenv.cpp",
      '#include <cstdlib>\nconst char* lock = std::getenv("HAZARDLAB_HOST_LOCK");\n',
      "tools/broken_getenv.cpp:2: calls getenv"),
+    ("a tool sets a setting by its spelling", "tools/broken_name.cpp",
+     '#include <cstdlib>\nvoid f() { ::setenv("HAZARDLAB_PROFILE", "health", 1); }\n',
+     "tools/broken_name.cpp:2: spells a setting's name"),
+    ("the record looks a setting up by its spelling", "reports/src/broken_lookup.cpp",
+     'auto* s = run.setting("HAZARDLAB_MIN_OVERLAP");\n', "reports/src/broken_lookup.cpp:1: spells a setting's name"),
+    ("a trial receives every setting", "hazards/broken_trial.cpp",
+     '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
+     "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),
 ]
 
 

@@ -9,7 +9,7 @@ using namespace hazardlab;
 namespace {
 
 TrialFn a_trial() {
-  return [](Rig&, const TrialCase&, const Settings&) { return TrialObservation{}; };
+  return [](Rig&, const TrialCase&, const TrialSettings&) { return TrialObservation{}; };
 }
 
 Hazard a_lesson(std::vector<Variant> variants) {

@@ -163,22 +163,25 @@ TEST(Settings, RunsAreKeptUpToALimit) {
 TEST(Settings, TheHealthProfileChoosesShortTrialsAndRequiresAGpuUnlessTheEnvironmentSays) {
   const Settings health = Settings::from_entries({"HAZARDLAB_PROFILE=health"});
   EXPECT_EQ(health.profile, "health");
-  EXPECT_EQ(health.control_trials, kHealthProfile.control_trials);
-  EXPECT_EQ(health.property_cases, kHealthProfile.property_cases);
-  EXPECT_EQ(health.max_transfer_bytes, kHealthProfile.max_transfer_bytes);
+  EXPECT_EQ(health.control_trials, 20);
+  EXPECT_EQ(health.property_cases, 20);
+  EXPECT_EQ(health.max_transfer_bytes, std::size_t{16} << 20);
   EXPECT_FALSE(health.mutation_check);
   EXPECT_TRUE(health.require_gpu);
-  EXPECT_EQ(health.run_profile_chosen.size(), 5u);
+  EXPECT_EQ(health.chosen_by_profile.size(), 5u);
+  EXPECT_EQ(health.chosen_by(setting::kTrials), "health profile");
+  EXPECT_EQ(health.chosen_by(setting::kGateTimeoutMs), "");
   const Settings told = Settings::from_entries({"HAZARDLAB_PROFILE=health", "HAZARDLAB_TRIALS=7", "HAZARDLAB_REQUIRE_GPU=0"});
   EXPECT_EQ(told.control_trials, 7);
   EXPECT_FALSE(told.require_gpu);
+  EXPECT_EQ(told.chosen_by(setting::kTrials), "") << "the environment's own value is nobody's choice";
   EXPECT_EQ(Settings::from_entries({}).profile, "validation");
   EXPECT_EQ(Settings::from_entries({}).control_trials, 100);
   try {
     (void)Settings::from_entries({"HAZARDLAB_PROFILE=healthy"});
     ADD_FAILURE() << "healthy accepted";
   } catch (const SettingsError& e) {
-    EXPECT_NE(std::string(e.what()).find("HAZARDLAB_PROFILE='healthy': expected a run profile: validation, health or soak"),
+    EXPECT_NE(std::string(e.what()).find("HAZARDLAB_PROFILE='healthy': expected validation, health or soak"),
               std::string::npos)
         << e.what();
   }
@@ -231,4 +234,55 @@ TEST(Settings, TheReadmeTableIsTheDeclaration) {
   for (const auto& [name, row] : rows) {
     EXPECT_TRUE(is_declared_setting(name)) << name << " is in README.md's settings table but declared nowhere";
   }
+}
+
+TEST(SettingSource, ReadsEachValueByItsDeclaredTypeAndRange) {
+  const SettingSource source({"HAZARDLAB_TRIALS=7", "HAZARDLAB_GATES=spin-kernel", "HAZARDLAB_SOAK_DURATION=90s",
+                              "HAZARDLAB_MIN_OVERLAP=0.25", "HAZARDLAB_PERF_PROFILE=full", "PATH=/bin"});
+  EXPECT_EQ(source.whole(setting::kTrials, 100), 7u);
+  EXPECT_EQ(source.whole(setting::kPropertyCases, 100), 100u) << "not given: the caller's default";
+  EXPECT_EQ(source.list(setting::kGates), std::vector<std::string>{"spin-kernel"});
+  EXPECT_EQ(source.duration(setting::kSoakDuration, std::chrono::seconds(600)), std::chrono::seconds(90));
+  EXPECT_DOUBLE_EQ(source.fraction(setting::kMinOverlap, 0.5), 0.25);
+  EXPECT_EQ(source.choice(setting::kPerfProfile, "quick"), "full");
+  EXPECT_EQ(source.entries().size(), 5u) << "only hazardlab's own variables are kept";
+  // The declaration's range is the one every reader enforces, with the same words.
+  for (const char* bad : {"HAZARDLAB_TRIALS=100001", "HAZARDLAB_SOAK_DURATION=8d", "HAZARDLAB_PERF_PROFILE=medium"}) {
+    const SettingSource refused({bad});
+    const std::string name = std::string(bad).substr(0, std::string(bad).find('='));
+    try {
+      (void)refused.whole(setting::kTrials, 0);
+      (void)refused.duration(setting::kSoakDuration, std::chrono::seconds(1));
+      (void)refused.choice(setting::kPerfProfile, "quick");
+      ADD_FAILURE() << bad << " was accepted";
+    } catch (const SettingsError& e) {
+      EXPECT_NE(std::string(e.what()).find(name + "='"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SettingSource, AProfileChoosesOnlyWhereTheEnvironmentIsSilentAndIsReadLikeAnyValue) {
+  SettingSource source({"HAZARDLAB_TRIALS=7"});
+  source.choose(setting::kTrials, "20", "health profile");
+  source.choose(setting::kPropertyCases, "20", "health profile");
+  EXPECT_EQ(source.whole(setting::kTrials, 100), 7u);
+  EXPECT_EQ(source.chosen_by(setting::kTrials), "");
+  EXPECT_EQ(source.whole(setting::kPropertyCases, 100), 20u);
+  EXPECT_EQ(source.chosen_by(setting::kPropertyCases), "health profile");
+  source.choose(setting::kMaxBytes, "12", "broken profile");  // below the declared 4096: refused like a person's
+  EXPECT_THROW((void)source.whole(setting::kMaxBytes, 0), SettingsError);
+}
+
+TEST(Settings, EachGroupRecordsTheSettingsItReads) {
+  const Settings s = Settings::from_entries({"HAZARDLAB_TRIALS=7", "HAZARDLAB_GATE_TIMEOUT_MS=500"});
+  std::map<std::string, std::string> recorded;
+  for (const SettingInForce& v : s.in_force()) EXPECT_TRUE(recorded.emplace(v.setting->name, v.value).second);
+  EXPECT_EQ(recorded.at("HAZARDLAB_TRIALS"), "7");
+  EXPECT_EQ(recorded.at("HAZARDLAB_GATE_TIMEOUT_MS"), "500");
+  EXPECT_EQ(recorded.at("HAZARDLAB_GATES"), "host-function,spin-kernel");
+  // A trial sees its own group: what it waits for and whether its guard is on.
+  const TrialSettings& trial = s;
+  EXPECT_EQ(trial.fence_timeout(), std::chrono::milliseconds(1000));
+  EXPECT_FALSE(trial.under_sanitizer);
+  EXPECT_TRUE(static_cast<const TrialSettings&>(Settings::from_entries({"HAZARDLAB_SANITIZE=memcheck"})).under_sanitizer);
 }

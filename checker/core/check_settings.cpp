@@ -1,27 +1,26 @@
 #include "checker/core/check_settings.hpp"
 
-#include <cstdlib>
-#include <string_view>
-
-#include "hazardlab/environment.hpp"
+#include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::check {
 
-std::optional<std::string> check_log_folder_from_environment() {
-  return environment_value_given(kLogFolder.name);
+std::optional<std::string> check_log_folder_from_environment() try {
+  const std::string* folder = SettingSource::from_environment().text(setting::kCheckLogFolder);
+  return folder ? std::optional<std::string>(*folder) : std::nullopt;
+} catch (const SettingsError&) {
+  return std::nullopt;  // set but empty: not a folder to write into, so nothing is watched (and the launcher says so)
 }
 
-bool every_occurrence_from_environment() {
-  const std::optional<std::string> value = environment_value_given(kEveryOccurrence.name);
-  return value && *value == "1";
+bool every_occurrence_from_environment() try {
+  return SettingSource::from_environment().flag(setting::kCheckEveryOccurrence, false);
+} catch (const SettingsError&) {
+  return false;
 }
 
-unsigned long sample_from_environment() {
-  const std::optional<std::string> value = environment_value_given(kSample.name);
-  if (!value) return 0;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(value->c_str(), &end, 10);
-  return *end == '\0' ? n : 0;
+unsigned long sample_from_environment() try {
+  return SettingSource::from_environment().whole(setting::kCheckSample, 0);
+} catch (const SettingsError&) {
+  return 0;
 }
 
 }  // namespace hazardlab::check

@@ -65,10 +65,11 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   if (child < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     ::close(report[0]);
-    ::setenv(std::string(kInjectionPath.name).c_str(), options.inject_library.c_str(), 1);
-    ::setenv(std::string(kLogFolder.name).c_str(), folder.c_str(), 1);
-    if (options.sample > 0) ::setenv(std::string(kSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
-    if (options.every_occurrence) ::setenv(std::string(kEveryOccurrence.name).c_str(), "1", 1);
+    ::setenv(std::string(kInjectionPath).c_str(), options.inject_library.c_str(), 1);
+    ::setenv(std::string(setting::kCheckLogFolder.name).c_str(), folder.c_str(), 1);
+    if (options.sample > 0)
+      ::setenv(std::string(setting::kCheckSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
+    if (options.every_occurrence) ::setenv(std::string(setting::kCheckEveryOccurrence.name).c_str(), "1", 1);
     std::vector<char*> argv;
     for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -109,8 +110,9 @@ void validate(const CheckOptions& options) {
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
       throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
-  if (options.sample > 1000000)
-    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to 1000000");
+  if (options.sample > setting::kCheckSample.max)
+    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
+                          std::to_string(setting::kCheckSample.max));
   if (options.json) {
     const fs::path parent = options.json->parent_path().empty() ? fs::path(".") : options.json->parent_path();
     if (!fs::is_directory(parent))
@@ -121,8 +123,8 @@ void validate(const CheckOptions& options) {
   if (!fs::is_regular_file(options.inject_library))
     throw CheckUsageError("the checker's library " + options.inject_library.string() +
                           " is missing: the installation is incomplete");
-  if (const std::optional<std::string> set = environment_value_given(kInjectionPath.name))
-    throw CheckUsageError(std::string(kInjectionPath.name) + " is already set (" + *set +
+  if (const std::optional<std::string> set = environment_value_given(kInjectionPath))
+    throw CheckUsageError(std::string(kInjectionPath) + " is already set (" + *set +
                           "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");
 }
 

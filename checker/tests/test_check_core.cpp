@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstdlib>
 #include <map>
 
+#include "checker/core/check_settings.hpp"
 #include "checker/core/checker.hpp"
 
 namespace hazardlab::check {
@@ -351,3 +353,27 @@ TEST(Checker, ASynchronousDeviceToDeviceCopyDoesNotSynchronizeTheHost) {
 
 }  // namespace
 }  // namespace hazardlab::check
+
+namespace hazardlab {
+
+// The launcher hands the injected library its settings through the environment, read by the same
+// declarations as every other setting; a value the declaration refuses never stops the program and
+// never watches less: it reads as "every copy", "one finding per pair".
+TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatchingEverything) {
+  const std::string sample(setting::kCheckSample.name), every(setting::kCheckEveryOccurrence.name);
+  ::setenv(sample.c_str(), "7", 1);
+  ::setenv(every.c_str(), "yes", 1);
+  EXPECT_EQ(check::sample_from_environment(), 7u);
+  EXPECT_TRUE(check::every_occurrence_from_environment());
+  for (const char* refused : {"abc", "-3", "1000001", ""}) {
+    ::setenv(sample.c_str(), refused, 1);
+    EXPECT_EQ(check::sample_from_environment(), 0u) << "HL_CHECK_SAMPLE=" << refused;
+  }
+  ::setenv(every.c_str(), "maybe", 1);
+  EXPECT_FALSE(check::every_occurrence_from_environment());
+  ::unsetenv(sample.c_str());
+  ::unsetenv(every.c_str());
+  EXPECT_EQ(check::sample_from_environment(), 0u);
+}
+
+}  // namespace hazardlab

@@ -30,7 +30,7 @@ struct Launcher : ::testing::Test {
     dir = pattern;
     options.inject_library = dir / "libstand-in.so";
     std::ofstream(options.inject_library) << "not a library";
-    ::unsetenv(std::string(kInjectionPath.name).c_str());
+    ::unsetenv(std::string(kInjectionPath).c_str());
   }
   void TearDown() override { fs::remove_all(dir); }
 
@@ -38,9 +38,9 @@ struct Launcher : ::testing::Test {
   void program(const std::string& lines, const std::string& tail = "exit 0") {
     std::ofstream(dir / "lines") << lines;
     const fs::path script = dir / "program.sh";
-    std::ofstream(script) << "#!/bin/sh\ncat '" << (dir / "lines").string() << "' > \"$" << kLogFolder.name
+    std::ofstream(script) << "#!/bin/sh\ncat '" << (dir / "lines").string() << "' > \"$" << setting::kCheckLogFolder.name
                           << "/process-$$.jsonl\"\n"
-                          << "test \"$" << kInjectionPath.name << "\" = '" << options.inject_library.string()
+                          << "test \"$" << kInjectionPath << "\" = '" << options.inject_library.string()
                           << "' || exit 99\n"
                           << tail << "\n";
     fs::permissions(script, fs::perms::owner_all);
@@ -121,7 +121,7 @@ TEST_F(Launcher, AProgramThatCrashesKeepsItsSignalWithTheFindingsWritten) {
 
 TEST_F(Launcher, TheLogFolderIsRemovedButNothingOfTheProgramsInIt) {
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
-          "echo mine > \"$" + std::string(kLogFolder.name) + "/keep.txt\"; echo \"$" + std::string(kLogFolder.name) +
+          "echo mine > \"$" + std::string(setting::kCheckLogFolder.name) + "/keep.txt\"; echo \"$" + std::string(setting::kCheckLogFolder.name) +
               "\" > '" + (dir / "where").string() + "'");
   run_check(options, err);
   std::string folder;
@@ -162,9 +162,9 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   options.json = dir;
   EXPECT_TRUE(refused("is a folder"));
   options.json.reset();
-  ::setenv(std::string(kInjectionPath.name).c_str(), "/opt/other-tool.so", 1);
+  ::setenv(std::string(kInjectionPath).c_str(), "/opt/other-tool.so", 1);
   EXPECT_TRUE(refused("already set (/opt/other-tool.so)"));
-  ::unsetenv(std::string(kInjectionPath.name).c_str());
+  ::unsetenv(std::string(kInjectionPath).c_str());
   options.inject_library = dir / "gone.so";
   EXPECT_TRUE(refused("installation is incomplete"));
 }

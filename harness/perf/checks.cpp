@@ -5,22 +5,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "hazardlab/strict_number.hpp"
 #include "settings/settings.hpp"
-#include "hazardlab/environment.hpp"
+#include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::perf {
 namespace {
-
-double read_fraction(const char* name, double fallback) {
-  const std::optional<std::string> v = environment_value_given(name);
-  if (!v) return fallback;
-  try {
-    return parse_decimal_number(*v, 0.0, 1.0);
-  } catch (const NumberRefused& why) {
-    throw SettingsError(refused_number_text(name, *v, why) + " (a fraction)");
-  }
-}
 
 std::string gbps_text(double v) {
   char text[32];
@@ -32,8 +21,9 @@ std::string gbps_text(double v) {
 
 Thresholds thresholds_from_environment() {
   Thresholds t;
-  t.min_link_fraction = read_fraction("HAZARDLAB_MIN_LINK_FRACTION", t.min_link_fraction);
-  t.min_overlap = read_fraction("HAZARDLAB_MIN_OVERLAP", t.min_overlap);
+  const SettingSource source = SettingSource::from_environment();
+  t.min_link_fraction = source.fraction(setting::kMinLinkFraction, t.min_link_fraction);
+  t.min_overlap = source.fraction(setting::kMinOverlap, t.min_overlap);
   return t;
 }
 

@@ -11,11 +11,12 @@
 #include <filesystem>
 #include <thread>
 #include "hazardlab/environment.hpp"
+#include "hazardlab/settings_table.hpp"
 
 namespace hazardlab::perf {
 
 std::string HostLock::path() {
-  if (std::optional<std::string> v = environment_value_given("HAZARDLAB_HOST_LOCK")) return *v;
+  if (std::optional<std::string> v = environment_value_given(setting::kHostLock.name)) return *v;
   std::error_code ec;
   std::filesystem::path folder = std::filesystem::temp_directory_path(ec);
   if (ec) folder = "/tmp";

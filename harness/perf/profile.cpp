@@ -1,10 +1,9 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "hazardlab/strict_number.hpp"
 #include "perf/perf.hpp"
 #include "settings/settings.hpp"
-#include "hazardlab/environment.hpp"
+#include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::perf {
 namespace {
@@ -79,23 +78,12 @@ int Profile::unchecked_copies_for(std::size_t bytes) const {
 Profile profile_from_environment() {
   Profile p = quick_profile();
   // The health profile's measurements, unless HAZARDLAB_PERF_PROFILE asks for others.
-  if (environment_value("HAZARDLAB_PROFILE") == "health") p = health_profile();
-  if (const std::optional<std::string> v = environment_value_given("HAZARDLAB_PERF_PROFILE")) {
-    const std::string name = *v;
-    if (name == "full")
-      p = full_profile();
-    else if (name == "quick")
-      p = quick_profile();
-    else
-      throw SettingsError("HAZARDLAB_PERF_PROFILE='" + name + "': expected quick or full");
-  }
-  if (const std::optional<std::string> v = environment_value_given("HAZARDLAB_PINNED_BUDGET_MB")) {
-    try {
-      p.pinned_budget = parse_whole_number(*v, 64, 1024 * 1024) * MiB;
-    } catch (const NumberRefused& why) {
-      throw SettingsError(refused_number_text("HAZARDLAB_PINNED_BUDGET_MB", *v, why));
-    }
-  }
+  const SettingSource source = SettingSource::from_environment();
+  if (source.choice(setting::kProfile, "validation") == "health") p = health_profile();
+  if (source.given(setting::kPerfProfile))
+    p = source.choice(setting::kPerfProfile, "quick") == "full" ? full_profile() : quick_profile();
+  if (const std::optional<std::uint64_t> budget_mib = source.whole(setting::kPinnedBudgetMb))
+    p.pinned_budget = *budget_mib * MiB;
   return p;
 }
 

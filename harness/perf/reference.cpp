@@ -40,12 +40,12 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 }  // namespace
 
 std::optional<std::filesystem::path> reference_tool_from_environment() {
-  const std::optional<std::string> v = environment_value_given("HAZARDLAB_NVBANDWIDTH");
+  const std::optional<std::string> v = environment_value_given(setting::kNvbandwidth.name);
   if (!v) return on_path("nvbandwidth");
   const std::string value = *v;
   if (value == "off") return std::nullopt;
   if (!executable(value) || value.find('\'') != std::string::npos) {
-    throw SettingsError("HAZARDLAB_NVBANDWIDTH='" + value +
+    throw SettingsError(std::string(setting::kNvbandwidth.name) + "='" + value +
                         "': expected the path of an executable nvbandwidth binary (without a single quote), or off");
   }
   return std::filesystem::absolute(value);

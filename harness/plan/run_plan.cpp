@@ -4,6 +4,7 @@
 #include <map>
 
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/settings_table.hpp"
 #include "plan/profile.hpp"
 
 namespace hazardlab {
@@ -51,7 +52,7 @@ RunPlan plan_run(const PlanRequest& r) {
   plan.place = r.place;
   plan.run_dir = run_folder(r.place.results_root, r.place.run_id);
   // Every case numbers GPUs in PCI bus order, as nvidia-smi does (the binaries also set it).
-  plan.environment = {"HAZARDLAB_RUN_DIR=" + plan.run_dir.string(), "CUDA_DEVICE_ORDER=PCI_BUS_ID"};
+  plan.environment = {std::string(setting::kRunDir.name) + "=" + plan.run_dir.string(), "CUDA_DEVICE_ORDER=PCI_BUS_ID"};
   const std::string tool = r.programs.tool.string();
   plan.tests.push_back({"hazardlab/session-start", Phase::Start, -1,
                         {tool, "session-start", "--results-root", r.place.results_root.string(), "--run-id",

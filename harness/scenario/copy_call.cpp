@@ -31,7 +31,7 @@ void issue_copy(CopyCall call, void* dst, const void* src, std::size_t bytes, cu
 Scenario transfer_scenario(TransferTrial trial, CopyCall call) {
   return [trial, call](FenceKind fence) -> TrialFn {
     return
-        [trial, call, fence](Rig& rig, const TrialCase& c, const Settings& s) { return trial(rig, c, fence, call, s); };
+        [trial, call, fence](Rig& rig, const TrialCase& c, const TrialSettings& s) { return trial(rig, c, fence, call, s); };
   };
 }
 

@@ -21,7 +21,7 @@ void issue_copy(CopyCall call, void* dst, const void* src, std::size_t bytes, cu
                 cudaStream_t stream);
 
 // A transfer trial written with its fence and copy call as arguments.
-using TransferTrial = TrialObservation (*)(Rig&, const TrialCase&, FenceKind, CopyCall, const Settings&);
+using TransferTrial = TrialObservation (*)(Rig&, const TrialCase&, FenceKind, CopyCall, const TrialSettings&);
 // The scenario that runs `trial` with `call`, the fence still to choose.
 Scenario transfer_scenario(TransferTrial trial, CopyCall call);
 

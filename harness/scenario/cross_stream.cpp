@@ -27,7 +27,7 @@ bool completes_within(Event& event, std::chrono::microseconds window) {
 }
 
 TrialObservation produce_then_consume(Rig& rig, const TrialCase& c, const CrossStreamPlan& plan,
-                                      const Settings& settings) {
+                                      const TrialSettings& settings) {
   Stream producer(plan.producer);
   Stream consumer(plan.consumer);
   std::byte* data = rig.device().data();

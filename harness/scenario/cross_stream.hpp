@@ -32,7 +32,7 @@ struct CrossStreamPlan {
 };
 
 TrialObservation produce_then_consume(Rig& rig, const TrialCase& c, const CrossStreamPlan& plan,
-                                      const Settings& settings);
+                                      const TrialSettings& settings);
 
 // Runs the case's consumer (kConsumer) on `stream`, reading `source` into `destination`.
 void consume(const TrialCase& c, std::byte* destination, const std::byte* source, cudaStream_t stream);

@@ -10,7 +10,7 @@
 namespace hazardlab {
 
 TrialObservation read_destination_after_d2h(Rig& rig, const TrialCase& c, FenceKind fence, CopyCall call,
-                                            const Settings& settings) {
+                                            const TrialSettings& settings) {
   rig.check_fits(c);
   Stream stream(c.stream);
   const std::span<std::byte> destination = rig.host_region(c);

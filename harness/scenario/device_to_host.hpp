@@ -9,7 +9,7 @@
 namespace hazardlab {
 
 TrialObservation read_destination_after_d2h(Rig& rig, const TrialCase& c, FenceKind fence, CopyCall call,
-                                            const Settings& settings);
+                                            const TrialSettings& settings);
 Scenario read_destination_after_d2h(CopyCall call);
 
 }  // namespace hazardlab

@@ -10,7 +10,7 @@
 namespace hazardlab {
 
 TrialObservation mutate_source_after_h2d(Rig& rig, const TrialCase& c, FenceKind fence, CopyCall call,
-                                         const Settings& settings) {
+                                         const TrialSettings& settings) {
   rig.check_fits(c);
   Stream stream(c.stream);
   const std::span<std::byte> source = rig.host_region(c);

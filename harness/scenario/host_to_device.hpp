@@ -10,7 +10,7 @@
 namespace hazardlab {
 
 TrialObservation mutate_source_after_h2d(Rig& rig, const TrialCase& c, FenceKind fence, CopyCall call,
-                                         const Settings& settings);
+                                         const TrialSettings& settings);
 Scenario mutate_source_after_h2d(CopyCall call);
 
 }  // namespace hazardlab

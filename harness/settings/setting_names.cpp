@@ -1,5 +1,4 @@
-// Names a setting may take: the nearest known HAZARDLAB_* name to a mistyped one, and the run
-// profiles. Apart from settings.cpp, which reads the values.
+// The nearest known HAZARDLAB_* name to a mistyped one. Apart from settings.cpp, which reads the values.
 #include <algorithm>
 
 #include "settings/settings.hpp"
@@ -31,33 +30,11 @@ std::string_view nearest_known_setting(std::string_view name) {
   std::size_t best_distance = SIZE_MAX;
   for (const SettingDeclaration& s : declared_settings()) {
     if (!s.name.starts_with("HAZARDLAB_")) continue;  // the checker's own, never a HAZARDLAB_* slip
-    if (s.name == "HAZARDLAB_RUN_DIR") continue;  // set by ctest, never by a person
+    if (s.name == setting::kRunDir.name) continue;  // set by ctest, never by a person
     const std::size_t d = edit_distance(name, s.name);
     if (d < best_distance) best = s.name, best_distance = d;
   }
   return best;
-}
-
-std::string run_profile_named(std::string_view what, const std::string& value) {
-  if (std::find(std::begin(kRunProfiles), std::end(kRunProfiles), value) != std::end(kRunProfiles)) return value;
-  throw SettingsError(std::string(what) + "='" + value + "': expected a run profile: validation, health or soak");
-}
-
-std::chrono::seconds parse_duration_text(std::string_view what, const std::string& text) {
-  const std::string allowed = "': expected a duration from 1s to 7d such as 90s, 10m, 2h or a number of seconds";
-  std::size_t used = 0;
-  unsigned long long count = 0;
-  try {
-    count = std::stoull(text, &used);
-  } catch (const std::exception&) {
-    throw SettingsError(std::string(what) + "='" + text + allowed);
-  }
-  const std::string unit = text.substr(used);
-  const unsigned long long scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : unit == "d" ? 86400 : 0;
-  if (!scale || text[0] == '-' || text[0] == '+' || count == 0 || count > 7 * 86400 / scale) {
-    throw SettingsError(std::string(what) + "='" + text + allowed);
-  }
-  return std::chrono::seconds(count * scale);
 }
 
 }  // namespace hazardlab

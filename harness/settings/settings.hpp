@@ -1,59 +1,102 @@
 #pragma once
-// Run-time settings, read from HAZARDLAB_* environment variables so that ctest, a teaching
-// lab and a fleet's validation script can all set them the same way. A malformed value is an
+// Run-time settings, read from HAZARDLAB_* environment variables so that ctest, a teaching lab and
+// a fleet's validation script can all set them the same way. Each variable is declared once
+// (settings/src/settings_table.cpp) and read through its declaration; a malformed value is an
 // error (SettingsError), never silently replaced by the default.
+//
+// The settings come in groups, one per layer that reads them, and each group reads and records
+// itself: a trial receives TrialSettings and nothing else, a judge JudgeSettings, the run plan
+// RunSettings, the tools that keep runs StorageSettings. `Settings` is all of them together.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/setting_source.hpp"
 #include "hazardlab/settings_table.hpp"
 #include "hold/gate.hpp"
 #include "hold/guard.hpp"
 
 namespace hazardlab {
 
-class SettingsError : public std::runtime_error {
-  using std::runtime_error::runtime_error;
+// A setting's value as it is in force, for the run's record: the declaration names it.
+struct SettingInForce {
+  const SettingDeclaration* setting;
+  std::string value;
 };
+using SettingsInForce = std::vector<SettingInForce>;
 
-struct Settings {
-  int control_trials = 100;                                // HAZARDLAB_TRIALS: gated trials per positive control
-  int property_cases = 100;                                // HAZARDLAB_PROPERTY_CASES: generated cases per guard
-  std::optional<std::uint64_t> seed;                       // HAZARDLAB_SEED: replays a property run
-  std::size_t max_transfer_bytes = std::size_t{64} << 20;  // HAZARDLAB_MAX_BYTES
-  std::chrono::milliseconds gate_timeout{10'000};          // HAZARDLAB_GATE_TIMEOUT_MS
-  std::chrono::milliseconds call_limit{10};                // HAZARDLAB_CALL_LIMIT_MS: a copy call this slow "blocked"
-  bool require_gpu = false;                                // HAZARDLAB_REQUIRE_GPU=1: no GPU is a failure
-  bool sabotage_guards = false;                            // HAZARDLAB_SABOTAGE_GUARDS=1: guards skip their wait
-  bool mutation_check = true;          // HAZARDLAB_MUTATION_CHECK=0: skip rerunning each guard without its wait
-  std::filesystem::path run_dir;       // HAZARDLAB_RUN_DIR: the run folder cases leave their results in (set by ctest)
-  std::vector<GateKind> gates;         // HAZARDLAB_GATES: comma-separated gate kinds to use (default: all)
-  std::filesystem::path results_root;  // HAZARDLAB_RESULTS_ROOT: where runs are kept (default: the build tree's)
-  std::filesystem::path reports_dir;   // HAZARDLAB_REPORTS_DIR: where reports are published (default: the build tree's)
-  std::size_t keep_runs = 20;          // HAZARDLAB_KEEP_RUNS: run folders and report sets kept
-  std::string sanitizer;               // HAZARDLAB_SANITIZE: compute-sanitizer tool for the GPU cases, "" for none
-  bool strict = false;                 // HAZARDLAB_STRICT=1: an unknown HAZARDLAB_* name is an error
-  bool fresh_processes = false;        // HAZARDLAB_FRESH_PROCESSES=1: no warm worker, a process per case
-  bool sweep_full = false;             // HAZARDLAB_SWEEP_PROFILE=full: the race-window sweeps' fuller profile
-  bool conformance_full = false;       // HAZARDLAB_CONFORMANCE_PROFILE=full: thousands of generated programs
-  std::string profile = "validation";  // HAZARDLAB_PROFILE: validation (every case), health or soak
-  std::filesystem::path prometheus_dir;  // HAZARDLAB_PROMETHEUS_DIR: node_exporter's textfile folder, "" for none
-  std::chrono::seconds soak_duration{600};  // HAZARDLAB_SOAK_DURATION (10m, 90s, 2h): how long a soak copies
-  bool soak_inject_fault = false;  // HAZARDLAB_SOAK_INJECT_FAULT=1: corrupt one byte of one copy (tests the soak)
-  std::vector<std::string> run_profile_chosen;  // settings the run profile chose (not in the environment)
-  std::vector<std::string> warnings;   // unknown HAZARDLAB_* names, each with the nearest known one
-  std::vector<std::string> sanitizer_profile;  // settings the sanitizer profile chose (not in the environment)
+// What one trial reads: how long it may hold its stream and wait, and whether its guard is on.
+struct TrialSettings {
+  std::chrono::milliseconds gate_timeout{10'000};  // a gate nobody opens opens itself after this long
+  std::chrono::milliseconds call_limit{10};        // a copy call this slow is taken to wait for the stream
+  bool sabotage_guards = false;                    // the mutation check: guards skip their wait
+  bool under_sanitizer = false;  // compute-sanitizer serializes streams that CUDA would not (HAZARDLAB_SANITIZE)
 
   // The fences that poll give up well after a gate would have opened itself.
   std::chrono::milliseconds fence_timeout() const { return gate_timeout * 2; }
   // The guards of a trial: switched off when sabotage_guards is set (the mutation check).
   Guard guard() const { return {sabotage_guards ? Guard::Mode::Sabotaged : Guard::Mode::Enforced, fence_timeout()}; }
+
+  static TrialSettings read(const SettingSource& source);
+  void record(SettingsInForce& out) const;
+};
+
+// What the judges read: how often each variant is tried, over which gates and sizes, and whether
+// a passing guard is tried again without its synchronization.
+struct JudgeSettings {
+  int control_trials = 100;                                // gated trials per positive control
+  int property_cases = 100;                                // generated cases per guard
+  std::optional<std::uint64_t> seed;                       // replays a property run
+  std::size_t max_transfer_bytes = std::size_t{64} << 20;  // the largest generated transfer
+  bool mutation_check = true;                              // rerun each passing guard without its wait
+  std::vector<GateKind> gates;                             // the gate kinds to use; empty: all
+
+  static JudgeSettings read(const SettingSource& source);
+  void record(SettingsInForce& out) const;
+};
+
+// What the run plan and the case programs read: which run this is and what it is made of.
+struct RunSettings {
+  std::string profile = "validation";       // validation (every case), health or soak
+  std::filesystem::path run_dir;            // the run folder cases leave their results in (set by ctest)
+  bool require_gpu = false;                 // no GPU, or a partial run, is a failure
+  bool fresh_processes = false;             // no warm worker, a process per case
+  std::string sanitizer;                    // the compute-sanitizer tool for the GPU cases, "" for none
+  bool sweep_full = false;                  // the race-window sweeps' fuller profile
+  bool conformance_full = false;            // thousands of generated programs
+  std::chrono::seconds soak_duration{600};  // how long a soak copies
+  bool soak_inject_fault = false;           // corrupt one byte of one copy (tests the soak)
+
+  static RunSettings read(const SettingSource& source);
+  void record(SettingsInForce& out) const;
+};
+
+// What the tools that start, keep and publish runs read: where runs and reports are kept.
+struct StorageSettings {
+  std::filesystem::path results_root;    // where runs are kept (default: the build tree's)
+  std::filesystem::path reports_dir;     // where reports are published (default: the build tree's)
+  std::size_t keep_runs = 20;            // run folders and report sets kept
+  std::filesystem::path prometheus_dir;  // node_exporter's textfile folder, "" for none
+
+  static StorageSettings read(const SettingSource& source);
+  void record(SettingsInForce& out) const;
+};
+
+struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
+  bool strict = false;                // an unknown HAZARDLAB_* name is an error
+  std::vector<std::string> warnings;  // unknown HAZARDLAB_* names, each with the nearest known one
+  // Which profile chose each setting the environment left alone (sanitizer, health), by name.
+  std::vector<std::pair<std::string, std::string>> chosen_by_profile;
+
+  // Every group's settings in force, as each group records itself.
+  SettingsInForce in_force() const;
+  // The profile that chose `setting`'s value; "" when the environment or the default decided.
+  std::string chosen_by(const SettingDeclaration& setting) const;
 
   // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
   static Settings from_environment();
@@ -61,43 +104,7 @@ struct Settings {
   static Settings from_entries(const std::vector<std::string>& entries);
 };
 
-
-// What HAZARDLAB_SANITIZE changes where the environment does not say: every case still runs, with
-// fewer and smaller trials (see apply_sanitizer_profile in settings.cpp).
-struct SanitizerProfile {
-  int control_trials = 20;
-  int property_cases = 20;
-  std::size_t max_transfer_bytes = std::size_t{16} << 20;
-  std::chrono::milliseconds call_limit{1000};
-};
-inline constexpr SanitizerProfile kSanitizerProfile{};
-
-// The run profiles HAZARDLAB_PROFILE (and `hazardlab run --profile`) accepts.
-inline constexpr std::string_view kRunProfiles[] = {"validation", "health", "soak"};
-
 // The known name nearest to a mistyped HAZARDLAB_* name (setting_names.cpp).
 std::string_view nearest_known_setting(std::string_view name);
-// `value` if it names a run profile; else a SettingsError naming `what` (the variable or option).
-std::string run_profile_named(std::string_view what, const std::string& value);
-
-// "10m", "90s", "2h" or a number of seconds, from 1 s to 7 days; else a SettingsError naming `what`.
-std::chrono::seconds parse_duration_text(std::string_view what, const std::string& text);
-
-// What the health profile changes where the environment does not say: every control and one guard
-// per hazard, with fewer and smaller trials, so that 16 GPUs finish inside Slurm's 60 s; and no GPU
-// is a failure, since a GPU node whose GPUs are gone must be drained.
-struct HealthProfile {
-  int control_trials = 20;
-  int property_cases = 20;
-  std::size_t max_transfer_bytes = std::size_t{16} << 20;
-  bool mutation_check = false;  // the guard is one of several seen each interval; the full run proves it
-};
-inline constexpr HealthProfile kHealthProfile{};
-
-// The compute-sanitizer tools HAZARDLAB_SANITIZE accepts.
-inline constexpr std::string_view kSanitizerTools[] = {"memcheck", "racecheck", "initcheck", "synccheck"};
-
-// Parses "1", "true", "yes", "on" / "0", "false", "no", "off", "" (case-insensitive).
-bool parse_flag(const std::string& name, const std::string& value);
 
 }  // namespace hazardlab

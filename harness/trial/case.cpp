@@ -5,7 +5,7 @@
 
 namespace hazardlab {
 
-HoldPlan TrialCase::hold(const Settings& settings) const {
+HoldPlan TrialCase::hold(const TrialSettings& settings) const {
   return {gate, std::chrono::microseconds(gate_delay_us), std::chrono::microseconds(device_delay_us),
           settings.gate_timeout, settings.call_limit};
 }

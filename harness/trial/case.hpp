@@ -29,7 +29,7 @@ struct TrialCase {
   std::uint32_t device_delay_us = 0;  // a sleep kernel between the gate and the copy
   ParameterValues params;             // the hazard's own parameters
 
-  HoldPlan hold(const Settings& settings) const;  // how a trial of this case holds its stream
+  HoldPlan hold(const TrialSettings& settings) const;  // how a trial of this case holds its stream
   std::string describe() const;
 };
 void to_json(nlohmann::json& j, const TrialCase& c);

@@ -12,7 +12,7 @@ constexpr std::size_t kPlannedSizes[] = {
 
 }  // namespace
 
-std::vector<GateKind> usable_gates(const CaseSpace& space, const DeviceFingerprint& device, const Settings& settings) {
+std::vector<GateKind> usable_gates(const CaseSpace& space, const DeviceFingerprint& device, const JudgeSettings& settings) {
   std::vector<GateKind> gates;
   for (GateKind g : space.gates) {
     if (g == GateKind::SpinKernel && !device.can_map_host_memory) continue;

@@ -20,7 +20,7 @@ namespace hazardlab {
 struct CaseSpace {
   std::size_t min_bytes = 1;
   std::size_t max_bytes = 0;  // 0: up to HAZARDLAB_MAX_BYTES; else the smaller of the two
-  std::size_t largest(const Settings& s) const {
+  std::size_t largest(const JudgeSettings& s) const {
     return max_bytes ? std::min(max_bytes, s.max_transfer_bytes) : s.max_transfer_bytes;
   }
   std::vector<HostMemoryKind> host_kinds{HostMemoryKind::Pinned};
@@ -34,7 +34,7 @@ struct CaseSpace {
 
 // The gates of `space` that this device can run (a spin-kernel gate needs mapped host memory) and
 // the settings allow.
-std::vector<GateKind> usable_gates(const CaseSpace& space, const DeviceFingerprint& device, const Settings& settings);
+std::vector<GateKind> usable_gates(const CaseSpace& space, const DeviceFingerprint& device, const JudgeSettings& settings);
 
 // Deterministic plan: trial i covers sizes around the page and 64 KiB edges, every stream, gate
 // and host kind in turn, and parameter k's values with period 3^k.

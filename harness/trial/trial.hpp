@@ -11,6 +11,6 @@
 
 namespace hazardlab {
 
-using TrialFn = std::function<TrialObservation(Rig&, const TrialCase&, const Settings&)>;
+using TrialFn = std::function<TrialObservation(Rig&, const TrialCase&, const TrialSettings&)>;
 
 }  // namespace hazardlab

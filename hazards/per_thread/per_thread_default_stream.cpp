@@ -19,7 +19,7 @@ enum class Consumer {
   LegacyStream,         // cudaStreamLegacy, which still orders with every per-thread default stream
 };
 
-TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer consumer, const Settings& s) {
+TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer consumer, const TrialSettings& s) {
   TrialCase c = base;
   c.pattern.family = PatternFamily::Constant;  // the producer is a memset
   const int value = pattern_byte(c.pattern, PatternVersion::Original, 0);
@@ -70,7 +70,7 @@ TrialObservation other_thread_consumes(Rig& rig, const TrialCase& base, Consumer
 }
 
 TrialFn consumed_by(Consumer consumer) {
-  return [consumer](Rig& rig, const TrialCase& c, const Settings& s) {
+  return [consumer](Rig& rig, const TrialCase& c, const TrialSettings& s) {
     return other_thread_consumes(rig, c, consumer, s);
   };
 }

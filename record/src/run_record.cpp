@@ -11,6 +11,7 @@
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/environment.hpp"
+#include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
 namespace {
@@ -205,7 +206,7 @@ std::string_view hazardlab_version() noexcept { return HAZARDLAB_VERSION; }
 
 std::string host_name() {
   // A container's or a job's host name is often not the node's; the fleet's scripts say which.
-  if (std::optional<std::string> given = environment_value_given("HAZARDLAB_HOST_NAME")) return *given;
+  if (std::optional<std::string> given = environment_value_given(setting::kHostName.name)) return *given;
   char name[256] = {};
   return ::gethostname(name, sizeof name - 1) == 0 && name[0] ? std::string(name) : std::string("unknown-host");
 }

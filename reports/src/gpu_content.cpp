@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "number_text.hpp"
+#include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
 namespace {
@@ -154,7 +155,7 @@ void add_hazards(doc::Document& d, const GpuReport& report) {
         }
         if (!r->minimal_case.is_null()) item.children.push_back("Smallest failing case: " + doc::code(r->minimal_case.dump()));
         if (r->seed && r->outcome != Outcome::Passed) {
-          item.children.push_back("Replay: " + doc::code("HAZARDLAB_SEED=" + std::to_string(*r->seed) +
+          item.children.push_back("Replay: " + doc::code(std::string(setting::kSeed.name) + "=" + std::to_string(*r->seed) +
                                                          " ctest --test-dir <build> -R '^" + prefix + '/' + h.id + '/' +
                                                          v.id + "$' --output-on-failure"));
         }

@@ -13,6 +13,7 @@
 
 #include "fleet_rows.hpp"
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
@@ -117,7 +118,7 @@ void bandwidth_samples(Exposition& e, const GpuReport& r, const Labels& labels, 
 }
 
 double recorded_fraction(const RunRecord& run) {
-  if (const RecordedSetting* s = run.setting("HAZARDLAB_MIN_LINK_FRACTION")) {
+  if (const RecordedSetting* s = run.setting(setting::kMinLinkFraction.name)) {
     try {
       return std::stod(s->value);
     } catch (const std::exception&) {

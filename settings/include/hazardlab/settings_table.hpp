@@ -35,6 +35,44 @@ struct SettingDeclaration {
   std::uint64_t max = UINT64_MAX;
 };
 
+// Each setting by the name the code reads it with, so that its spelling, type and range are written
+// once, in settings_table.cpp; code never spells a HAZARDLAB_* or HL_CHECK_* name again (a lint rule).
+namespace setting {
+extern const SettingDeclaration kRequireGpu;
+extern const SettingDeclaration kTrials;
+extern const SettingDeclaration kPropertyCases;
+extern const SettingDeclaration kSeed;
+extern const SettingDeclaration kMaxBytes;
+extern const SettingDeclaration kGateTimeoutMs;
+extern const SettingDeclaration kCallLimitMs;
+extern const SettingDeclaration kGates;
+extern const SettingDeclaration kSabotageGuards;
+extern const SettingDeclaration kMutationCheck;
+extern const SettingDeclaration kPerfProfile;
+extern const SettingDeclaration kSweepProfile;
+extern const SettingDeclaration kConformanceProfile;
+extern const SettingDeclaration kPinnedBudgetMb;
+extern const SettingDeclaration kMinLinkFraction;
+extern const SettingDeclaration kMinOverlap;
+extern const SettingDeclaration kNvbandwidth;
+extern const SettingDeclaration kHostLock;
+extern const SettingDeclaration kSanitize;
+extern const SettingDeclaration kResultsRoot;
+extern const SettingDeclaration kReportsDir;
+extern const SettingDeclaration kKeepRuns;
+extern const SettingDeclaration kStrict;
+extern const SettingDeclaration kHostName;
+extern const SettingDeclaration kFreshProcesses;
+extern const SettingDeclaration kProfile;
+extern const SettingDeclaration kPrometheusDir;
+extern const SettingDeclaration kSoakDuration;
+extern const SettingDeclaration kSoakInjectFault;
+extern const SettingDeclaration kRunDir;
+extern const SettingDeclaration kCheckLogFolder;
+extern const SettingDeclaration kCheckSample;
+extern const SettingDeclaration kCheckEveryOccurrence;
+}  // namespace setting
+
 // The whole table, in the order `hazardlab settings` lists it.
 std::span<const SettingDeclaration> declared_settings();
 // The declaration of `name`; throws std::logic_error for a name nobody declared (a bug, not input).
