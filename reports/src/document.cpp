@@ -98,7 +98,7 @@ struct MarkdownOut {
     }
     out << '\n';
   }
-  void plot(const std::string&) {}  // drawn in HTML only; its figures are in the text beside it
+  void plot(const Plot&) {}  // drawn in HTML only; its figures are in the text beside it
 };
 
 // HTML's spelling of each block.
@@ -140,7 +140,7 @@ struct HtmlOut {
     }
     out << "</table></div>\n";
   }
-  void plot(const std::string& svg) { out << svg << '\n'; }  // drawn by this program: its text already escaped
+  void plot(const Plot& p) { out << to_svg(p) << '\n'; }
 };
 
 // Every block, in order, in one markup.
@@ -170,7 +170,7 @@ void render(const Document& d, Markup& m) {
         m.table(b.table);
         break;
       case Block::Kind::Plot:
-        m.plot(b.svg);
+        m.plot(b.plot);
         break;
     }
   }

@@ -15,8 +15,10 @@ struct Span {
 struct Text {
   std::vector<Span> spans;
   Text() = default;
-  Text(std::string plain) { spans.push_back({Span::Style::Plain, std::move(plain)}); }  // NOLINT: plain text reads as Text
-  Text(const char* plain) : Text(std::string(plain)) {}                              // NOLINT
+  Text(std::string plain) {
+    spans.push_back({Span::Style::Plain, std::move(plain)});
+  }                                                      // NOLINT: plain text reads as Text
+  Text(const char* plain) : Text(std::string(plain)) {}  // NOLINT
   Text& operator+=(const Text& more);
   bool empty() const noexcept { return spans.empty(); }
 };
@@ -39,13 +41,57 @@ struct Item {
   std::vector<Text> children;  // one level of nested points
 };
 
+// A line chart, as content: the axes, the series and their points, not the drawing. HTML draws it
+// as inline SVG (plot.cpp, the one place a chart is drawn); Markdown leaves it out, since a table
+// or text beside every plot holds its figures.
+struct Plot {
+  // How an axis places a value: as it is, by its base-2 logarithm (sizes), or by log10(1 + x), a
+  // logarithmic axis that still shows 0 (delays from none up).
+  enum class Scale { Linear, Log2, Log1p };
+  struct Tick {
+    double at;
+    std::string label;
+  };
+  struct Point {
+    double x, y;
+    std::string tip;  // the point's tooltip
+  };
+  struct Series {
+    std::string name;  // in the legend
+    std::vector<Point> points;
+    std::string colour;  // "" for the palette's next; a kind shown in several plots keeps one colour
+    bool dots = true;    // each point drawn with its tooltip; off for a dense series (a soak's samples)
+  };
+  struct Marker {  // a hollow diamond off the lines, such as a demo measured another way
+    double x, y;
+    std::string tip;
+  };
+  struct Rule {  // a dashed horizontal line, such as a limit
+    double y;
+    std::string label;
+  };
+
+  std::string title;        // drawn above the chart; "" for none
+  std::string description;  // what the chart shows, for screen readers
+  std::string x_label;
+  Scale x_scale = Scale::Linear;
+  double x_min = 0, x_max = 1, y_max = 1;  // the y axis starts at 0
+  std::vector<Tick> x_ticks, y_ticks;
+  std::vector<Series> series;
+  std::vector<Marker> markers;
+  std::vector<Rule> rules;
+  double width = 640, height = 320;
+};
+// The chart as a self-contained SVG element, every text escaped.
+std::string to_svg(const Plot& p);
+
 struct Block {
   enum class Kind { Heading, Subheading, Paragraph, Note, List, Table, Folded, Plot } kind = Kind::Paragraph;
   Text text;                // a heading, a paragraph, a note, or a folded list's summary
   std::vector<Item> items;  // a list, or what a folded list holds
   Table table;
-  std::string svg;          // a plot, drawn for HTML only: a table or text beside it holds its figures
-  std::string css_class;    // HTML: a paragraph's class
+  Plot plot;              // a chart, drawn for HTML only: a table or text beside it holds its figures
+  std::string css_class;  // HTML: a paragraph's class
 };
 
 struct Document {
@@ -64,8 +110,8 @@ struct Document {
     blocks.push_back({Block::Kind::Folded, std::move(summary), std::move(items), {}, {}, {}});
   }
   void table(Table t) { blocks.push_back({Block::Kind::Table, {}, {}, std::move(t), {}, {}}); }
-  void plot(std::string svg) {
-    if (!svg.empty()) blocks.push_back({Block::Kind::Plot, {}, {}, {}, std::move(svg), {}});
+  void plot(Plot p) {
+    if (!p.series.empty()) blocks.push_back({Block::Kind::Plot, {}, {}, {}, std::move(p), {}});
   }
 };
 

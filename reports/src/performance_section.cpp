@@ -3,10 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <sstream>
 
 #include "gpu_content.hpp"
-#include "markup_escape.hpp"
 #include "number_text.hpp"
 
 namespace hazardlab {
@@ -42,64 +40,39 @@ const char* colour_of(HostMemoryKind kind) {
   }
 }
 
-// Bandwidth against size on a log2 axis, one line per host memory kind, the link's raw rate dashed.
-std::string bandwidth_plot(const std::vector<BandwidthPoint>& points, Direction direction, double link) {
-  std::map<HostMemoryKind, std::vector<std::pair<double, double>>> series;
+// Bandwidth against size on a log2 axis, one line per host memory kind (each kind one colour in
+// both directions), the link's raw rate dashed.
+doc::Plot bandwidth_plot(const std::vector<BandwidthPoint>& points, Direction direction, double link) {
+  const bool h2d = direction == Direction::HostToDevice;
+  doc::Plot plot;
+  plot.title = std::string(h2d ? "Host to device" : "Device to host") + " bandwidth (GB/s, median)";
+  plot.description = std::string(h2d ? "host to device" : "device to host") + " bandwidth against size";
+  plot.x_label = "copy size";
+  plot.x_scale = doc::Plot::Scale::Log2;
+  std::map<HostMemoryKind, doc::Plot::Series> series;
   double lo = 1e30, hi = 0, top = link;
   for (const BandwidthPoint& b : points) {
     if (b.direction != direction) continue;
     const double bytes = static_cast<double>(b.bytes);
-    series[b.host].push_back({bytes, b.median_gbps});
+    doc::Plot::Series& s = series[b.host];
+    s.name = to_string(b.host);
+    s.colour = colour_of(b.host);
+    s.points.push_back({bytes, b.median_gbps,
+                        s.name + ", " + size_label(bytes) + ": " + number_text("%.2f", b.median_gbps) + " GB/s"});
     lo = std::min(lo, bytes);
     hi = std::max(hi, bytes);
     top = std::max(top, b.median_gbps);
   }
-  if (series.empty()) return {};
-  top = std::ceil(top * 1.1 / 10) * 10;
-  constexpr double W = 640, H = 320, L = 60, R = 150, T = 30, B = 50;
-  const double x0 = std::log2(lo), x1 = std::max(std::log2(hi), x0 + 1);
-  const auto x = [&](double bytes) { return L + (std::log2(bytes) - x0) / (x1 - x0) * (W - L - R); };
-  const auto y = [&](double gbps) { return H - B - gbps / top * (H - T - B); };
-  const bool h2d = direction == Direction::HostToDevice;
-  std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H << "' role='img' aria-label='"
-      << (h2d ? "host to device" : "device to host") << " bandwidth against size'>"
-      << "<text x='" << L << "' y='18' font-weight='bold'>" << (h2d ? "Host to device" : "Device to host")
-      << " bandwidth (GB/s, median)</text>";
-  for (int i = 0; i <= 5; ++i) {
-    const double v = top * i / 5;
-    svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(v) << "' y2='" << y(v)
-        << "' stroke='#ddd'/><text x='" << L - 6 << "' y='" << y(v) + 4 << "' text-anchor='end' font-size='11'>"
-        << number_text("%.0f", v) << "</text>";
-  }
-  for (double e = std::ceil(x0); e <= x1; e += 2) {
-    const double bytes = std::pow(2.0, e);
-    svg << "<text x='" << x(bytes) << "' y='" << H - B + 16 << "' text-anchor='middle' font-size='11'>"
-        << size_label(bytes) << "</text>";
-  }
-  svg << "<text x='" << (L + W - R) / 2 << "' y='" << H - 10 << "' text-anchor='middle' font-size='12'>copy size</text>";
-  if (link > 0) {
-    svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(link) << "' y2='" << y(link)
-        << "' stroke='#000' stroke-dasharray='6 4'/><text x='" << L + 6 << "' y='" << y(link) - 5
-        << "' font-size='11'>PCIe link raw rate " << number_text("%.1f", link) << " GB/s</text>";
-  }
-  int row = 0;
-  for (const auto& [kind, pts] : series) {
-    const std::string name = escape_markup(to_string(kind));
-    std::ostringstream path;
-    for (std::size_t i = 0; i < pts.size(); ++i) path << (i ? " L" : "M") << x(pts[i].first) << ' ' << y(pts[i].second);
-    svg << "<path d='" << path.str() << "' fill='none' stroke='" << colour_of(kind) << "' stroke-width='2'/>";
-    for (const auto& [bytes, gbps] : pts) {
-      svg << "<circle cx='" << x(bytes) << "' cy='" << y(gbps) << "' r='3' fill='" << colour_of(kind) << "'><title>"
-          << name << ", " << size_label(bytes) << ": " << number_text("%.2f", gbps) << " GB/s</title></circle>";
-    }
-    const double ly = T + 60 + 18 * row++;
-    svg << "<line x1='" << W - R + 6 << "' x2='" << W - R + 26 << "' y1='" << ly << "' y2='" << ly << "' stroke='"
-        << colour_of(kind) << "' stroke-width='3'/><text x='" << W - R + 30 << "' y='" << ly + 4 << "' font-size='12'>"
-        << name << "</text>";
-  }
-  svg << "</svg>";
-  return svg.str();
+  if (series.empty()) return plot;
+  for (auto& [kind, s] : series) plot.series.push_back(std::move(s));
+  plot.x_min = lo;
+  plot.x_max = std::max(hi, 2 * lo);
+  plot.y_max = std::ceil(top * 1.1 / 10) * 10;
+  for (int i = 0; i <= 5; ++i) plot.y_ticks.push_back({plot.y_max * i / 5, number_text("%.0f", plot.y_max * i / 5)});
+  for (double e = std::ceil(std::log2(lo)); e <= std::log2(plot.x_max); e += 2)
+    plot.x_ticks.push_back({std::pow(2.0, e), size_label(std::pow(2.0, e))});
+  if (link > 0) plot.rules.push_back({link, "PCIe link raw rate " + number_text("%.1f", link) + " GB/s"});
+  return plot;
 }
 
 void add_bandwidth(doc::Document& d, const PerfRecord& p, const BandwidthGroup& g) {
@@ -125,28 +98,33 @@ void add_bandwidth(doc::Document& d, const PerfRecord& p, const BandwidthGroup& 
   }
   d.table(std::move(t));
   for (const BidirectionalResult& r : g.bidirectional) {
-    d.paragraph("Bidirectional (nvbandwidth's method: the opposite direction runs alongside, twice the bytes per "
-                "copy): " +
-                std::string(to_string(r.measured)) + " measured at " + std::to_string(r.bytes) + " B: " +
-                number_text("%.2f", r.spread.median) + " GB/s (CV " + number_text("%.1f", r.spread.cv * 100) + "%).");
+    d.paragraph(
+        "Bidirectional (nvbandwidth's method: the opposite direction runs alongside, twice the bytes per "
+        "copy): " +
+        std::string(to_string(r.measured)) + " measured at " + std::to_string(r.bytes) +
+        " B: " + number_text("%.2f", r.spread.median) + " GB/s (CV " + number_text("%.1f", r.spread.cv * 100) + "%).");
   }
   if (const auto& ref = g.reference) {
     d.paragraph("Beside nvbandwidth, measured on this GPU in the same case (" + doc::code(ref->tool) +
-                "; its figure is the median of " + std::to_string(ref->runs_per_size) + " runs; ours is measured "
-                "again when under " + number_text("%.0f%%", ref->remeasured_below_fraction * 100) + " of it):");
+                "; its figure is the median of " + std::to_string(ref->runs_per_size) +
+                " runs; ours is measured "
+                "again when under " +
+                number_text("%.0f%%", ref->remeasured_below_fraction * 100) + " of it):");
     doc::Table beside;
     beside.headers = {"Figure", "Bytes", "hazardlab GB/s", "our attempts", "nvbandwidth GB/s", "its runs", "Ratio"};
     for (const ReferenceFigure& f : ref->figures) {
       beside.add({f.figure, std::to_string(f.bytes), number_text("%.2f", f.hazardlab_gbps),
-             f.hazardlab_attempts_gbps.empty() ? "1" : gbps_list(f.hazardlab_attempts_gbps),
-             number_text("%.2f", f.nvbandwidth_gbps), gbps_list(f.nvbandwidth_runs_gbps), number_text("%.3f", f.ratio())});
+                  f.hazardlab_attempts_gbps.empty() ? "1" : gbps_list(f.hazardlab_attempts_gbps),
+                  number_text("%.2f", f.nvbandwidth_gbps), gbps_list(f.nvbandwidth_runs_gbps),
+                  number_text("%.3f", f.ratio())});
     }
     d.table(std::move(beside));
     for (const std::string& e : ref->errors) d.note("nvbandwidth: " + e);
   }
   for (const AllGpusResult& all : g.all_gpus_at_once) {
     std::string per_gpu;
-    for (const auto& [index, gbps] : all.per_gpu) per_gpu += " GPU " + std::to_string(index) + " " + number_text("%.2f;", gbps);
+    for (const auto& [index, gbps] : all.per_gpu)
+      per_gpu += " GPU " + std::to_string(index) + " " + number_text("%.2f;", gbps);
     d.paragraph(doc::strong("All GPUs at once") + " (" + std::string(to_string(all.direction)) + ", " +
                 std::to_string(all.bytes) + " B per GPU, released together): " + number_text("%.2f", all.total_gbps) +
                 " GB/s in total;" + per_gpu);
@@ -176,7 +154,8 @@ void add_findings(doc::Document& d, const std::vector<Comparison>& findings) {
   doc::Table t;
   t.headers = {"Question", "A", "ms", "B", "ms", "B/A"};
   for (const Comparison& c : findings) {
-    t.add({c.question, c.a, number_text("%.2f", c.a_ms), c.b, number_text("%.2f", c.b_ms), number_text("%.2f", c.ratio())});
+    t.add({c.question, c.a, number_text("%.2f", c.a_ms), c.b, number_text("%.2f", c.b_ms),
+           number_text("%.2f", c.ratio())});
   }
   d.table(std::move(t));
 }
@@ -208,8 +187,9 @@ void add_performance(doc::Document& d, const GpuReport& report) {
                  p.status == PerfStatus::Skipped ? "idle" : "bad");
     }
     for (const Check& c : p.checks) {
-      checks.add({c.description, doc::strong(c.result_word()), c.detail(), c.rationale},
-                 !c.decided() ? "idle" : c.passed ? "good" : "bad");
+      checks.add({c.description, doc::strong(c.result_word()), c.detail(), c.rationale}, !c.decided() ? "idle"
+                                                                                         : c.passed   ? "good"
+                                                                                                      : "bad");
     }
   }
   d.table(std::move(checks));

@@ -5,55 +5,39 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <sstream>
 #include <vector>
 
 #include "gpu_content.hpp"
-#include "markup_escape.hpp"
 #include "number_text.hpp"
 
 namespace hazardlab {
 namespace {
 
-std::string throughput_plot(const std::vector<soak::SoakSample>& samples) {
-  std::map<std::string, std::vector<std::pair<double, double>>> series;
+// Throughput over time, one line per copy.
+doc::Plot throughput_plot(const std::vector<soak::SoakSample>& samples) {
+  doc::Plot plot;
+  plot.title = "Throughput over time (GB/s)";
+  plot.description = "soak throughput over time";
+  plot.x_label = "time";
+  plot.width = 720;
+  std::map<std::string, doc::Plot::Series> series;
   double end = 1, top = 1;
   for (const soak::SoakSample& s : samples) {
-    series[s.copy].push_back({s.t_s, s.gbps});
+    doc::Plot::Series& line = series[s.copy];
+    line.name = s.copy;
+    line.dots = false;  // hundreds of samples a copy: the line is the figure, the table beside it the numbers
+    line.points.push_back({s.t_s, s.gbps, ""});
     end = std::max(end, s.t_s);
     top = std::max(top, s.gbps);
   }
-  if (series.empty()) return {};
-  top = std::ceil(top * 1.1 / 10) * 10;
-  constexpr double W = 720, H = 320, L = 60, R = 190, T = 30, B = 50;
-  const auto x = [&](double t) { return L + t / end * (W - L - R); };
-  const auto y = [&](double g) { return H - B - g / top * (H - T - B); };
-  static const char* colours[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << W << "' height='" << H
-      << "' role='img' aria-label='soak throughput over time'><text x='" << L
-      << "' y='18' font-weight='bold'>Throughput over time (GB/s)</text>";
+  for (auto& [copy, line] : series) plot.series.push_back(std::move(line));
+  plot.x_max = end;
+  plot.y_max = std::ceil(top * 1.1 / 10) * 10;
   for (int i = 0; i <= 5; ++i) {
-    svg << "<line x1='" << L << "' x2='" << W - R << "' y1='" << y(top * i / 5) << "' y2='" << y(top * i / 5)
-        << "' stroke='#ddd'/><text x='" << L - 6 << "' y='" << y(top * i / 5) + 4
-        << "' text-anchor='end' font-size='11'>" << number_text("%.0f", top * i / 5) << "</text>";
-    svg << "<text x='" << x(end * i / 5) << "' y='" << H - B + 16 << "' text-anchor='middle' font-size='11'>"
-        << number_text("%.0f s", end * i / 5) << "</text>";
+    plot.y_ticks.push_back({plot.y_max * i / 5, number_text("%.0f", plot.y_max * i / 5)});
+    plot.x_ticks.push_back({end * i / 5, number_text("%.0f s", end * i / 5)});
   }
-  int row = 0;
-  for (const auto& [copy, points] : series) {
-    const char* colour = colours[row % std::size(colours)];
-    std::ostringstream path;
-    for (std::size_t i = 0; i < points.size(); ++i)
-      path << (i ? " L" : "M") << x(points[i].first) << ' ' << y(points[i].second);
-    svg << "<path d='" << path.str() << "' fill='none' stroke='" << colour << "' stroke-width='1.5'/>"
-        << "<text x='" << W - R + 10 << "' y='" << T + 14 * row + 10 << "' font-size='11' fill='" << colour << "'>"
-        << escape_markup(copy) << "</text>";
-    ++row;
-  }
-  svg << "</svg>";
-  return svg.str();
+  return plot;
 }
 
 }  // namespace
