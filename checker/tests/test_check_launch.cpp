@@ -188,5 +188,88 @@ TEST(Symbolize, NamesAFrameOfThisProgramByFunctionAndLine) {
   EXPECT_NE(named.location.find("test_check_launch.cpp"), std::string::npos) << named.location;
 }
 
+
+// A report holding everything a report can: a finding of a Python program with both stacks (a driver frame
+// among them, which is left out), a free in a child process that also left a note, a process that was not
+// watched, and copies the faster mode left out.
+CheckReport a_full_report() {
+  ProcessLog python;
+  python.pid = 5563;
+  python.parent = 1;
+  python.program = "python3";
+  python.watching = true;
+  LoggedFinding write{a_finding(),
+                      {{"/usr/lib/libcuda.so.1", 0x10, "cuMemcpyHtoDAsync_v2", ""},
+                       {"/usr/lib/libcudart.so.13", 0x70f6b, "cudaMemcpyAsync", ""},
+                       {"/opt/app/train", 0x1234, "stage(int)", "train.cpp:12"}},
+                      {{"/opt/app/libtorch_cpu.so", 0x6d063b7, "add_kernel<float>", ""}},
+                      {{"training_loop.py", 50, "staging"}},
+                      {{"training_loop.py", 49, "staging"}}};
+  write.finding.thread = 5592;
+  python.findings.push_back(write);
+  python.summary = CheckerStats{65, 0, 1, 1, 0, 3};
+  ProcessLog child;
+  child.pid = 5570;
+  child.parent = 5563;
+  child.program = "worker";
+  child.watching = true;
+  Finding freed = a_finding();
+  freed.kind = FindingKind::FreedWhileCopyOwns;
+  freed.copy.id = 2;
+  freed.thread = 5571;
+  child.findings.push_back({freed, {{"/opt/app/worker", 0x99, "", ""}}, {}});
+  child.notes.push_back("a copy was issued into a stream capture");
+  child.summary = CheckerStats{4, 1, 1, 2, 3, 0};
+  ProcessLog unwatched;
+  unwatched.pid = 5580;
+  unwatched.parent = 5563;
+  unwatched.program = "profiler-child";
+  unwatched.not_watching_because = "CUPTI refused a subscriber: another tool holds it";
+  return CheckReport::judge({"python3", "train.py", "--name", "two words"}, ProgramEnd{false, 0},
+                            {python, child, unwatched});
+}
+
+// Scripts read these lines (checker/programs/expect_check.py): the console text stays as it is, word for word.
+// The finding's own sentences come from Finding (checker/core/finding.cpp), which test_check_core checks.
+TEST(ConsoleText, StaysWordForWord) {
+  const CheckReport report = a_full_report();
+  const Finding& write = report.processes[0].findings[0].finding;
+  const Finding& freed = report.processes[1].findings[0].finding;
+  std::ostringstream out;
+  report.print(out);
+  EXPECT_EQ(out.str(),
+            "========= HAZARDLAB CHECK\n"
+            "========= Hazard h2d-pinned-mutate: host-wrote-copy-source (process 5563, thread 5592)\n"
+            "=========     " + write.what() + "\n"
+            "=========     Host access, Python:\n"
+            "=========         training_loop.py:49 in staging\n"
+            "=========     Copy issued, Python:\n"
+            "=========         training_loop.py:50 in staging\n"
+            "=========     Host access:\n"
+            "=========         #0 add_kernel<float> (libtorch_cpu.so+0x6d063b7)\n"
+            "=========     Copy issued:\n"
+            "=========         #0 cudaMemcpyAsync (libcudart.so.13+0x70f6b)\n"
+            "=========         #1 stage(int) at train.cpp:12 (train+0x1234)\n"
+            "=========     Missing: " + write.missing() + "\n"
+            "=========     Fix: " + write.smallest_fix() + "\n"
+            "=========     Lesson: hazardlab explain h2d-pinned-mutate\n"
+            "========= \n"
+            "========= Hazard free-while-in-flight: freed-while-copy-owns (process 5570, thread 5571)\n"
+            "=========     " + freed.what() + "\n"
+            "=========     Copy issued:\n"
+            "=========         #0 ? (worker+0x99)\n"
+            "=========     Missing: " + freed.missing() + "\n"
+            "=========     Fix: " + freed.smallest_fix() + "\n"
+            "=========     Lesson: hazardlab explain free-while-in-flight\n"
+            "========= \n"
+            "========= NOT CHECKED: process 5570 (worker): a copy was issued into a stream capture\n"
+            "========= NOT CHECKED: process 5580 (profiler-child) was not watched: CUPTI refused a subscriber: "
+            "another tool holds it\n"
+            "========= SAMPLED: --sample left 3 copy ends unwatched; a hazard only in those copies would not be "
+            "found\n"
+            "========= HAZARDLAB CHECK SUMMARY: 2 finding(s) in 3 CUDA process(es), 69 copy ends watched; the "
+            "program exited with status 0; verdict found\n");
+}
+
 }  // namespace
 }  // namespace hazardlab::check
