@@ -31,7 +31,8 @@ std::string shell_text(const std::vector<std::string>& command) {
 std::vector<doc::Text> native_frames(const std::vector<Frame>& stack) {
   std::vector<doc::Text> frames;
   for (const Frame& f : stack)
-    if (tells_about_the_program(f)) frames.push_back(doc::code("#" + std::to_string(frames.size()) + " " + frame_text(f)));
+    if (tells_about_the_program(f))
+      frames.push_back(doc::code("#" + std::to_string(frames.size()) + " " + frame_text(f)));
   return frames;
 }
 

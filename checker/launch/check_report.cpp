@@ -22,10 +22,11 @@ std::string_view meaning(CheckVerdict verdict) {
       return "Every process that started CUDA was watched from its first CUDA call to its end, and no host access to "
              "memory an asynchronous copy still owned was found";
     case CheckVerdict::Found:
-      return "The host touched memory that an asynchronous copy still owned: each finding below says where, what "
+      return "The host touched memory that an asynchronous copy still owned: each finding says where, what "
              "synchronization was missing and the smallest fix";
     case CheckVerdict::NotChecked:
-      return "Something was not watched (the notes say what): whatever was found or not, the run is not called clean";
+      return "Something was not watched (the notes say what): nothing was found in what was, but the run is not "
+             "called clean";
     case CheckVerdict::Sampled:
       return "Nothing was found in the copies watched, but --sample left some copies unwatched (counted): the run is "
              "not called clean";
@@ -88,13 +89,15 @@ std::string CheckReport::summary() const {
 }
 
 std::string ending_text(const ProgramEnd& end) {
-  if (end.signalled) return std::string("ended by signal ") + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
+  if (end.signalled)
+    return std::string("ended by signal ") + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
   return "exited with status " + std::to_string(end.code);
 }
 
 bool tells_about_the_program(const Frame& frame) {
   const std::string name = std::filesystem::path(frame.module).filename().string();
-  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") || name.starts_with("libhazardlab-check-inject"));
+  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") ||
+           name.starts_with("libhazardlab-check-inject"));
 }
 
 std::string frame_text(const Frame& frame) {

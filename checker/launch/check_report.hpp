@@ -1,5 +1,6 @@
 // What `hazardlab check` concludes about one run of a program: the verdict, why, and every finding with its
-// stacks, built once from the processes' logs and then printed as text (stderr) or written as JSON.
+// stacks, built once from the processes' logs and then printed as text (stderr), written as JSON, or laid out for
+// people as a document (check_document.hpp).
 #pragma once
 
 #include <filesystem>
