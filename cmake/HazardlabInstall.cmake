@@ -35,6 +35,7 @@ if(_hl_libexec)
   endif()
 endif()
 install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.schema.json
+              reports/schema/check-report.schema.json
               record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)
 install(FILES README.md reports/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES hazards/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME hazards.md)

@@ -20,6 +20,8 @@ int check_main(int argc, char** argv) {
       "whether or not the race went wrong this time"};
   app.name("hazardlab check");
   app.add_option("--json", options.json, "also write the report as JSON to this file");
+  app.add_option("--markdown", options.markdown, "also write the report as Markdown to this file");
+  app.add_option("--html", options.html, "also write the report as a self-contained HTML page to this file");
   app.add_option("--error-exitcode", options.error_exitcode,
                  "exit status when something was found (default 66; 1-255)");
   app.add_option("--unchecked-exitcode", options.unchecked_exitcode,

@@ -366,7 +366,8 @@ def installed_suite_runs_outside_any_tree(world):
     for program in ("bin/hazardlab", "bin/hazardlab-report", "libexec/hazardlab/hazardlab-cases",
                     "libexec/hazardlab/hazardlab-perf", "libexec/hazardlab/libhazardlab-check-inject.so",
                     "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch",
-                    "share/hazardlab/schema/gpu-report.schema.json"):
+                    "share/hazardlab/schema/gpu-report.schema.json",
+                    "share/hazardlab/schema/check-report.schema.json"):
         check((prefix / program).exists(), f"the install lacks {program}")
     # The installed checker finds its library; a program that never starts CUDA is never called clean.
     p = subprocess.run([str(prefix / "bin/hazardlab"), "check", "--", "/bin/true"], timeout=60, text=True,

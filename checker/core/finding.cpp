@@ -58,6 +58,8 @@ std::string Finding::hazard() const {
   return "h2d-pinned-mutate";
 }
 
+std::string Finding::lesson() const { return "hazardlab explain " + hazard(); }
+
 std::string Finding::what() const {
   std::ostringstream out;
   const std::string copy_text = copy.api + " of " + std::to_string(copy.bytes) + " bytes on stream " +

@@ -63,6 +63,7 @@ struct Finding {
   [[nodiscard]] std::string what() const;        // one line: what happened
   [[nodiscard]] std::string missing() const;     // the synchronization that was missing
   [[nodiscard]] std::string smallest_fix() const;
+  [[nodiscard]] std::string lesson() const;      // the command that teaches it: hazardlab explain <hazard>
 };
 
 }  // namespace hazardlab::check

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <sstream>
 
 namespace hazardlab::check {
 
@@ -11,6 +12,24 @@ std::string_view to_string(CheckVerdict verdict) {
     case CheckVerdict::Found: return "found";
     case CheckVerdict::NotChecked: return "not-checked";
     case CheckVerdict::Sampled: return "sampled";
+  }
+  return "?";
+}
+
+std::string_view meaning(CheckVerdict verdict) {
+  switch (verdict) {
+    case CheckVerdict::Clean:
+      return "Every process that started CUDA was watched from its first CUDA call to its end, and no host access to "
+             "memory an asynchronous copy still owned was found";
+    case CheckVerdict::Found:
+      return "The host touched memory that an asynchronous copy still owned: each finding says where, what "
+             "synchronization was missing and the smallest fix";
+    case CheckVerdict::NotChecked:
+      return "Something was not watched (the notes say what): nothing was found in what was, but the run is not "
+             "called clean";
+    case CheckVerdict::Sampled:
+      return "Nothing was found in the copies watched, but --sample left some copies unwatched (counted): the run is "
+             "not called clean";
   }
   return "?";
 }
@@ -29,12 +48,9 @@ CheckReport CheckReport::judge(std::vector<std::string> command, ProgramEnd end,
     if (!p.watching) r.not_checked_because.push_back(who + " was not watched: " + p.not_watching_because);
     for (const std::string& note : p.notes) r.not_checked_because.push_back(who + ": " + note);
   }
-  std::uint64_t sampled_out = 0;
-  for (const ProcessLog& p : r.processes)
-    if (p.summary) sampled_out += p.summary->copies_sampled_out;
   r.verdict = r.finding_count() > 0             ? CheckVerdict::Found
               : !r.not_checked_because.empty() ? CheckVerdict::NotChecked
-              : sampled_out > 0                ? CheckVerdict::Sampled
+              : r.copies_sampled_out() > 0     ? CheckVerdict::Sampled
                                                : CheckVerdict::Clean;
   return r;
 }
@@ -45,22 +61,67 @@ std::size_t CheckReport::finding_count() const {
   return n;
 }
 
+std::uint64_t CheckReport::copies_watched() const {
+  std::uint64_t n = 0;
+  for (const ProcessLog& p : processes)
+    if (p.summary) n += p.summary->copies_watched;
+  return n;
+}
+
+std::uint64_t CheckReport::copies_sampled_out() const {
+  std::uint64_t n = 0;
+  for (const ProcessLog& p : processes)
+    if (p.summary) n += p.summary->copies_sampled_out;
+  return n;
+}
+
+std::string CheckReport::sampled_warning() const {
+  const std::uint64_t left_out = copies_sampled_out();
+  if (left_out == 0) return "";
+  return "--sample left " + std::to_string(left_out) +
+         " copy ends unwatched; a hazard only in those copies would not be found";
+}
+
+std::string CheckReport::summary() const {
+  return std::to_string(finding_count()) + " finding(s) in " + std::to_string(processes.size()) +
+         " CUDA process(es), " + std::to_string(copies_watched()) + " copy ends watched; the program " +
+         ending_text(end) + "; verdict " + std::string(to_string(verdict));
+}
+
+std::string ending_text(const ProgramEnd& end) {
+  if (end.signalled)
+    return std::string("ended by signal ") + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
+  return "exited with status " + std::to_string(end.code);
+}
+
+bool tells_about_the_program(const Frame& frame) {
+  const std::string name = std::filesystem::path(frame.module).filename().string();
+  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") ||
+           name.starts_with("libhazardlab-check-inject"));
+}
+
+std::string frame_text(const Frame& frame) {
+  std::ostringstream out;
+  out << (frame.symbol.empty() ? "?" : frame.symbol);
+  if (!frame.location.empty()) out << " at " << frame.location;
+  out << " (" << std::filesystem::path(frame.module).filename().string() << "+0x" << std::hex << frame.offset << ")";
+  return out.str();
+}
+
+std::string python_frame_text(const PythonFrame& frame) {
+  return frame.file + ":" + std::to_string(frame.line) + " in " + frame.function;
+}
+
 namespace {
 
 constexpr const char* kBar = "========= ";
-
-// Frames of the driver, CUPTI and the checker itself say nothing about the program.
-bool tells_about_the_program(const Frame& f) {
-  const std::string name = std::filesystem::path(f.module).filename().string();
-  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") || name.starts_with("libhazardlab-check-inject"));
-}
 
 void print_python(std::ostream& out, const char* title, const std::vector<PythonFrame>& stack) {
   if (stack.empty()) return;
   out << kBar << "    " << title << '\n';
   int shown = 0;
   for (const PythonFrame& f : stack) {
-    out << kBar << "        " << f.file << ":" << f.line << " in " << f.function << '\n';
+    out << kBar << "        " << python_frame_text(f) << '\n';
     if (++shown == 12) break;
   }
 }
@@ -70,18 +131,10 @@ void print_stack(std::ostream& out, const char* title, const std::vector<Frame>&
   int shown = 0;
   for (const Frame& f : stack) {
     if (!tells_about_the_program(f)) continue;
-    out << kBar << "        #" << shown << ' ' << (f.symbol.empty() ? "?" : f.symbol);
-    if (!f.location.empty()) out << " at " << f.location;
-    out << " (" << std::filesystem::path(f.module).filename().string() << "+0x" << std::hex << f.offset << std::dec
-        << ")\n";
+    out << kBar << "        #" << shown << ' ' << frame_text(f) << '\n';
     if (++shown == 16) break;
   }
   if (shown == 0) out << kBar << "        (no frames)\n";
-}
-
-std::string ending(const ProgramEnd& end) {
-  if (end.signalled) return std::string("ended by signal ") + std::to_string(end.code) + " (" + strsignal(end.code) + ")";
-  return "exited with status " + std::to_string(end.code);
 }
 
 }  // namespace
@@ -100,22 +153,12 @@ void CheckReport::print(std::ostream& out) const {
       print_stack(out, "Copy issued:", lf.copy_stack);
       out << kBar << "    Missing: " << f.missing() << '\n';
       out << kBar << "    Fix: " << f.smallest_fix() << '\n';
-      out << kBar << "    Lesson: hazardlab explain " << f.hazard() << "\n" << kBar << '\n';
+      out << kBar << "    Lesson: " << f.lesson() << "\n" << kBar << '\n';
     }
   }
   for (const std::string& why : not_checked_because) out << kBar << "NOT CHECKED: " << why << '\n';
-  std::uint64_t watched = 0, sampled_out = 0;
-  for (const ProcessLog& p : processes)
-    if (p.summary) {
-      watched += p.summary->copies_watched;
-      sampled_out += p.summary->copies_sampled_out;
-    }
-  if (sampled_out > 0)
-    out << kBar << "SAMPLED: --sample left " << sampled_out
-        << " copy ends unwatched; a hazard only in those copies would not be found\n";
-  out << kBar << "HAZARDLAB CHECK SUMMARY: " << finding_count() << " finding(s) in " << processes.size()
-      << " CUDA process(es), " << watched << " copy ends watched; the program " << ending(end) << "; verdict "
-      << to_string(verdict) << '\n';
+  if (const std::string sampled = sampled_warning(); !sampled.empty()) out << kBar << "SAMPLED: " << sampled << '\n';
+  out << kBar << "HAZARDLAB CHECK SUMMARY: " << summary() << '\n';
 }
 
 nlohmann::json CheckReport::to_json() const {

@@ -1,5 +1,6 @@
 // What `hazardlab check` concludes about one run of a program: the verdict, why, and every finding with its
-// stacks, built once from the processes' logs and then printed as text (stderr) or written as JSON.
+// stacks, built once from the processes' logs and then printed as text (stderr), written as JSON, or laid out for
+// people as a document (check_document.hpp).
 #pragma once
 
 #include <filesystem>
@@ -19,6 +20,8 @@ enum class CheckVerdict {
   Sampled,     // nothing found in the copies watched, but --sample left some out (counted): not called clean
 };
 std::string_view to_string(CheckVerdict verdict);
+// What the verdict says about the run, in one sentence.
+std::string_view meaning(CheckVerdict verdict);
 
 // How the program ended.
 struct ProgramEnd {
@@ -35,8 +38,20 @@ struct CheckReport {
 
   static CheckReport judge(std::vector<std::string> command, ProgramEnd end, std::vector<ProcessLog> processes);
   [[nodiscard]] std::size_t finding_count() const;
-  void print(std::ostream& out) const;
+  [[nodiscard]] std::uint64_t copies_watched() const;
+  [[nodiscard]] std::uint64_t copies_sampled_out() const;
+  [[nodiscard]] std::string sampled_warning() const;  // what --sample left out; empty when nothing was
+  [[nodiscard]] std::string summary() const;          // the counts, how the program ended and the verdict
+  void print(std::ostream& out) const;  // the console text: scripts read its lines (checker/programs/expect_check.py)
   [[nodiscard]] nlohmann::json to_json() const;
 };
+
+// The wording the console text and the document (check_document.hpp) share, spelled once here; a finding's
+// own sentences are Finding's (checker/core/finding.hpp).
+std::string ending_text(const ProgramEnd& end);  // "exited with status 0", "ended by signal 11 (...)"
+// Frames of the driver, CUPTI and the checker itself say nothing about the program: both leave them out.
+bool tells_about_the_program(const Frame& frame);
+std::string frame_text(const Frame& frame);          // "function at file:line (module+0xoffset)"
+std::string python_frame_text(const PythonFrame& frame);  // "file:line in function"
 
 }  // namespace hazardlab::check

@@ -9,10 +9,11 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "checker/core/check_settings.hpp"
+#include "checker/launch/check_document.hpp"
 #include "checker/launch/symbolize.hpp"
+#include "hazardlab/atomic_file.hpp"
 #include "hazardlab/environment.hpp"
 
 namespace fs = std::filesystem;
@@ -98,6 +99,25 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   return ProgramEnd{false, WEXITSTATUS(status)};
 }
 
+// A report file asked for: the option that named it, where, and how the report is spelled in it.
+struct ReportFile {
+  std::string option;
+  fs::path path;
+  std::string (*spell)(const CheckReport&);
+};
+
+std::vector<ReportFile> report_files(const CheckOptions& options) {
+  std::vector<ReportFile> files;
+  if (options.json)
+    files.push_back({"--json", *options.json, [](const CheckReport& r) { return r.to_json().dump(2) + "\n"; }});
+  if (options.markdown)
+    files.push_back({"--markdown", *options.markdown,
+                     [](const CheckReport& r) { return doc::to_markdown(check_document(r)); }});
+  if (options.html)
+    files.push_back({"--html", *options.html, [](const CheckReport& r) { return doc::to_html(check_document(r)); }});
+  return files;
+}
+
 }  // namespace
 
 void validate(const CheckOptions& options) {
@@ -110,15 +130,27 @@ void validate(const CheckOptions& options) {
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
       throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
+<<<<<<< HEAD
   if (options.sample > setting::kCheckSample.max)
     throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
                           std::to_string(setting::kCheckSample.max));
   if (options.json) {
     const fs::path parent = options.json->parent_path().empty() ? fs::path(".") : options.json->parent_path();
+=======
+  if (options.sample > 1000000)
+    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to 1000000");
+  const std::vector<ReportFile> files = report_files(options);
+  for (auto file = files.begin(); file != files.end(); ++file) {
+    const std::string what = file->option + " " + file->path.string();
+    if (file->path.empty()) throw CheckUsageError(file->option + " \"\": allowed is a file name");
+    const fs::path parent = file->path.parent_path().empty() ? fs::path(".") : file->path.parent_path();
+>>>>>>> i26-check-report
     if (!fs::is_directory(parent))
-      throw CheckUsageError("--json " + options.json->string() + ": the folder " + parent.string() + " does not exist");
-    if (fs::is_directory(*options.json))
-      throw CheckUsageError("--json " + options.json->string() + ": is a folder; give a file name");
+      throw CheckUsageError(what + ": the folder " + parent.string() + " does not exist");
+    if (fs::is_directory(file->path)) throw CheckUsageError(what + ": is a folder; give a file name");
+    for (auto earlier = files.begin(); earlier != file; ++earlier)
+      if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
+        throw CheckUsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
   }
   if (!fs::is_regular_file(options.inject_library))
     throw CheckUsageError("the checker's library " + options.inject_library.string() +
@@ -140,11 +172,9 @@ CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   out.report.print(err);
   if (!named && out.report.finding_count() > 0)
     err << "========= (addr2line was not found: frames are named by module and offset; binutils has it)\n";
-  if (options.json) {
-    std::ofstream json(*options.json);
-    json << out.report.to_json().dump(2) << '\n';
-    if (!json.flush()) throw std::runtime_error("cannot write " + options.json->string());
-  }
+  // Each file whole or not at all (a temporary beside it, renamed over it); a write that fails is an error,
+  // after the console report is out, never a silent clean.
+  for (const ReportFile& file : report_files(options)) write_file_atomically(file.path, file.spell(out.report));
   if (end.signalled) out.reraise = end.code;
   switch (out.report.verdict) {
     case CheckVerdict::Found: out.exit_status = options.error_exitcode; break;

@@ -23,7 +23,9 @@ class CheckUsageError : public std::invalid_argument {
 
 struct CheckOptions {
   std::vector<std::string> command;
-  std::optional<std::filesystem::path> json;  // also write the report here
+  std::optional<std::filesystem::path> json;      // also write the report here, as JSON
+  std::optional<std::filesystem::path> markdown;  // ...as Markdown
+  std::optional<std::filesystem::path> html;      // ...as a self-contained HTML page
   int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;

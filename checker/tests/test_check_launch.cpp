@@ -1,14 +1,18 @@
 // `hazardlab check`'s launcher on the CPU: stand-in programs write the logs the injected library would,
-// and the verdict, the exit status, the JSON and the bad-input errors are checked.
+// and the verdict, the exit status, the reports (JSON, Markdown, HTML) and the bad-input errors are checked.
+// Every JSON report a launcher test writes is also kept as the test's property "check_report", which
+// cases/schema/test_check_report_schema.py validates against the shipped schema.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 #include "checker/core/check_settings.hpp"
+#include "checker/launch/check_document.hpp"
 #include "checker/launch/session.hpp"
 #include "checker/launch/symbolize.hpp"
 
@@ -30,9 +34,22 @@ struct Launcher : ::testing::Test {
     dir = pattern;
     options.inject_library = dir / "libstand-in.so";
     std::ofstream(options.inject_library) << "not a library";
+<<<<<<< HEAD
     ::unsetenv(std::string(kInjectionPath).c_str());
+=======
+    options.json = dir / "report.json";
+    ::unsetenv(std::string(kInjectionPath.name).c_str());
+>>>>>>> i26-check-report
   }
-  void TearDown() override { fs::remove_all(dir); }
+  void TearDown() override {
+    if (std::ifstream json{dir / "report.json"}) RecordProperty("check_report", text_of(json));
+    fs::remove_all(dir);
+  }
+  static std::string text_of(std::istream& in) { return {std::istreambuf_iterator<char>(in), {}}; }
+  std::string file_text(const fs::path& path) const {
+    std::ifstream in(path);
+    return text_of(in);
+  }
 
   // A stand-in program: copies `lines` into its log, then runs `tail` (a shell command).
   void program(const std::string& lines, const std::string& tail = "exit 0") {
@@ -80,6 +97,40 @@ TEST_F(Launcher, AFindingEndsWithTheChosenStatusAndIsWrittenAsJson) {
   const nlohmann::json j = nlohmann::json::parse(json);
   EXPECT_EQ(j.at("verdict"), "found");
   EXPECT_EQ(j.at("processes").at(0).at("findings").at(0).at("finding").at("hazard"), "h2d-pinned-mutate");
+}
+
+TEST_F(Launcher, AFindingIsWrittenAsMarkdownAndAsASelfContainedPage) {
+  program(header_line(1, 0, "p", true, "") + finding_line(LoggedFinding{a_finding(), {{"/bin/p", 16, "", ""}}, {}}) +
+          summary_line(CheckerStats{1, 0, 1, 1, 0}));
+  options.markdown = dir / "report.md";
+  options.html = dir / "report.html";
+  const CheckOutcome out = run_check(options, err);
+  const std::string markdown = file_text(dir / "report.md"), html = file_text(dir / "report.html");
+  const Finding& f = out.report.processes.at(0).findings.at(0).finding;
+  for (const std::string& page : {markdown, html}) {
+    EXPECT_NE(page.find("Verdict: found"), std::string::npos) << page;
+    EXPECT_NE(page.find(f.what()), std::string::npos) << page;
+    EXPECT_NE(page.find("hazardlab explain h2d-pinned-mutate"), std::string::npos) << page;
+  }
+  EXPECT_EQ(markdown, doc::to_markdown(check_document(out.report)));
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+}
+
+// The program replaces the folder of --markdown by a file while it runs: the report cannot be written, and
+// `hazardlab check` must say so (exit 1 in tools/check_command.cpp), not end as if all were written.
+TEST_F(Launcher, AReportThatCannotBeWrittenIsAnErrorNeverASilentClean) {
+  fs::create_directory(dir / "out");
+  options.markdown = dir / "out" / "report.md";
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{1, 0, 0, 0, 0}),
+          "rmdir '" + (dir / "out").string() + "' && echo in-the-way > '" + (dir / "out").string() + "'");
+  try {
+    run_check(options, err);
+    ADD_FAILURE() << "a report that could not be written was not an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find((dir / "out").string()), std::string::npos) << e.what();
+  }
+  EXPECT_NE(err.str().find("verdict clean"), std::string::npos) << "the console report comes first: " << err.str();
+  EXPECT_EQ(file_text(dir / "out"), "in-the-way\n");  // nothing of the program's is lost
 }
 
 TEST_F(Launcher, AProgramNoProcessOfWhichWasWatchedIsNeverClean) {
@@ -161,8 +212,26 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(refused("does not exist"));
   options.json = dir;
   EXPECT_TRUE(refused("is a folder"));
+  options.json = dir / "r.json";
+  options.markdown = dir / "missing-folder" / "r.md";
+  EXPECT_TRUE(refused("--markdown " + (dir / "missing-folder" / "r.md").string() + ": the folder"));
+  options.markdown = dir / "r.md";
+  options.html = dir;
+  EXPECT_TRUE(refused("--html " + dir.string() + ": is a folder"));
+  options.html = fs::path("");
+  EXPECT_TRUE(refused("--html \"\": allowed is a file name"));
+  options.html = dir / "." / "r.json";
+  EXPECT_TRUE(refused("the same file as --json"));
+  options.html = dir / "r.html";
+  EXPECT_FALSE(refused("")) << "three files of their own are allowed";
   options.json.reset();
+<<<<<<< HEAD
   ::setenv(std::string(kInjectionPath).c_str(), "/opt/other-tool.so", 1);
+=======
+  options.markdown.reset();
+  options.html.reset();
+  ::setenv(std::string(kInjectionPath.name).c_str(), "/opt/other-tool.so", 1);
+>>>>>>> i26-check-report
   EXPECT_TRUE(refused("already set (/opt/other-tool.so)"));
   ::unsetenv(std::string(kInjectionPath).c_str());
   options.inject_library = dir / "gone.so";
@@ -186,6 +255,221 @@ TEST(Symbolize, NamesAFrameOfThisProgramByFunctionAndLine) {
   const Frame& named = logs[0].findings[0].copy_stack.at(0);
   EXPECT_NE(named.symbol.find("a_function_the_symbolizer_must_name"), std::string::npos) << named.symbol;
   EXPECT_NE(named.location.find("test_check_launch.cpp"), std::string::npos) << named.location;
+}
+
+
+// A finding of a Python program whose native frames addr2line names, relying on a rule a GPU does not keep:
+// the JSON report then holds every field its schema names (cases/schema/test_check_report_schema.py).
+TEST_F(Launcher, APythonProgramsFindingKeepsBothStacksNamed) {
+  Dl_info info{};
+  ASSERT_NE(::dladdr(reinterpret_cast<void*>(&a_function_the_symbolizer_must_name), &info), 0);
+  const Frame here{fs::read_symlink("/proc/self/exe").string(),
+                   reinterpret_cast<std::uintptr_t>(&a_function_the_symbolizer_must_name) -
+                       reinterpret_cast<std::uintptr_t>(info.dli_fbase),
+                   "", ""};
+  Finding f = a_finding();
+  f.relies_on = {conformance::Deviation::kSmallPinnedUploadSkipsImplicitSync};
+  program(header_line(1, 0, "python3", true, "") +
+          finding_line(LoggedFinding{f, {here}, {here}, {{"train.py", 50, "stage"}}, {{"train.py", 49, "stage"}}}) +
+          summary_line(CheckerStats{1, 0, 1, 1, 0}));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::Found);
+  EXPECT_NE(err.str().find("train.py:49 in stage"), std::string::npos) << err.str();
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir / "report.json"));
+  const nlohmann::json& finding = j.at("processes").at(0).at("findings").at(0);
+  EXPECT_EQ(finding.at("access_python").at(0).at("line"), 49);
+  EXPECT_EQ(finding.at("finding").at("relies_on").size(), 1u);
+  if (!finding.at("copy_stack").at(0).contains("function")) GTEST_SKIP() << "addr2line is not installed";
+  EXPECT_NE(finding.at("copy_stack").at(0).at("location").get<std::string>().find("test_check_launch.cpp"),
+            std::string::npos);
+}
+
+// A report holding everything a report can: a finding of a Python program with both stacks (a driver frame
+// among them, which is left out), a free in a child process that also left a note, a process that was not
+// watched, and copies the faster mode left out.
+CheckReport a_full_report() {
+  ProcessLog python;
+  python.pid = 5563;
+  python.parent = 1;
+  python.program = "python3";
+  python.watching = true;
+  LoggedFinding write{a_finding(),
+                      {{"/usr/lib/libcuda.so.1", 0x10, "cuMemcpyHtoDAsync_v2", ""},
+                       {"/usr/lib/libcudart.so.13", 0x70f6b, "cudaMemcpyAsync", ""},
+                       {"/opt/app/train", 0x1234, "stage(int)", "train.cpp:12"}},
+                      {{"/opt/app/libtorch_cpu.so", 0x6d063b7, "add_kernel<float>", ""}},
+                      {{"training_loop.py", 50, "staging"}},
+                      {{"training_loop.py", 49, "staging"}}};
+  write.finding.thread = 5592;
+  python.findings.push_back(write);
+  python.summary = CheckerStats{65, 0, 1, 1, 0, 3};
+  ProcessLog child;
+  child.pid = 5570;
+  child.parent = 5563;
+  child.program = "worker";
+  child.watching = true;
+  Finding freed = a_finding();
+  freed.kind = FindingKind::FreedWhileCopyOwns;
+  freed.copy.id = 2;
+  freed.thread = 5571;
+  child.findings.push_back({freed, {{"/opt/app/worker", 0x99, "", ""}}, {}});
+  child.notes.push_back("a copy was issued into a stream capture");
+  child.summary = CheckerStats{4, 1, 1, 2, 3, 0};
+  ProcessLog unwatched;
+  unwatched.pid = 5580;
+  unwatched.parent = 5563;
+  unwatched.program = "profiler-child";
+  unwatched.not_watching_because = "CUPTI refused a subscriber: another tool holds it";
+  return CheckReport::judge({"python3", "train.py", "--name", "two words"}, ProgramEnd{false, 0},
+                            {python, child, unwatched});
+}
+
+// Scripts read these lines (checker/programs/expect_check.py): the console text stays as it is, word for word.
+// The finding's own sentences come from Finding (checker/core/finding.cpp), which test_check_core checks.
+TEST(ConsoleText, StaysWordForWord) {
+  const CheckReport report = a_full_report();
+  const Finding& write = report.processes[0].findings[0].finding;
+  const Finding& freed = report.processes[1].findings[0].finding;
+  std::ostringstream out;
+  report.print(out);
+  EXPECT_EQ(out.str(),
+            "========= HAZARDLAB CHECK\n"
+            "========= Hazard h2d-pinned-mutate: host-wrote-copy-source (process 5563, thread 5592)\n"
+            "=========     " + write.what() + "\n"
+            "=========     Host access, Python:\n"
+            "=========         training_loop.py:49 in staging\n"
+            "=========     Copy issued, Python:\n"
+            "=========         training_loop.py:50 in staging\n"
+            "=========     Host access:\n"
+            "=========         #0 add_kernel<float> (libtorch_cpu.so+0x6d063b7)\n"
+            "=========     Copy issued:\n"
+            "=========         #0 cudaMemcpyAsync (libcudart.so.13+0x70f6b)\n"
+            "=========         #1 stage(int) at train.cpp:12 (train+0x1234)\n"
+            "=========     Missing: " + write.missing() + "\n"
+            "=========     Fix: " + write.smallest_fix() + "\n"
+            "=========     Lesson: hazardlab explain h2d-pinned-mutate\n"
+            "========= \n"
+            "========= Hazard free-while-in-flight: freed-while-copy-owns (process 5570, thread 5571)\n"
+            "=========     " + freed.what() + "\n"
+            "=========     Copy issued:\n"
+            "=========         #0 ? (worker+0x99)\n"
+            "=========     Missing: " + freed.missing() + "\n"
+            "=========     Fix: " + freed.smallest_fix() + "\n"
+            "=========     Lesson: hazardlab explain free-while-in-flight\n"
+            "========= \n"
+            "========= NOT CHECKED: process 5570 (worker): a copy was issued into a stream capture\n"
+            "========= NOT CHECKED: process 5580 (profiler-child) was not watched: CUPTI refused a subscriber: "
+            "another tool holds it\n"
+            "========= SAMPLED: --sample left 3 copy ends unwatched; a hazard only in those copies would not be "
+            "found\n"
+            "========= HAZARDLAB CHECK SUMMARY: 2 finding(s) in 3 CUDA process(es), 69 copy ends watched; the "
+            "program exited with status 0; verdict found\n");
+}
+
+
+// The document (check_document.cpp): what it says, in Markdown and in HTML.
+struct CheckDocument : ::testing::Test {
+  static bool has(const std::string& page, const std::string& text) { return page.find(text) != std::string::npos; }
+};
+
+TEST_F(CheckDocument, AFindingHasItsRowItsTwoStacksAndItsLesson) {
+  const CheckReport report = a_full_report();
+  const std::string markdown = doc::to_markdown(check_document(report));
+  EXPECT_TRUE(has(markdown, "**Verdict: found**")) << markdown;
+  EXPECT_TRUE(has(markdown, std::string(meaning(CheckVerdict::Found)))) << markdown;
+  EXPECT_TRUE(has(markdown, "Command: `python3 train.py --name 'two words'`")) << markdown;
+  EXPECT_TRUE(has(markdown, "The program exited with status 0.")) << markdown;
+  EXPECT_TRUE(has(markdown, "| # | Hazard | Kind | Process / thread | What happened | Missing | Fix | Lesson |"));
+  const Finding& write = report.processes[0].findings[0].finding;
+  EXPECT_TRUE(has(markdown, "| 1 | `h2d-pinned-mutate` | host-wrote-copy-source | 5563 / 5592 | " + write.what() +
+                                " | " + write.missing() + " | " + write.smallest_fix() +
+                                " | `hazardlab explain h2d-pinned-mutate` |"))
+      << markdown;
+  // The stacks, folded: Python first, then the program's native frames, the driver's left out.
+  EXPECT_TRUE(has(markdown, "<details><summary>Host access (2 frames)</summary>\n\n- Python\n"
+                            "  - `training_loop.py:49 in staging`\n- Native\n"
+                            "  - `#0 add_kernel<float> (libtorch_cpu.so+0x6d063b7)`\n"))
+      << markdown;
+  EXPECT_TRUE(has(markdown, "  - `#1 stage(int) at train.cpp:12 (train+0x1234)`")) << markdown;
+  EXPECT_FALSE(has(markdown, "libcuda.so")) << markdown;
+  EXPECT_TRUE(has(markdown, "<details><summary>Host access (0 frames)</summary>\n\n- (no frames)\n")) << markdown;
+  EXPECT_TRUE(has(markdown, "> **Sampled:** --sample left 3 copy ends unwatched")) << markdown;
+  EXPECT_TRUE(has(markdown, report.summary())) << markdown;
+  EXPECT_TRUE(has(markdown, "| 5570 | 5563 | worker | yes | 1 | 2 | 4 | 0 | 1 | 3 |")) << markdown;
+  EXPECT_TRUE(has(markdown, "| 5580 | 5563 | profiler-child | no | 0 | - | - | - | - | - |")) << markdown;
+
+  const std::string html = doc::to_html(check_document(report));
+  EXPECT_TRUE(has(html, "<p class='verdict found'><b>Verdict: found</b></p>")) << html;
+  EXPECT_TRUE(has(html, "<li><code>#0 add_kernel&lt;float&gt; (libtorch_cpu.so+0x6d063b7)</code></li>")) << html;
+  EXPECT_TRUE(has(html, "<details><summary>Copy issued (3 frames)</summary>")) << html;
+  for (const char* elsewhere : {"<script", "src=", "href=", "@import", "url("})
+    EXPECT_FALSE(has(html, elsewhere)) << "the page loads " << elsewhere;
+}
+
+// Left out, a finding would be a clean-looking table: each one has its row and its stacks.
+TEST_F(CheckDocument, EveryFindingIsInTheDocument) {
+  CheckReport report = a_full_report();
+  ProcessLog& child = report.processes[1];
+  for (std::size_t byte : {24u, 40u}) {
+    Finding more = a_finding();
+    more.offset = byte;
+    more.kind = FindingKind::HostReadCopyDestination;
+    more.copy.end = HostEnd::Destination;
+    child.findings.push_back({more, {}, {}});
+  }
+  ASSERT_EQ(report.finding_count(), 4u);
+  const std::string markdown = doc::to_markdown(check_document(report));
+  std::size_t number = 0;
+  for (const ProcessLog& p : report.processes)
+    for (const LoggedFinding& lf : p.findings) {
+      ++number;
+      EXPECT_TRUE(has(markdown, "| " + std::to_string(number) + " | `" + lf.finding.hazard() + "` | " +
+                                    std::string(to_string(lf.finding.kind)) + " | " + std::to_string(p.pid) + " / " +
+                                    std::to_string(lf.finding.thread) + " | " + lf.finding.what() + " |"))
+          << "finding " << number << " has no row:\n" << markdown;
+      EXPECT_TRUE(has(markdown, "### Finding " + std::to_string(number) + ": `" + lf.finding.hazard() + "`, process " +
+                                    std::to_string(p.pid)))
+          << "finding " << number << " has no stacks:\n" << markdown;
+    }
+  EXPECT_FALSE(has(markdown, "### Finding 5")) << markdown;
+}
+
+TEST_F(CheckDocument, WhatWasNotCheckedIsANoteAndTheRunIsNotCalledClean) {
+  ProcessLog unwatched;
+  unwatched.pid = 7;
+  unwatched.program = "p";
+  unwatched.not_watching_because = "CUPTI refused a subscriber: another tool holds it";
+  const CheckReport report = CheckReport::judge({"p"}, ProgramEnd{true, SIGSEGV}, {unwatched});
+  const std::string markdown = doc::to_markdown(check_document(report));
+  EXPECT_TRUE(has(markdown, "**Verdict: not-checked**")) << markdown;
+  EXPECT_TRUE(has(markdown, "> **Not checked:** process 7 (p) was not watched: CUPTI refused a subscriber: another "
+                            "tool holds it\n"))
+      << markdown;
+  EXPECT_TRUE(has(markdown, "The program ended by signal 11")) << markdown;
+  EXPECT_TRUE(has(markdown, "None in what was watched; the verdict above says why the run is not called clean."));
+  const std::string html = doc::to_html(check_document(report));
+  EXPECT_TRUE(has(html, "<blockquote><b>Not checked:</b> process 7 (p) was not watched")) << html;
+
+  const std::string nothing = doc::to_markdown(check_document(CheckReport::judge({"p"}, ProgramEnd{}, {})));
+  EXPECT_TRUE(has(nothing, "> **Not checked:** no process of the program started CUDA")) << nothing;
+}
+
+TEST_F(CheckDocument, ACleanRunSaysSoAndHasNoFindings) {
+  ProcessLog p;
+  p.pid = 3;
+  p.program = "p";
+  p.watching = true;
+  p.summary = CheckerStats{12, 0, 0, 0, 0, 0};
+  const CheckReport report = CheckReport::judge({"p", "--x"}, ProgramEnd{false, 3}, {p});
+  const std::string markdown = doc::to_markdown(check_document(report));
+  EXPECT_TRUE(has(markdown, "**Verdict: clean**")) << markdown;
+  EXPECT_TRUE(has(markdown, "## Findings\n\nNone.\n")) << markdown;
+  EXPECT_FALSE(has(markdown, "| Hazard |")) << markdown;
+  EXPECT_FALSE(has(markdown, "> ")) << "a clean run has no note:\n" << markdown;
+  EXPECT_TRUE(has(markdown, "The program exited with status 3.")) << markdown;
+  EXPECT_TRUE(has(markdown, "0 finding(s) in 1 CUDA process(es), 12 copy ends watched")) << markdown;
+  const std::string html = doc::to_html(check_document(report));
+  EXPECT_TRUE(has(html, "<p class='verdict clean'><b>Verdict: clean</b></p>")) << html;
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "document.hpp"
+#include "hazardlab/document.hpp"
 
 #include <sstream>
 

@@ -2,7 +2,7 @@
 // (document.hpp) and then rendered in each markup.
 #include <cstdio>
 
-#include "document.hpp"
+#include "hazardlab/document.hpp"
 #include "hazardlab/fleet.hpp"
 
 namespace hazardlab {

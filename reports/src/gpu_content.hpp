@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "document.hpp"
+#include "hazardlab/document.hpp"
 #include "hazardlab/report.hpp"
 
 namespace hazardlab {

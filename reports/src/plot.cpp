@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "document.hpp"
+#include "hazardlab/document.hpp"
 #include "markup_escape.hpp"
 
 namespace hazardlab::doc {
