@@ -4,6 +4,8 @@
 #include <cstring>
 #include <sstream>
 
+#include "hazardlab/run_record.hpp"
+
 namespace hazardlab::check {
 
 std::string_view to_string(CheckVerdict verdict) {
@@ -182,7 +184,9 @@ nlohmann::json CheckReport::to_json() const {
                               {"findings", findings},
                               {"summary", summary}});
   }
-  return {{"schema", "hazardlab-check/1"},
+  return {{"schema", kCheckReportSchema},
+          {"schema_version", kCheckReportSchemaVersion},
+          {"hazardlab_version", hazardlab_version()},
           {"command", command},
           {"program_end", {{"signalled", end.signalled}, {"code", end.code}}},
           {"verdict", to_string(verdict)},

@@ -13,6 +13,10 @@
 
 namespace hazardlab::check {
 
+// The JSON report's identity, as every hazardlab JSON document names itself (reports/SCHEMA.md).
+inline constexpr const char* kCheckReportSchema = "hazardlab.check-report";
+inline constexpr int kCheckReportSchemaVersion = 1;
+
 enum class CheckVerdict {
   Clean,       // every process that used CUDA was watched from its first CUDA call to its end, and nothing was found
   Found,       // at least one finding

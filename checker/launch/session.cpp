@@ -25,7 +25,7 @@ namespace {
 // Where execvp would find the program, or empty.
 std::string resolve(const std::string& program) {
   auto runnable = [](const std::string& p) {
-    struct stat st{};
+    struct stat st {};
     return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
   };
   if (program.find('/') != std::string::npos) return runnable(program) ? program : "";
@@ -84,7 +84,8 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   const bool failed_to_start = ::read(report[0], &exec_error, sizeof exec_error) == sizeof exec_error;
   ::close(report[0]);
   // Like system(): a Ctrl-C goes to the program, which decides; the checker waits for it and reports.
-  struct sigaction ignore{}, old_int{}, old_quit{};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   ::sigaction(SIGINT, &ignore, &old_int);
   ::sigaction(SIGQUIT, &ignore, &old_quit);
@@ -111,8 +112,8 @@ std::vector<ReportFile> report_files(const CheckOptions& options) {
   if (options.json)
     files.push_back({"--json", *options.json, [](const CheckReport& r) { return r.to_json().dump(2) + "\n"; }});
   if (options.markdown)
-    files.push_back({"--markdown", *options.markdown,
-                     [](const CheckReport& r) { return doc::to_markdown(check_document(r)); }});
+    files.push_back(
+        {"--markdown", *options.markdown, [](const CheckReport& r) { return doc::to_markdown(check_document(r)); }});
   if (options.html)
     files.push_back({"--html", *options.html, [](const CheckReport& r) { return doc::to_html(check_document(r)); }});
   return files;
@@ -130,23 +131,15 @@ void validate(const CheckOptions& options) {
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
       throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
-<<<<<<< HEAD
   if (options.sample > setting::kCheckSample.max)
     throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
                           std::to_string(setting::kCheckSample.max));
-  if (options.json) {
-    const fs::path parent = options.json->parent_path().empty() ? fs::path(".") : options.json->parent_path();
-=======
-  if (options.sample > 1000000)
-    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to 1000000");
   const std::vector<ReportFile> files = report_files(options);
   for (auto file = files.begin(); file != files.end(); ++file) {
     const std::string what = file->option + " " + file->path.string();
     if (file->path.empty()) throw CheckUsageError(file->option + " \"\": allowed is a file name");
     const fs::path parent = file->path.parent_path().empty() ? fs::path(".") : file->path.parent_path();
->>>>>>> i26-check-report
-    if (!fs::is_directory(parent))
-      throw CheckUsageError(what + ": the folder " + parent.string() + " does not exist");
+    if (!fs::is_directory(parent)) throw CheckUsageError(what + ": the folder " + parent.string() + " does not exist");
     if (fs::is_directory(file->path)) throw CheckUsageError(what + ": is a folder; give a file name");
     for (auto earlier = files.begin(); earlier != file; ++earlier)
       if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
@@ -177,8 +170,12 @@ CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   for (const ReportFile& file : report_files(options)) write_file_atomically(file.path, file.spell(out.report));
   if (end.signalled) out.reraise = end.code;
   switch (out.report.verdict) {
-    case CheckVerdict::Found: out.exit_status = options.error_exitcode; break;
-    case CheckVerdict::NotChecked: out.exit_status = options.unchecked_exitcode; break;
+    case CheckVerdict::Found:
+      out.exit_status = options.error_exitcode;
+      break;
+    case CheckVerdict::NotChecked:
+      out.exit_status = options.unchecked_exitcode;
+      break;
     case CheckVerdict::Clean:
     case CheckVerdict::Sampled:  // asked for: the program's own status, with the report saying what was left out
       out.exit_status = end.signalled ? 128 + end.code : end.code;

@@ -34,12 +34,8 @@ struct Launcher : ::testing::Test {
     dir = pattern;
     options.inject_library = dir / "libstand-in.so";
     std::ofstream(options.inject_library) << "not a library";
-<<<<<<< HEAD
-    ::unsetenv(std::string(kInjectionPath).c_str());
-=======
     options.json = dir / "report.json";
-    ::unsetenv(std::string(kInjectionPath.name).c_str());
->>>>>>> i26-check-report
+    ::unsetenv(std::string(kInjectionPath).c_str());
   }
   void TearDown() override {
     if (std::ifstream json{dir / "report.json"}) RecordProperty("check_report", text_of(json));
@@ -225,13 +221,9 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   options.html = dir / "r.html";
   EXPECT_FALSE(refused("")) << "three files of their own are allowed";
   options.json.reset();
-<<<<<<< HEAD
-  ::setenv(std::string(kInjectionPath).c_str(), "/opt/other-tool.so", 1);
-=======
   options.markdown.reset();
   options.html.reset();
-  ::setenv(std::string(kInjectionPath.name).c_str(), "/opt/other-tool.so", 1);
->>>>>>> i26-check-report
+  ::setenv(std::string(kInjectionPath).c_str(), "/opt/other-tool.so", 1);
   EXPECT_TRUE(refused("already set (/opt/other-tool.so)"));
   ::unsetenv(std::string(kInjectionPath).c_str());
   options.inject_library = dir / "gone.so";
