@@ -5,7 +5,8 @@
 namespace hazardlab::check {
 
 std::optional<std::string> check_log_folder_from_environment() try {
-  const std::string* folder = SettingSource::from_environment().text(setting::kCheckLogFolder);
+  const SettingSource source = SettingSource::from_environment();  // the text below lives in it
+  const std::string* folder = source.text(setting::kCheckLogFolder);
   return folder ? std::optional<std::string>(*folder) : std::nullopt;
 } catch (const SettingsError&) {
   return std::nullopt;  // set but empty: not a folder to write into, so nothing is watched (and the launcher says so)

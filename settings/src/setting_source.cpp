@@ -84,7 +84,7 @@ SettingSource::SettingSource(const std::vector<std::string>& entries) {
 
 SettingSource SettingSource::from_environment() { return SettingSource(environment_entries()); }
 
-const std::string* SettingSource::text(const SettingDeclaration& setting) const {
+const std::string* SettingSource::text(const SettingDeclaration& setting) const& {
   const std::string name(setting.name);
   if (const auto it = given_.find(name); it != given_.end()) {
     // An empty value is a slip (a script's unset variable), never "the default" in disguise.

@@ -31,7 +31,9 @@ class SettingSource {
   static SettingSource from_environment();
 
   // What the environment gives for `setting`, or the choosing profile's value; nullptr for neither.
-  [[nodiscard]] const std::string* text(const SettingDeclaration& setting) const;
+  [[nodiscard]] const std::string* text(const SettingDeclaration& setting) const&;
+  // The text lives in the source: a temporary's would dangle (SettingSource::from_environment().text(...)).
+  const std::string* text(const SettingDeclaration& setting) const&& = delete;
   // The environment's own value, not a profile's.
   [[nodiscard]] bool given(const SettingDeclaration& setting) const;
   // A profile's value for `setting`, read where the environment is silent.
@@ -50,7 +52,8 @@ class SettingSource {
   [[nodiscard]] std::chrono::seconds duration(const SettingDeclaration& setting, std::chrono::seconds otherwise) const;
 
   // Every HAZARDLAB_* and HL_CHECK_* entry of the environment, declared or not, by name.
-  [[nodiscard]] const std::map<std::string, std::string>& entries() const { return given_; }
+  [[nodiscard]] const std::map<std::string, std::string>& entries() const& { return given_; }
+  const std::map<std::string, std::string>& entries() const&& = delete;
 
  private:
   std::map<std::string, std::string> given_;
