@@ -4,6 +4,7 @@
 
 #include "fake_run.hpp"
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/document.hpp"
 #include "hazardlab/result_store.hpp"
 
 using namespace hazardlab;
@@ -159,4 +160,32 @@ TEST(AtomicFile, WritesIntoANewDirectory) {
   const fs::path dir = fresh_dir("atomic-new") / "a" / "b";
   write_file_atomically(dir / "r.md", "x");
   EXPECT_EQ(read(dir / "r.md"), "x");
+}
+
+// Every chart of every report is drawn by doc::to_svg from its content: points placed by the axis's
+// scale, every text escaped, dense series as lines only, and a chart with nothing to draw left out.
+TEST(Plot, PlacesPointsByTheAxisScaleAndEscapesEveryText) {
+  doc::Plot p;
+  p.description = "size <against> rate";
+  p.x_scale = doc::Plot::Scale::Log2;
+  p.x_min = 1024;
+  p.x_max = 1 << 20;
+  p.y_max = 10;
+  p.series.push_back({"pinned & mapped", {{1024, 0, "a"}, {32768, 5, "b"}, {1 << 20, 10, "c"}}, "", true});
+  p.rules.push_back({8, "link's <raw> rate"});
+  const std::string svg = doc::to_svg(p);
+  // Plot area: x from 60 to 640-190 = 450; y from 320-50 = 270 (0) up to 30 (y_max).
+  EXPECT_NE(svg.find("cx='60' cy='270'"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("cx='255' cy='150'"), std::string::npos) << "2^15 is half way from 2^10 to 2^20: " << svg;
+  EXPECT_NE(svg.find("cx='450' cy='30'"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("pinned &amp; mapped"), std::string::npos);
+  EXPECT_NE(svg.find("size &lt;against&gt; rate"), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "the rule is drawn dashed";
+  EXPECT_EQ(svg.find("<raw>"), std::string::npos);
+
+  p.series[0].dots = false;
+  EXPECT_EQ(doc::to_svg(p).find("<circle"), std::string::npos) << "a dense series is a line only";
+  doc::Document d;
+  d.plot(doc::Plot{});
+  EXPECT_TRUE(d.blocks.empty()) << "a chart with no series is left out";
 }
