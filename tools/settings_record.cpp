@@ -3,16 +3,10 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "hazardlab/number_text.hpp"
+
 namespace hazardlab {
-namespace {
-
-std::string fraction(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", v);
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Profile& profile,
                                                const perf::Thresholds& thresholds) {
@@ -20,8 +14,8 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
   // The measurements' own settings, read by harness/perf.
   values.push_back({&setting::kPerfProfile, profile.name});
   values.push_back({&setting::kPinnedBudgetMb, std::to_string(profile.pinned_budget >> 20)});
-  values.push_back({&setting::kMinLinkFraction, fraction(thresholds.min_link_fraction)});
-  values.push_back({&setting::kMinOverlap, fraction(thresholds.min_overlap)});
+  values.push_back({&setting::kMinLinkFraction, number_text("%.2f", thresholds.min_link_fraction)});
+  values.push_back({&setting::kMinOverlap, number_text("%.2f", thresholds.min_overlap)});
   const auto table = declared_settings();
   const auto order = [&](const SettingInForce& v) {
     return std::find_if(table.begin(), table.end(),

@@ -7,43 +7,15 @@ key more, does not; between them the reports give every verdict; and every key t
 written by some report, so the schema and the writer (checker/launch/check_report.cpp) agree both ways.
 
 Usage: test_check_report_schema.py LAUNCHER_TEST_PROGRAM SOURCE_DIR"""
-import copy
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-try:
-    import jsonschema
-except ImportError:
-    # A GPU machine may lack it; CI installs it (python3-jsonschema), and there its absence is a failure.
-    print("SKIP: the Python module jsonschema is not installed (Debian: python3-jsonschema)")
-    sys.exit(1 if os.environ.get("CI") else 77)
+from closed_schema import check_documents, finish, keys_named, unwritten_keys, validator_for
 
 VERDICTS = {"clean", "found", "not-checked", "sampled"}
-
-
-def objects(node, path="$"):
-    """Every JSON object in node, with its path."""
-    if isinstance(node, dict):
-        yield path, node
-        for k, v in node.items():
-            yield from objects(v, f"{path}.{k}")
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from objects(v, f"{path}[{i}]")
-
-
-def keys_named(schema_node, found):
-    if isinstance(schema_node, dict):
-        found.update(schema_node.get("properties", {}).keys())
-        for v in schema_node.values():
-            keys_named(v, found)
-    elif isinstance(schema_node, list):
-        for v in schema_node:
-            keys_named(v, found)
 
 
 def launcher_reports(program):
@@ -66,41 +38,22 @@ def launcher_reports(program):
 def main() -> int:
     program, source = sys.argv[1], Path(sys.argv[2])
     schema = json.loads((source / "reports/schema/check-report.schema.json").read_text())
-    jsonschema.Draft202012Validator.check_schema(schema)
-    validator = jsonschema.Draft202012Validator(schema)
+    validator = validator_for(schema)
     reports = launcher_reports(program)
     problems = []
     if len(reports) < len(VERDICTS):
         problems.append(f"only {len(reports)} report(s) from the launcher's tests")
-    for name, report in reports.items():
-        for error in validator.iter_errors(report):
-            problems.append(f"{name}: {error.json_path}: {error.message}")
-    # Closed: one key more anywhere in a report is refused.
-    opened = 0
-    for name, report in reports.items():
-        for path, _ in list(objects(report)):
-            broken = copy.deepcopy(report)
-            target = [obj for p, obj in objects(broken) if p == path][0]
-            target["a_key_nobody_declared"] = 1
-            if validator.is_valid(broken):
-                problems.append(f"{name}: {path} takes a key the schema does not name: it is open")
-            opened += 1
+    more, opened = check_documents(validator, reports)
+    problems += more
     # Every verdict, and every key the schema names, is in some report: the schema is not wider than the writer.
     verdicts = {report.get("verdict") for report in reports.values()}
     for verdict in sorted(VERDICTS - verdicts):
         problems.append(f"no launcher test wrote a report with the verdict '{verdict}'")
-    written, named = set(), set()
-    for report in reports.values():
-        for _, obj in objects(report):
-            written.update(obj.keys())
+    named = set()
     keys_named(schema, named)
-    for key in sorted(named - written):
-        problems.append(f"the schema names '{key}', which no report of the launcher's tests writes")
-    for p in problems:
-        print(p)
-    print(f"{len(reports)} reports, verdicts {sorted(v for v in verdicts if v)}, {opened} objects each refused "
-          f"with a key more, {len(named)} keys named; {len(problems)} problem(s)")
-    return 1 if problems else 0
+    problems += unwritten_keys(named, reports.values(), "report of the launcher's tests")
+    return finish(problems, f"{len(reports)} reports, verdicts {sorted(v for v in verdicts if v)}, {opened} objects "
+                            f"each refused with a key more, {len(named)} keys named")
 
 
 if __name__ == "__main__":

@@ -5,19 +5,12 @@
 #include <cstdlib>
 #include <string>
 
-#include "settings/settings.hpp"
+#include "hazardlab/number_text.hpp"
 #include "hazardlab/setting_source.hpp"
+#include "settings/settings.hpp"
 
 namespace hazardlab::perf {
-namespace {
-
-std::string gbps_text(double v) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f GB/s", v);
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Thresholds thresholds_from_environment() {
   Thresholds t;
@@ -72,8 +65,8 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
       const bool met = fraction >= t.min_link_fraction;
       all_met = all_met && met;
       std::snprintf(text, sizeof text, "%s%s %s (%.1f%%, CV %.1f%%)%s", measured.empty() ? "" : "; ",
-                    size_text(b.bytes).c_str(), gbps_text(b.median_gbps).c_str(), fraction * 100, b.cv * 100,
-                    met ? "" : " MISSED");
+                    size_text(b.bytes).c_str(), number_text("%.1f GB/s", b.median_gbps).c_str(), fraction * 100,
+                    b.cv * 100, met ? "" : " MISSED");
       measured += text;
       for (std::size_t i = 0; b.attempts.size() > 1 && i < b.attempts.size(); ++i) {
         const Spread& s = b.attempts[i].spread;
@@ -81,8 +74,8 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
         // Met, but more than 3% under nvbandwidth's figure (reference.hpp): measured again all the same.
         const bool under_reference = met && s.median < b.floor_gbps && i + 1 < b.attempts.size();
         std::snprintf(text, sizeof text, "%s attempt %zu: median %s (%.1f%%), CV %.1f%%, IQR %.2f GB/s: %s",
-                      size_text(b.bytes).c_str(), i + 1, gbps_text(s.median).c_str(), s.median / link * 100, s.cv * 100,
-                      s.iqr(),
+                      size_text(b.bytes).c_str(), i + 1, number_text("%.1f GB/s", s.median).c_str(),
+                      s.median / link * 100, s.cv * 100, s.iqr(),
                       under_reference ? "met, but under 97% of nvbandwidth's"
                       : met           ? "met"
                                       : "missed");
@@ -95,8 +88,8 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
       checks.push_back(c);
       continue;
     }
-    std::snprintf(text, sizeof text, " of %s raw (Gen%d x%d)", gbps_text(link).c_str(), device.pcie.max_generation,
-                  device.pcie.max_width);
+    std::snprintf(text, sizeof text, " of %s raw (Gen%d x%d)", number_text("%.1f GB/s", link).c_str(),
+                  device.pcie.max_generation, device.pcie.max_width);
     c.measured = measured + text;
     c.passed = all_met;
     checks.push_back(c);

@@ -5,15 +5,10 @@
 #include <limits>
 
 #include "cuda/check.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {
-
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", value);
-  return text;
-}
 
 std::string type_name(cudaMemoryType type) {
   switch (type) {
@@ -76,33 +71,33 @@ std::optional<std::string> delay_problem(const RaceWindow& window, const SweepTo
       const double high = tolerance.max_achieved_factor * p.delay_us + tolerance.max_achieved_slack_us;
       if (p.achieved_delay_us >= low && p.achieved_delay_us <= high) continue;
       if (++wrong == 1)
-        first = series.label() + ": " + format_delay_us(p.delay_us) + " asked, " + number(p.achieved_delay_us) +
-                " us measured between the events around the sleep";
+        first = series.label() + ": " + format_delay_us(p.delay_us) + " asked, " +
+                number_text("%.1f", p.achieved_delay_us) + " us measured between the events around the sleep";
     }
   }
   if (wrong == 0) return std::nullopt;
   return "the achieved delay does not follow the requested one at " + std::to_string(wrong) + " of " +
-         std::to_string(checked) + " points (tolerance: at least " + number(100 * tolerance.min_achieved_fraction) +
-         "% of the request, at most " + number(tolerance.max_achieved_factor) + "x it plus " +
-         number(tolerance.max_achieved_slack_us) + " us, from " + format_delay_us(tolerance.min_checked_delay_us) +
-         "); first: " + first;
+         std::to_string(checked) + " points (tolerance: at least " +
+         number_text("%.1f", 100 * tolerance.min_achieved_fraction) + "% of the request, at most " +
+         number_text("%.1f", tolerance.max_achieved_factor) + "x it plus " +
+         number_text("%.1f", tolerance.max_achieved_slack_us) + " us, from " +
+         format_delay_us(tolerance.min_checked_delay_us) + "); first: " + first;
 }
 
 std::optional<std::string> largest_delay_problem(const RaceWindow& window, const SweepTolerance& tolerance) {
   std::string problems;
   for (const WindowSeries& series : window.series) {
     if (series.points.empty()) continue;
-    const WindowPoint& p = *std::max_element(series.points.begin(), series.points.end(),
-                                             [](const WindowPoint& a, const WindowPoint& b) {
-                                               return a.delay_us < b.delay_us;
-                                             });
+    const WindowPoint& p =
+        *std::max_element(series.points.begin(), series.points.end(),
+                          [](const WindowPoint& a, const WindowPoint& b) { return a.delay_us < b.delay_us; });
     if (p.trials > 0 && p.rate() >= tolerance.min_rate_at_largest_delay) continue;
     problems += (problems.empty() ? "" : "; ") + series.label() + " reproduced in " + std::to_string(p.reproduced) +
                 " of " + std::to_string(p.trials) + " trials at " + format_delay_us(p.delay_us);
   }
   if (problems.empty()) return std::nullopt;
   return "at its largest delay the ungated race must reproduce as the gated control does (in at least " +
-         number(100 * tolerance.min_rate_at_largest_delay) + "% of trials), but " + problems;
+         number_text("%.1f", 100 * tolerance.min_rate_at_largest_delay) + "% of trials), but " + problems;
 }
 
 std::vector<std::string> sweep_self_check(const RaceWindow& window, std::vector<std::string> memory_problems,

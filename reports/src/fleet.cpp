@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "fleet_rows.hpp"
+#include "hazardlab/number_text.hpp"
 #include "hazardlab/publish.hpp"
 
 namespace hazardlab {
@@ -92,11 +93,7 @@ std::vector<std::vector<Sighting>> group_sightings(const std::vector<ReadRun>& r
   return out;
 }
 
-std::string days_text(long long seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", static_cast<double>(seconds) / 86400.0);
-  return text;
-}
+std::string days_text(long long seconds) { return number_text("%.1f", static_cast<double>(seconds) / 86400.0); }
 
 // The row of one group: its latest complete sighting, else its latest.
 FleetRow row_of_group(std::vector<Sighting> group, const std::vector<ReadRun>& runs) {

@@ -12,8 +12,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kOutExpected = "expected a new folder, an empty one, or an earlier fleet report's (it has a "
-                                    ".hazardlab-fleet marker)";
+constexpr const char* kOutExpected =
+    "expected a new folder, an empty one, or an earlier fleet report's (it has a "
+    ".hazardlab-fleet marker)";
 
 // The folder may be written only if it is new, empty, or an earlier fleet report's: a folder of
 // someone else's files is never written into, so nothing of theirs is overwritten.

@@ -4,6 +4,7 @@
 
 #include "hazardlab/document.hpp"
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {
@@ -15,9 +16,7 @@ struct Section {
 
 std::string figure_text(const std::optional<double>& figure) {
   if (!figure) return "-";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", *figure);
-  return text;
+  return number_text("%.2f", *figure);
 }
 
 std::string flags_of(const FleetRow& row) {
@@ -97,8 +96,8 @@ doc::Document content_of(const FleetReport& report) {
   }
   d.paragraph(doc::strong(headline));
   d.paragraph(std::to_string(report.rows.size()) + " row(s) from " + std::to_string(report.runs.size()) +
-              " run(s); the newest run started " + report.newest_run_started_at + ". Generated " +
-              report.generated_at + " by hazardlab " + report.hazardlab_version + ".");
+              " run(s); the newest run started " + report.newest_run_started_at + ". Generated " + report.generated_at +
+              " by hazardlab " + report.hazardlab_version + ".");
   d.paragraph(fleet_exit_status(report) == 0 ? "Exit status 0: every GPU passed."
                                              : "Exit status 1: not every GPU passed (see the flags below).");
   doc::Table gpus;

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {
@@ -21,11 +22,7 @@ double median_of(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
-std::string gbps(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f GB/s", value);
-  return text;
-}
+std::string gbps(double value) { return number_text("%.2f GB/s", value); }
 
 struct Figure {
   const char* name;   // as fleet.json's models[].figure names it

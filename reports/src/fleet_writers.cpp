@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {
@@ -65,9 +66,7 @@ std::string joined(const std::vector<std::string>& items) {
 
 std::string csv_figure(const std::optional<double>& figure) {
   if (!figure) return "";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.2f", *figure);
-  return text;
+  return number_text("%.2f", *figure);
 }
 
 const char* csv_bool(bool value) { return value ? "true" : "false"; }

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "number_text.hpp"
+#include "hazardlab/number_text.hpp"
 #include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {

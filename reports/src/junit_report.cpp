@@ -4,18 +4,13 @@
 #include <sstream>
 
 #include "gpu_content.hpp"
+#include "hazardlab/number_text.hpp"
 #include "markup_escape.hpp"
 
 namespace hazardlab {
 namespace {
 
 std::string xml(std::string_view text) { return escape_markup(text); }
-
-std::string seconds_text(double s) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f", s);
-  return text;
-}
 
 }  // namespace
 
@@ -37,10 +32,10 @@ std::string report_to_junit(const GpuReport& report) {
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<testsuites name=\"hazardlab\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\""
-      << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(total) << "\">\n"
+      << errors << "\" skipped=\"" << skipped << "\" time=\"" << number_text("%.3f", total) << "\">\n"
       << "  <testsuite name=\"hazardlab." << xml(label) << "\" hostname=\"" << xml(report.host) << "\" timestamp=\""
       << xml(report.run.started_at) << "\" tests=\"" << cases.size() << "\" failures=\"" << failures << "\" errors=\""
-      << errors << "\" skipped=\"" << skipped << "\" time=\"" << seconds_text(total) << "\">\n"
+      << errors << "\" skipped=\"" << skipped << "\" time=\"" << number_text("%.3f", total) << "\">\n"
       << "    <properties>\n"
       << "      <property name=\"run\" value=\"" << xml(report.run.id) << "\"/>\n"
       << "      <property name=\"device\" value=\"" << xml(device) << "\"/>\n"
@@ -49,7 +44,7 @@ std::string report_to_junit(const GpuReport& report) {
       << "    </properties>\n";
   for (const CaseLine& c : cases) {
     out << "    <testcase classname=\"" << xml(label + "." + c.group) << "\" name=\"" << xml(c.name) << "\" time=\""
-        << seconds_text(c.seconds) << '"';
+        << number_text("%.3f", c.seconds) << '"';
     const std::string message = " message=\"" + xml(c.message) + "\"";
     switch (c.standing) {
       case Standing::Good:

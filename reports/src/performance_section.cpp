@@ -5,7 +5,7 @@
 #include <map>
 
 #include "gpu_content.hpp"
-#include "number_text.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {

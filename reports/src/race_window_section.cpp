@@ -6,14 +6,13 @@
 #include <set>
 
 #include "gpu_content.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {
 
 std::string percent(int reproduced, int trials) {
-  char text[16];
-  std::snprintf(text, sizeof text, "%.0f%%", trials > 0 ? 100.0 * reproduced / trials : 0.0);
-  return text;
+  return number_text("%.0f%%", trials > 0 ? 100.0 * reproduced / trials : 0.0);
 }
 
 // The share of trials in which the hazard showed against the delay, one line per curve; diamonds: the

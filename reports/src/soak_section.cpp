@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "gpu_content.hpp"
-#include "number_text.hpp"
+#include "hazardlab/number_text.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,5 +1,6 @@
 #pragma once
-// A number as the reports print it: one printf conversion (such as "%.2f") of one double.
+// A number as hazardlab prints it, in a report, a check or a record: one printf conversion (such as
+// "%.2f GB/s") of one double. The one place a number is turned into text that way.
 #include <cstdio>
 #include <string>
 
