@@ -113,7 +113,11 @@ class Soak {
     return ms;
   }
 
+  // The check buffer may still be the source of a queued copy (peer_copy uploads the round's pattern
+  // from it): the host rewrites it only once the stream has read it (the hazard h2d-pinned-mutate,
+  // which on two H200s left the first 4 to 24 KiB of every peer copy stale).
   void poison_device(void* buffer, std::uint64_t poison) {
+    HL_CUDA(cudaStreamSynchronize(stream_.get()));
     fill_pattern(check_.span(), poison);
     HL_CUDA(cudaMemcpyAsync(buffer, check_.data(), o_.bytes, cudaMemcpyDefault, stream_.get()));
   }
