@@ -16,13 +16,9 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
   values.push_back({&setting::kPinnedBudgetMb, std::to_string(profile.pinned_budget >> 20)});
   values.push_back({&setting::kMinLinkFraction, number_text("%.2f", thresholds.min_link_fraction)});
   values.push_back({&setting::kMinOverlap, number_text("%.2f", thresholds.min_overlap)});
-  const auto table = declared_settings();
-  const auto order = [&](const SettingInForce& v) {
-    return std::find_if(table.begin(), table.end(),
-                        [&](const SettingDeclaration& d) { return d.name == v.setting->name; }) -
-           table.begin();
-  };
-  std::stable_sort(values.begin(), values.end(), [&](const auto& a, const auto& b) { return order(a) < order(b); });
+  std::stable_sort(values.begin(), values.end(), [](const SettingInForce& a, const SettingInForce& b) {
+    return declared_position(a.setting->name) < declared_position(b.setting->name);
+  });
 
   const SettingSource environment = SettingSource::from_environment();
   std::vector<RecordedSetting> recorded;

@@ -179,15 +179,18 @@ constexpr std::array kTable = {setting::kRequireGpu,
 
 std::span<const SettingDeclaration> declared_settings() { return kTable; }
 
-bool is_declared_setting(std::string_view name) {
-  return std::any_of(kTable.begin(), kTable.end(), [&](const SettingDeclaration& d) { return d.name == name; });
+std::size_t declared_position(std::string_view name) {
+  return static_cast<std::size_t>(
+      std::find_if(kTable.begin(), kTable.end(), [&](const SettingDeclaration& d) { return d.name == name; }) -
+      kTable.begin());
 }
 
+bool is_declared_setting(std::string_view name) { return declared_position(name) < kTable.size(); }
+
 const SettingDeclaration& declared_setting(std::string_view name) {
-  const auto it =
-      std::find_if(kTable.begin(), kTable.end(), [&](const SettingDeclaration& d) { return d.name == name; });
-  if (it == kTable.end()) throw std::logic_error("no setting " + std::string(name) + " is declared");
-  return *it;
+  const std::size_t at = declared_position(name);
+  if (at == kTable.size()) throw std::logic_error("no setting " + std::string(name) + " is declared");
+  return kTable[at];
 }
 
 }  // namespace hazardlab

@@ -3,6 +3,7 @@
 // and help. The harness's typed settings, `hazardlab settings`, the unknown-name check and the
 // README's settings table (checked by a test) all come from this table. Plain C++, no CUDA and no
 // other hazardlab library, so every layer can use it, the record and the checker included.
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -78,5 +79,8 @@ std::span<const SettingDeclaration> declared_settings();
 // The declaration of `name`; throws std::logic_error for a name nobody declared (a bug, not input).
 const SettingDeclaration& declared_setting(std::string_view name);
 bool is_declared_setting(std::string_view name);
+// Where `name` stands in the table (the order every list of settings keeps); the table's size for a name
+// nobody declared.
+std::size_t declared_position(std::string_view name);
 
 }  // namespace hazardlab
