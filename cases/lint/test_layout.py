@@ -143,7 +143,13 @@ def sabotage_switch_in_hazards(root: Path) -> list[str]:
 
 
 ENVIRONMENT_READER = Path("settings/src/environment.cpp")
-SKIPPED_FOLDERS = {"build", ".deps", ".git"}
+SKIPPED_FOLDERS = {"build"}
+
+
+def outside_the_project(relative: Path) -> bool:
+    """Builds and hidden top-level folders (.git, .deps, checkouts of other people's programs kept beside the
+    project) are not the project's code."""
+    return relative.parts[0] in SKIPPED_FOLDERS or relative.parts[0].startswith(".")
 
 
 def getenv_outside_the_reader(root: Path) -> list[str]:
@@ -152,7 +158,7 @@ def getenv_outside_the_reader(root: Path) -> list[str]:
     problems = []
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
-        if path.suffix not in SOURCE_SUFFIXES or relative.parts[0] in SKIPPED_FOLDERS or relative == ENVIRONMENT_READER:
+        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == ENVIRONMENT_READER:
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             if re.search(r"\bgetenv\s*\(", line.split("//")[0]):
@@ -176,7 +182,7 @@ def setting_spelled_again(root: Path) -> list[str]:
     problems = []
     for path in sorted(root.rglob("*")):
         relative = path.relative_to(root)
-        if (path.suffix not in SOURCE_SUFFIXES or relative.parts[0] in SKIPPED_FOLDERS or relative == SETTINGS_TABLE
+        if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == SETTINGS_TABLE
                 or any(folder in relative.parents for folder in TEST_FOLDERS)):
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):

@@ -136,6 +136,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     owned.stamp = stamp;
     for (const OrderEngine& e : engines_) owned.waits_for.push_back(e.latest_clock(slot));
     owned.hold = hold_kind;
+    owned.ordered_with_host_function_threads = copy.graph_has_host_nodes;
     hold(owned);
     owned_.push_back(std::move(owned));
     ++stats_.copies_watched;
@@ -168,13 +169,23 @@ WorkStamp Checker::host_function_enqueued(StreamKey stream) {
 
 void Checker::host_function_returned(const WorkStamp& item) {
   std::lock_guard lock(mutex_);
+  running_host_functions_.erase(item);
   for (OrderEngine& e : engines_) e.forget_host_function(item);
 }
 
 void Checker::host_function_started(const WorkStamp& item) {
   std::lock_guard lock(mutex_);
+  running_host_functions_.insert(item);
+  // Rule 9: the function runs after its stream's earlier work. Host threads are taken as one, so every
+  // thread may rely on that from now on (a thread the function starts or wakes included), as after a
+  // synchronization: the copies the function follows are let go for all of them.
   for (OrderEngine& e : engines_) e.host_function_started(item);
   release_known();
+}
+
+std::size_t Checker::host_functions_running() const {
+  std::lock_guard lock(mutex_);
+  return running_host_functions_.size();
 }
 
 void Checker::event_recorded(std::uint64_t event, StreamKey stream) {
@@ -222,28 +233,42 @@ void Checker::release_known() {
   owned_.erase(std::remove_if(owned_.begin(), owned_.end(), done), owned_.end());
 }
 
-bool Checker::racing(std::size_t engine, const Owned& owned, std::optional<WorkStamp> host_function) const {
-  const OrderEngine& e = engines_[engine];
-  if (e.host_knows(owned.stamp)) return false;
-  if (!host_function) return true;
-  // Inside a host function: ordered after the copy (rule 9), or the copy waits for the function.
-  return !e.host_function_knows(*host_function, owned.stamp) &&
-         !(engine < owned.waits_for.size() && OrderEngine::clock_knows(owned.waits_for[engine], *host_function));
+bool Checker::host_function_orders(std::size_t engine, const Owned& owned, const WorkStamp& host_function) const {
+  // Rule 9: the function runs after the copy (its item's clock knows it), or the copy was queued behind the
+  // function and waits for it to return.
+  return engines_[engine].host_function_knows(host_function, owned.stamp) ||
+         (engine < owned.waits_for.size() && OrderEngine::clock_knows(owned.waits_for[engine], host_function));
 }
 
-std::vector<Deviation> Checker::deviations_still_racing(const Owned& owned,
-                                                        std::optional<WorkStamp> host_function) const {
+bool Checker::racing(std::size_t engine, const Owned& owned, const Accessor& by) const {
+  if (engines_[engine].host_knows(owned.stamp)) return false;
+  switch (by.kind) {
+    case Accessor::Kind::ProgramThread: return true;
+    case Accessor::Kind::HostFunction: return !host_function_orders(engine, owned, by.item);
+    case Accessor::Kind::HostFunctionThread:
+      if (owned.ordered_with_host_function_threads) return false;
+      // The function making the access is one of those running: if any of them is ordered with the copy,
+      // the access may be its, and no finding is made (a race between two running host functions' own
+      // accesses and copies is given up rather than guessed).
+      for (const WorkStamp& running : running_host_functions_)
+        if (host_function_orders(engine, owned, running)) return false;
+      return true;
+  }
+  return true;
+}
+
+std::vector<Deviation> Checker::deviations_still_racing(const Owned& owned, const Accessor& by) const {
   std::vector<Deviation> racing_under;
-  if (racing(kDocumented, owned, host_function)) return racing_under;  // a plain finding
+  if (racing(kDocumented, owned, by)) return racing_under;  // a plain finding
   for (std::size_t d = 0; d < kDeviationCount; ++d)
-    if (racing(1 + d, owned, host_function)) racing_under.push_back(Deviation(d));
+    if (racing(1 + d, owned, by)) racing_under.push_back(Deviation(d));
   if (racing_under.empty())  // only the deviations together leave it racing: name them all
     for (std::size_t d = 0; d < kDeviationCount; ++d) racing_under.push_back(Deviation(d));
   return racing_under;
 }
 
 Finding Checker::make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,
-                              std::uint64_t thread, std::optional<WorkStamp> host_function) const {
+                              std::uint64_t thread, const Accessor& by) const {
   Finding f;
   f.kind = kind;
   f.copy = owned.facts;
@@ -251,7 +276,7 @@ Finding Checker::make_finding(FindingKind kind, const Owned& owned, std::uintptr
   f.offset = owned.footprint.contains(address) ? owned.footprint.offset_of(address) : 0;
   f.access_site = site;
   f.thread = thread;
-  f.relies_on = deviations_still_racing(owned, host_function);
+  f.relies_on = deviations_still_racing(owned, by);
   return f;
 }
 
@@ -262,8 +287,8 @@ bool Checker::first_report(const Finding& finding) {
   return new_pair || every_occurrence_;
 }
 
-Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function,
-                                      const SiteOf& site_of_access, std::uint64_t thread) {
+Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, Accessor by, const SiteOf& site_of_access,
+                                      std::uint64_t thread) {
   std::lock_guard lock(mutex_);
   FaultOutcome out;
   const PageAccess access = holds_.access_at(address);
@@ -274,13 +299,13 @@ Checker::FaultOutcome Checker::access(std::uintptr_t address, bool write, std::o
   for (Owned& o : owned_) {
     if (!o.armed || !o.footprint.contains(address)) continue;
     const bool conflict = o.hold == Hold::NoAccess || write;
-    if (!conflict || !racing(kAllDeviations, o, host_function)) continue;
+    if (!conflict || !racing(kAllDeviations, o, by)) continue;
     if (!conflict_seen) site = site_of_access.get();
     conflict_seen = true;
     const FindingKind kind = o.hold == Hold::NoWrites ? FindingKind::HostWroteCopySource
                              : write                  ? FindingKind::HostWroteCopyDestination
                                                       : FindingKind::HostReadCopyDestination;
-    Finding f = make_finding(kind, o, address, site, thread, host_function);
+    Finding f = make_finding(kind, o, address, site, thread, by);
     if (first_report(f)) out.findings.push_back(std::move(f));
     disarm(o);
   }
@@ -299,9 +324,9 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
   const std::uintptr_t end = base + it->second.first;
   for (Owned& o : owned_) {
     if (o.footprint.base >= end || o.footprint.end() <= base) continue;
-    if (racing(kAllDeviations, o, std::nullopt)) {
+    if (racing(kAllDeviations, o, Accessor::program_thread())) {
       Finding f = make_finding(unregister ? FindingKind::UnregisteredWhileCopyOwns : FindingKind::FreedWhileCopyOwns,
-                               o, base, site, thread, std::nullopt);
+                               o, base, site, thread, Accessor::program_thread());
       f.address = base;
       if (first_report(f)) findings.push_back(std::move(f));
     }

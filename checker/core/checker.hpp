@@ -74,6 +74,30 @@ struct AsyncCopy {
   std::size_t bytes = 0;
   SiteId site = 0;  // unless copy_async is given a way to name it when a host end is watched
   bool graph_node = false;
+  // A memcpy node of a graph that also has host nodes: the checker does not see those nodes start, so an
+  // access from a thread that runs host functions is taken as one of them, ordered with the copy (a race
+  // between two nodes of one graph is not found; a false alarm in a correct graph would be worse).
+  bool graph_has_host_nodes = false;
+};
+
+// Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
+// checker must know whether a host function made it, and which.
+struct Accessor {
+  enum class Kind {
+    ProgramThread,       // a thread of the program
+    HostFunction,        // a host function known by its item (the replay of a program on the CPU)
+    HostFunctionThread,  // a thread the driver runs host functions on: the one running now is one of those
+                         // that have started and not returned (the driver may start the next stream's
+                         // function on the same thread before this one's returns), never what it last ran
+  };
+  Kind kind = Kind::ProgramThread;
+  WorkStamp item{};  // HostFunction only
+
+  static Accessor program_thread() { return {}; }
+  static Accessor host_function(WorkStamp item) { return {Kind::HostFunction, item}; }
+  static Accessor host_function_thread() { return {Kind::HostFunctionThread, {}}; }
+  // The replay's spelling: a host function's item, or none for a program thread.
+  static Accessor of(std::optional<WorkStamp> item) { return item ? host_function(*item) : program_thread(); }
 };
 
 // The faster mode (`hazardlab check --sample`): each host range is watched in its first `first` copies, then
@@ -138,19 +162,24 @@ class Checker {
     bool step = false;     // the page still forbids this access: let one instruction through, then protect again
     std::vector<Finding> findings;
   };
-  // A host access that faulted on a page the checker may hold. `host_function`: the item of the host
-  // function the faulting thread is running, if any.
+  // A host access that faulted on a page the checker may hold, made by `by`.
   // `site` names the access; it is asked for only when the access conflicts with a copy (a fault handler
   // then spends the time to name the Python line too, and never for a neighbour).
   template <class Site>
-  FaultOutcome host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, Site&& site,
-                           std::uint64_t thread) {
+  FaultOutcome host_access(std::uintptr_t address, bool write, Accessor by, Site&& site, std::uint64_t thread) {
     if constexpr (std::is_invocable_r_v<SiteId, Site&>) {
-      return access(address, write, host_function, SiteOf(site, 0), thread);
+      return access(address, write, by, SiteOf(site, 0), thread);
     } else {
-      return access(address, write, host_function, SiteOf(static_cast<SiteId>(site)), thread);
+      return access(address, write, by, SiteOf(static_cast<SiteId>(site)), thread);
     }
   }
+  template <class Site>
+  FaultOutcome host_access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, Site&& site,
+                           std::uint64_t thread) {
+    return host_access(address, write, Accessor::of(host_function), std::forward<Site>(site), thread);
+  }
+  // The host functions that have started and not returned.
+  [[nodiscard]] std::size_t host_functions_running() const;
   [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
   // Protects a page again as the holds want it now (after a single step), under the checker's lock so that
   // a release or a new hold made meanwhile by another thread is not undone.
@@ -173,8 +202,7 @@ class Checker {
   };
   void issue(const AsyncCopy& copy, const SiteOf& site);
   bool sampled_in(const HostFootprint& footprint, Hold hold);
-  FaultOutcome access(std::uintptr_t address, bool write, std::optional<WorkStamp> host_function, const SiteOf& site,
-                      std::uint64_t thread);
+  FaultOutcome access(std::uintptr_t address, bool write, Accessor by, const SiteOf& site, std::uint64_t thread);
   struct Owned {
     CopyFacts facts;
     HostFootprint footprint;
@@ -184,6 +212,7 @@ class Checker {
     std::vector<Clock> waits_for;
     Hold hold;
     bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would
+    bool ordered_with_host_function_threads = false;  // AsyncCopy::graph_has_host_nodes
   };
   StreamSlot slot_of(StreamKey stream);
   EventSlot event_slot(std::uint64_t event);
@@ -191,13 +220,13 @@ class Checker {
   WorkStamp on_every_engine(Step step);
   void release_known();
   void disarm(Owned& owned);
-  std::vector<conformance::Deviation> deviations_still_racing(const Owned& owned,
-                                                              std::optional<WorkStamp> host_function) const;
-  bool racing(std::size_t engine, const Owned& owned, std::optional<WorkStamp> host_function) const;
+  std::vector<conformance::Deviation> deviations_still_racing(const Owned& owned, const Accessor& by) const;
+  bool racing(std::size_t engine, const Owned& owned, const Accessor& by) const;
+  bool host_function_orders(std::size_t engine, const Owned& owned, const WorkStamp& host_function) const;
   void hold(const Owned& owned);
   void apply(const std::vector<PageChange>& changes);
   Finding make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,
-                       std::uint64_t thread, std::optional<WorkStamp> host_function) const;
+                       std::uint64_t thread, const Accessor& by) const;
   bool first_report(const Finding& finding);
 
   mutable std::mutex mutex_;
@@ -207,6 +236,8 @@ class Checker {
   std::map<std::uint64_t, EventSlot> events_;
   std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
   std::vector<Owned> owned_;
+  // Started and not returned: a host-function thread's access is made inside one of these.
+  std::set<WorkStamp> running_host_functions_;
   PageHolds holds_;
   std::set<std::pair<SiteId, SiteId>> reported_;
   std::uint64_t next_copy_ = 1;

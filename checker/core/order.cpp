@@ -88,7 +88,11 @@ WorkStamp OrderEngine::synchronous_copy(StreamSlot legacy, SyncCopy copy) {
 
 void OrderEngine::host_function_started(const WorkStamp& item) {
   if (const auto it = host_functions_.find(item); it != host_functions_.end()) {
-    join(host_, it->second);
+    // What ran before the function (rule 9), not the function itself: it has started, not returned, so work
+    // enqueued from now on does not wait for it through what the host knows.
+    Clock before = it->second;
+    before[item.stream] = item.position - 1;
+    join(host_, before);
     host_functions_.erase(it);
   }
 }

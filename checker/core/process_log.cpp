@@ -1,5 +1,6 @@
 #include "checker/core/process_log.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -12,6 +13,8 @@ constexpr const char* kProcess = "process";
 constexpr const char* kNote = "note";
 constexpr const char* kFinding = "finding";
 constexpr const char* kSummary = "summary";
+constexpr const char* kProgress = "progress";
+constexpr const char* kDriverCalls = "driver_calls";
 
 std::string line(nlohmann::json j) { return j.dump() + "\n"; }
 
@@ -131,6 +134,8 @@ std::string finding_line(const LoggedFinding& f) {
 
 std::string summary_line(const CheckerStats& stats) { return line({{"type", kSummary}, {"stats", stats}}); }
 
+std::string progress_line(std::uint64_t driver_calls) { return line({{"type", kProgress}, {kDriverCalls, driver_calls}}); }
+
 ProcessLog read_process_log(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error("cannot read " + file.string());
@@ -159,6 +164,8 @@ ProcessLog read_process_log(const std::filesystem::path& file) {
       for (const auto& fr : j.value("access_python", nlohmann::json::array()))
         f.access_python.push_back(python_frame_from(fr));
       log.findings.push_back(std::move(f));
+    } else if (type == kProgress) {
+      log.driver_calls_watched = std::max<std::uint64_t>(log.driver_calls_watched, j.at(kDriverCalls));
     } else if (type == kSummary) {
       const nlohmann::json& s = j.at("stats");
       log.summary = CheckerStats{s.at("copies_watched"), s.at("pageable_d2h_async"), s.at("findings"),

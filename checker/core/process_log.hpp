@@ -45,6 +45,7 @@ struct ProcessLog {
   std::vector<std::string> notes;    // events that weaken what the run shows (a replaced handler, ...)
   std::vector<LoggedFinding> findings;
   std::optional<CheckerStats> summary;  // absent: the process ended before it could write one (a crash)
+  std::uint64_t driver_calls_watched = 0;  // at least this many (the last progress line before an end)
 };
 
 // The lines, one per call, as the injected library writes them.
@@ -53,6 +54,7 @@ std::string header_line(std::int64_t pid, std::int64_t parent, const std::string
 std::string note_line(const std::string& note);
 std::string finding_line(const LoggedFinding& finding);
 std::string summary_line(const CheckerStats& stats);
+std::string progress_line(std::uint64_t driver_calls);
 
 // Reads a log; a line that is not whole (the process died while writing it) is dropped and noted.
 ProcessLog read_process_log(const std::filesystem::path& file);

@@ -22,6 +22,7 @@ std::mutex failure_mutex;
 std::optional<std::string> failure;
 
 Checker* the_checker = nullptr;
+std::atomic<bool> fault_path_failed{false};
 FaultFindings the_sink;
 struct sigaction previous_segv{}, previous_trap{};
 
@@ -33,9 +34,8 @@ struct ThreadState {
   std::uintptr_t pages[kMaxOpen];
   std::uintptr_t last_fault = 0;
   int repeats = 0;
-  bool in_host_function = false;
+  bool runs_host_functions = false;
   bool in_cuda_call = false;
-  WorkStamp host_function;
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
 
@@ -128,14 +128,21 @@ void on_segv(int sig, siginfo_t* info, void* context) {
         return;
       }
     }
-    const std::optional<WorkStamp> host_function =
-        state.in_host_function ? std::optional<WorkStamp>(state.host_function) : std::nullopt;
-    Checker::FaultOutcome outcome =
-        the_checker->host_access(address, write, host_function, site,
-                                 static_cast<std::uint64_t>(::syscall(SYS_gettid)));
-    if (!outcome.findings.empty() && the_sink)
-      the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
-               std::string_view(python.text, static_cast<std::size_t>(python.length)));
+    const Accessor by = state.runs_host_functions ? Accessor::host_function_thread() : Accessor::program_thread();
+    Checker::FaultOutcome outcome;
+    try {
+      outcome = the_checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
+      if (!outcome.findings.empty() && the_sink)
+        the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
+                 std::string_view(python.text, static_cast<std::size_t>(python.length)));
+    } catch (...) {
+      // The checker's own failure must not become the program's: open the page for good and let the access
+      // run; the injected library stops watching at its next callback and says why.
+      fault_path_failed.store(true);
+      ::mprotect(reinterpret_cast<void*>(page_floor(address)), page_size(), PROT_READ | PROT_WRITE);
+      errno = saved_errno;
+      return;
+    }
     if (outcome.ours) {
       handled = true;
       if (outcome.step) open_page_for_one_instruction(page_floor(address), uc);
@@ -232,10 +239,13 @@ bool FaultHandler::ensure_installed() {
 
 void FaultHandler::set_inside_cuda_call(bool inside) { state.in_cuda_call = inside; }
 
-void FaultHandler::set_current_host_function(std::optional<WorkStamp> item) {
-  state.in_host_function = item.has_value();
-  if (item) state.host_function = *item;
+const char* FaultHandler::failure() {
+  return fault_path_failed.load(std::memory_order_relaxed)
+             ? "the fault path failed (an exception or a failed allocation while judging an access)"
+             : nullptr;
 }
+
+void FaultHandler::mark_host_function_thread() { state.runs_host_functions = true; }
 
 SiteId site_of(const std::vector<std::uintptr_t>& frames) {
   RawStack stack;

@@ -19,6 +19,30 @@ namespace {
 
 thread_local bool inside_our_call = false;  // the checker's own driver calls are not the program's
 
+// Marks the checker's own driver calls for as long as it lives, so that their callbacks are not taken as the
+// program's.
+struct OurCall {
+  OurCall() { inside_our_call = true; }
+  ~OurCall() { inside_our_call = false; }
+  OurCall(const OurCall&) = delete;
+  OurCall& operator=(const OurCall&) = delete;
+};
+
+// The checker failed in its own code (an exception, a failed allocation): it stops watching, gives the
+// program its memory back as it was and says why, so the run is never called clean, and the program runs on
+// exactly as it would without the checker.
+void stop_watching(const std::string& why) {
+  Injection& in = injection();
+  if (in.disabled.exchange(true)) return;
+  try {
+    in.checker.release_everything();
+    in.writer.note("the checker stopped watching after an error of its own (" + why +
+                   "); the rest of the run was not watched");
+  } catch (...) {
+    // Nothing more can be said; the missing summary makes the run not-checked.
+  }
+}
+
 const CUstream kPerThreadHandle = CU_STREAM_PER_THREAD;
 const CUstream kLegacyHandle = CU_STREAM_LEGACY;
 
@@ -51,9 +75,11 @@ StreamKey stream_key(CUstream handle, const CUpti_CallbackData* d, bool per_thre
   // A stream the checker did not see created: ask the driver what it is.
   unsigned int flags = 0;
   CUcontext owner = nullptr;
-  inside_our_call = true;
-  const bool known = cuStreamGetFlags(handle, &flags) == CUDA_SUCCESS && cuStreamGetCtx(handle, &owner) == CUDA_SUCCESS;
-  inside_our_call = false;
+  bool known = false;
+  {
+    const OurCall ours;
+    known = cuStreamGetFlags(handle, &flags) == CUDA_SUCCESS && cuStreamGetCtx(handle, &owner) == CUDA_SUCCESS;
+  }
   const StreamKey key{key_of(known ? owner : current_context(d)), reinterpret_cast<std::uint64_t>(handle)};
   in.streams[handle] = key;
   in.checker.stream_created(key, known && (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
@@ -63,12 +89,14 @@ StreamKey stream_key(CUstream handle, const CUpti_CallbackData* d, bool per_thre
 MemoryKind kind_of(CUdeviceptr pointer) {
   Injection& in = injection();
   if (in.checker.pinned_kind(pointer)) return MemoryKind::PinnedHost;
-  inside_our_call = true;
   CUmemorytype type{};
   unsigned int managed = 0;
-  const CUresult r = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer);
-  if (r == CUDA_SUCCESS) cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, pointer);
-  inside_our_call = false;
+  CUresult r = CUDA_SUCCESS;
+  {
+    const OurCall ours;
+    r = cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, pointer);
+    if (r == CUDA_SUCCESS) cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, pointer);
+  }
   if (r != CUDA_SUCCESS) return MemoryKind::PageableHost;  // memory the driver does not know: ordinary host memory
   if (managed) return MemoryKind::Managed;
   return type == CU_MEMORYTYPE_HOST ? MemoryKind::PinnedHost : MemoryKind::Device;
@@ -126,7 +154,7 @@ CopyEnd end_of(CUmemorytype type, const void* host, CUdeviceptr device, std::siz
 std::optional<CUgraph> capture_graph(CUstream handle);
 
 void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, CopyEnd dst, std::size_t bytes,
-           bool graph_node = false) {
+           bool graph_node = false, bool graph_has_host_nodes = false) {
   Injection& in = injection();
   const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
   if (holds && !graph_node) {
@@ -147,7 +175,8 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
     in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
                    "program's handler every fault that is not the checker's (accesses while it was replaced were not "
                    "watched)");
-  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node}, [] { return capture_site(); });
+  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes},
+                        [] { return capture_site(); });
   if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
 }
@@ -156,9 +185,8 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
 std::optional<CUgraph> capture_graph(CUstream handle) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   CUgraph graph = nullptr;
-  inside_our_call = true;
+  const OurCall ours;
   const CUresult r = cuStreamGetCaptureInfo(handle, &status, nullptr, &graph, nullptr, nullptr, nullptr);
-  inside_our_call = false;
   if (r != CUDA_SUCCESS || status == CU_STREAM_CAPTURE_STATUS_NONE) return std::nullopt;
   return graph;
 }
@@ -179,28 +207,88 @@ void copy3d(const char* api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey 
   issue(api, handle, stream, src, dst, c.WidthInBytes * c.Height * (c.Depth == 0 ? 1 : c.Depth), graph_node);
 }
 
-struct HostFunctionStart {
+struct HostFunctionMarker {
   WorkStamp item;
 };
-// Queued just ahead of each of the program's host functions: when it runs, everything before the program's
-// host function on its stream has run, and the host may rely on that from then on.
+// Queued just ahead of each of the program's host functions (and stream callbacks): when it runs, everything
+// before the program's function on its stream has run, and the host may rely on that from then on.
 void CUDA_CB host_function_starts(void* data) {
-  auto* start = static_cast<HostFunctionStart*>(data);
-  injection().checker.host_function_started(start->item);
-  // The program's function runs next on this thread: its accesses are judged as that function's, so a
-  // copy queued behind it (which waits for it) is no conflict.
-  FaultHandler::set_current_host_function(start->item);
+  auto* start = static_cast<HostFunctionMarker*>(data);
+  FaultHandler::mark_host_function_thread();
+  try {
+    injection().checker.host_function_started(start->item);
+  } catch (const std::exception& e) {
+    stop_watching(std::string("a host function's start: ") + e.what());
+  }
   delete start;
 }
 // Queued just behind each of the program's host functions.
 void CUDA_CB host_function_ends(void* data) {
-  auto* end = static_cast<HostFunctionStart*>(data);
-  FaultHandler::set_current_host_function(std::nullopt);
-  injection().checker.host_function_returned(end->item);
+  auto* end = static_cast<HostFunctionMarker*>(data);
+  try {
+    injection().checker.host_function_returned(end->item);
+  } catch (const std::exception& e) {
+    stop_watching(std::string("a host function's return: ") + e.what());
+  }
   delete end;
 }
 // The host function whose start marker this thread just queued, until its call returns.
 thread_local std::optional<WorkStamp> host_function_being_queued;
+
+// cuLaunchHostFunc or cuStreamAddCallback, at its entry: a start marker ahead of the program's function. In a
+// stream capture the function becomes a host node of the graph being built, run at each launch of it: no
+// marker goes into the program's graph (it would change the graph, and run once per launch).
+void host_function_entering(CUstream handle, StreamKey stream) {
+  Injection& in = injection();
+  if (const std::optional<CUgraph> graph = capture_graph(handle)) {
+    std::lock_guard lock(in.mutex);
+    in.graphs_with_host_nodes.insert(*graph);
+    return;
+  }
+  auto* start = new HostFunctionMarker{in.checker.host_function_enqueued(stream)};
+  host_function_being_queued = start->item;
+  const OurCall ours;
+  if (cuLaunchHostFunc(handle, host_function_starts, start) != CUDA_SUCCESS) delete start;
+}
+
+// At its exit: an end marker behind it, so that the checker knows when it has returned.
+void host_function_queued(CUstream handle) {
+  if (!host_function_being_queued) return;
+  auto* end = new HostFunctionMarker{*host_function_being_queued};
+  host_function_being_queued.reset();
+  const OurCall ours;
+  if (cuLaunchHostFunc(handle, host_function_ends, end) != CUDA_SUCCESS) delete end;
+}
+
+// Queued ahead of the launch of a graph that has host nodes: it runs on the thread the driver runs host
+// functions on, which then runs the graph's host nodes, so that their accesses are judged as host functions'.
+void CUDA_CB host_function_thread_marker(void*) { FaultHandler::mark_host_function_thread(); }
+
+void graph_launch_entering(CUgraphExec exec, CUstream handle) {
+  Injection& in = injection();
+  {
+    std::lock_guard lock(in.mutex);
+    const auto e = in.executables.find(exec);
+    if (e == in.executables.end() || !in.graphs_with_host_nodes.count(e->second)) return;
+  }
+  if (capture_graph(handle)) return;  // launched into a capture: it becomes a node, the marker would too
+  const OurCall ours;
+  cuLaunchHostFunc(handle, host_function_thread_marker, nullptr);
+}
+
+void graph_host_node_added(CUgraph graph) {
+  Injection& in = injection();
+  std::lock_guard lock(in.mutex);
+  in.graphs_with_host_nodes.insert(graph);
+}
+
+void graph_memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
+  const auto [src, dst] = ends_of(m);
+  if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
+  Injection& in = injection();
+  std::lock_guard lock(in.mutex);
+  in.graph_copies[graph].push_back(Injection::GraphCopy{api, src, dst, m.WidthInBytes * m.Height * (m.Depth ? m.Depth : 1)});
+}
 
 }  // namespace
 
@@ -212,10 +300,10 @@ thread_local std::optional<WorkStamp> host_function_being_queued;
   case CUPTI_DRIVER_TRACE_CBID_##name: \
   case CUPTI_DRIVER_TRACE_CBID_##name##_ptds
 
-void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+namespace {
+
+void on_driver_call_watched(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
   Injection& in = injection();
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || inside_our_call || in.disabled) return;
-  const auto* d = static_cast<const CUpti_CallbackData*>(data);
   const bool enter = d->callbackSite == CUPTI_API_ENTER;
   FaultHandler::set_inside_cuda_call(enter);
   const bool succeeded = !enter && d->functionReturnValue != nullptr &&
@@ -225,6 +313,7 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
   auto stream = [&](CUstream h) { return stream_key(h, d, per_thread); };
   const auto tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
   Checker& c = in.checker;
+  if (!enter) in.writer.count_driver_call();
 
   if (enter) {
     switch (cbid) {
@@ -236,25 +325,28 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
         if (!found.empty()) in.writer.findings(found, {}, {});
         return;
       }
-      BOTH(cuLaunchHostFunc): {
-        auto* start = new HostFunctionStart{c.host_function_enqueued(stream(PARAMS(cuLaunchHostFunc).hStream))};
-        host_function_being_queued = start->item;
-        inside_our_call = true;
-        if (cuLaunchHostFunc(PARAMS(cuLaunchHostFunc).hStream, host_function_starts, start) != CUDA_SUCCESS) delete start;
-        inside_our_call = false;
+      BOTH(cuLaunchHostFunc):
+        host_function_entering(PARAMS(cuLaunchHostFunc).hStream, stream(PARAMS(cuLaunchHostFunc).hStream));
         return;
-      }
+      BOTH(cuStreamAddCallback):
+        host_function_entering(PARAMS(cuStreamAddCallback).hStream, stream(PARAMS(cuStreamAddCallback).hStream));
+        return;
+      BOTH(cuGraphLaunch):
+        graph_launch_entering(PARAMS(cuGraphLaunch).hGraph, PARAMS(cuGraphLaunch).hStream);
+        return;
       default:
         return;
     }
   }
-  if ((cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz) &&
-      host_function_being_queued) {
-    auto* end = new HostFunctionStart{*host_function_being_queued};
-    host_function_being_queued.reset();
-    inside_our_call = true;
-    if (cuLaunchHostFunc(PARAMS(cuLaunchHostFunc).hStream, host_function_ends, end) != CUDA_SUCCESS) delete end;
-    inside_our_call = false;
+  switch (cbid) {
+    BOTH(cuLaunchHostFunc):
+      host_function_queued(PARAMS(cuLaunchHostFunc).hStream);
+      break;
+    BOTH(cuStreamAddCallback):
+      host_function_queued(PARAMS(cuStreamAddCallback).hStream);
+      break;
+    default:
+      break;
   }
   if (!succeeded) return;
   switch (cbid) {
@@ -408,13 +500,29 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
                   kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
       return;
     }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode: {
-      const CUDA_MEMCPY3D& m = *PARAMS(cuGraphAddMemcpyNode).copyParams;
-      const auto [src, dst] = ends_of(m);
-      if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode:
+      graph_memcpy_node_added(PARAMS(cuGraphAddMemcpyNode).hGraph, *PARAMS(cuGraphAddMemcpyNode).copyParams,
+                              "cudaGraphAddMemcpyNode");
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode:
+      graph_host_node_added(PARAMS(cuGraphAddHostNode).hGraph);
+      return;
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2: {
+      // The same first two fields and node parameters in both.
+      const CUgraph graph = PARAMS(cuGraphAddNode).hGraph;
+      const CUgraphNodeParams& node = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode ? *PARAMS(cuGraphAddNode).nodeParams
+                                                                                   : *PARAMS(cuGraphAddNode_v2).nodeParams;
+      if (node.type == CU_GRAPH_NODE_TYPE_HOST) graph_host_node_added(graph);
+      if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) graph_memcpy_node_added(graph, node.memcpy.copyParams, "cuGraphAddNode");
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphClone: {
+      // A clone launches the same copies and host nodes as its original.
       std::lock_guard lock(in.mutex);
-      in.graph_copies[PARAMS(cuGraphAddMemcpyNode).hGraph].push_back(
-          Injection::GraphCopy{"cudaGraphAddMemcpyNode", src, dst, m.WidthInBytes * m.Height * (m.Depth ? m.Depth : 1)});
+      const CUgraph original = PARAMS(cuGraphClone).originalGraph, clone = *PARAMS(cuGraphClone).phGraphClone;
+      if (auto g = in.graph_copies.find(original); g != in.graph_copies.end()) in.graph_copies[clone] = g->second;
+      if (in.graphs_with_host_nodes.count(original)) in.graphs_with_host_nodes.insert(clone);
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags: {
@@ -431,14 +539,18 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
     BOTH(cuGraphLaunch): {
       const StreamKey s = stream(PARAMS(cuGraphLaunch).hStream);
       std::vector<Injection::GraphCopy> copies;
+      bool host_nodes = false;
       {
         std::lock_guard lock(in.mutex);
-        if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end())
+        if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end()) {
           if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
+          host_nodes = in.graphs_with_host_nodes.count(e->second) != 0;
+        }
       }
       // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
       for (const Injection::GraphCopy& g : copies)
-        issue(("cuGraphLaunch of " + g.api).c_str(), PARAMS(cuGraphLaunch).hStream, s, g.src, g.dst, g.bytes, true);
+        issue(("cuGraphLaunch of " + g.api).c_str(), PARAMS(cuGraphLaunch).hStream, s, g.src, g.dst, g.bytes, true,
+              host_nodes);
       if (copies.empty()) c.work_enqueued(s);
       return;
     }
@@ -450,6 +562,24 @@ void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackI
       return;
     default:
       return;
+  }
+}
+
+}  // namespace
+
+void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  Injection& in = injection();
+  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || inside_our_call || in.disabled) return;
+  if (const char* why = FaultHandler::failure()) {
+    stop_watching(why);
+    return;
+  }
+  try {
+    on_driver_call_watched(cbid, static_cast<const CUpti_CallbackData*>(data));
+  } catch (const std::exception& e) {
+    stop_watching(std::string("in a driver call's callback: ") + e.what());
+  } catch (...) {
+    stop_watching("in a driver call's callback: an unknown exception");
   }
 }
 
@@ -467,10 +597,12 @@ const std::vector<CUpti_CallbackId>& watched_calls() {
       CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, BOTH_ID(cuMemcpyHtoDAsync_v2), BOTH_ID(cuMemcpyDtoHAsync_v2),
       BOTH_ID(cuMemcpyAsync), BOTH_ID(cuMemcpy2DAsync_v2), BOTH_ID(cuMemcpy3DAsync_v2), BOTH_ID(cuMemsetD8Async),
       BOTH_ID(cuMemsetD16Async), BOTH_ID(cuMemsetD32Async), BOTH_ID(cuMemcpyDtoDAsync_v2), BOTH_ID(cuLaunchKernel),
-      BOTH_ID(cuLaunchCooperativeKernel), BOTH_ID(cuLaunchKernelEx), BOTH_ID(cuLaunchHostFunc),
+      BOTH_ID(cuLaunchCooperativeKernel), BOTH_ID(cuLaunchKernelEx), BOTH_ID(cuLaunchHostFunc), BOTH_ID(cuStreamAddCallback),
       BOTH_DS_ID(cuMemcpyHtoD_v2), BOTH_DS_ID(cuMemcpyDtoH_v2), BOTH_DS_ID(cuMemcpyDtoD_v2), BOTH_DS_ID(cuMemcpy),
       BOTH_DS_ID(cuMemcpy2D_v2), CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2, BOTH_DS_ID(cuMemcpy3D_v2),
-      CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode, CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode, CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2, CUPTI_DRIVER_TRACE_CBID_cuGraphClone,
+      CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
       CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
       BOTH_ID(cuGraphLaunch), CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync,
       CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2,

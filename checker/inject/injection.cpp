@@ -29,6 +29,10 @@ void in_forked_child() {
 void at_exit() {
   Injection& in = injection();
   if (in.disabled) return;
+  if (const char* why = FaultHandler::failure()) {
+    in.writer.note(std::string("the checker stopped watching after an error of its own (") + why + ")");
+    return;
+  }
   if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
   in.writer.summary(in.checker.stats());

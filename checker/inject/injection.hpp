@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct Injection {
     std::size_t bytes;
   };
   std::map<CUgraph, std::vector<GraphCopy>> graph_copies;
+  std::set<CUgraph> graphs_with_host_nodes;  // explicit host nodes, or host functions captured from a stream
   std::map<CUgraphExec, CUgraph> executables;
 };
 

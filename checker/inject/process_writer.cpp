@@ -79,6 +79,14 @@ void ProcessWriter::findings(const std::vector<Finding>& findings, const std::ve
   }
 }
 
-void ProcessWriter::summary(const CheckerStats& stats) { write_line(summary_line(stats)); }
+void ProcessWriter::summary(const CheckerStats& stats) {
+  write_line(progress_line(driver_calls_.load()));
+  write_line(summary_line(stats));
+}
+
+void ProcessWriter::count_driver_call() {
+  const std::uint64_t n = driver_calls_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if ((n & (n - 1)) == 0) write_line(progress_line(n));
+}
 
 }  // namespace hazardlab::check

@@ -2,6 +2,7 @@
 // write(2) as they happen, so that a crash keeps every finding made before it.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -23,12 +24,16 @@ class ProcessWriter {
   void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
                 const std::vector<PythonFrame>& access_python);
   void summary(const CheckerStats& stats);
+  // One more driver call watched: a progress line at each power of two, so that a process that dies before
+  // its summary still says how far it was watched.
+  void count_driver_call();
   [[nodiscard]] bool knows_site(SiteId site);
 
  private:
   void write_line(const std::string& line);
   std::vector<Frame> frames_of(const std::vector<std::uintptr_t>& pcs) const;
   int fd_ = -1;
+  std::atomic<std::uint64_t> driver_calls_{0};
   std::mutex mutex_;
   struct Site {
     std::vector<std::uintptr_t> frames;

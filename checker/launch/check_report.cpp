@@ -49,6 +49,9 @@ CheckReport CheckReport::judge(std::vector<std::string> command, ProgramEnd end,
     const std::string who = "process " + std::to_string(p.pid) + " (" + p.program + ")";
     if (!p.watching) r.not_checked_because.push_back(who + " was not watched: " + p.not_watching_because);
     for (const std::string& note : p.notes) r.not_checked_because.push_back(who + ": " + note);
+    // A process that never wrote its summary was not watched to its end: what it did after the last line it
+    // wrote is unknown, so its run is never called clean.
+    if (p.watching && !p.summary) r.not_checked_because.push_back(who + " " + unfinished_watch_text(p, end));
   }
   r.verdict = r.finding_count() > 0             ? CheckVerdict::Found
               : !r.not_checked_because.empty() ? CheckVerdict::NotChecked
@@ -88,6 +91,17 @@ std::string CheckReport::summary() const {
   return std::to_string(finding_count()) + " finding(s) in " + std::to_string(processes.size()) +
          " CUDA process(es), " + std::to_string(copies_watched()) + " copy ends watched; the program " +
          ending_text(end) + "; verdict " + std::string(to_string(verdict));
+}
+
+std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end) {
+  const std::string calls = "at least " + std::to_string(process.driver_calls_watched) + " driver call(s)";
+  if (end.signalled) {
+    const char* abbrev = sigabbrev_np(end.code);
+    const std::string signal = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(end.code);
+    return "was watched until the program ended by " + signal + ", after " + calls + ", and wrote no summary";
+  }
+  return "was watched for " + calls + " and ended without writing its summary (it was killed, crashed, or left "
+         "by _exit)";
 }
 
 std::string ending_text(const ProgramEnd& end) {

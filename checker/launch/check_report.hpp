@@ -53,6 +53,9 @@ struct CheckReport {
 // The wording the console text and the document (check_document.hpp) share, spelled once here; a finding's
 // own sentences are Finding's (checker/core/finding.hpp).
 std::string ending_text(const ProgramEnd& end);  // "exited with status 0", "ended by signal 11 (...)"
+// Why a watched process that wrote no summary is not-checked: "was watched until SIGABRT after at least 64
+// driver call(s) and wrote no summary".
+std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end);
 // Frames of the driver, CUPTI and the checker itself say nothing about the program: both leave them out.
 bool tells_about_the_program(const Frame& frame);
 std::string frame_text(const Frame& frame);          // "function at file:line (module+0xoffset)"

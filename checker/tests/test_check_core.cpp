@@ -309,6 +309,122 @@ TEST(Checker, AHostFunctionMayTouchWhatACopyQueuedBehindItWillUse) {
   EXPECT_EQ(w.checker.host_access(kBase + 8192, true, fills, 3, 2).findings.size(), 1u);
 }
 
+// The program observably waits for a host function's start (a flag it sets, a thread it starts): the start
+// orders everything after it on every host thread, as a synchronization does (rule 9, host threads as one).
+TEST(Checker, AHostFunctionsStartReleasesTheCopiesBeforeItForEveryThread) {
+  World w;
+  const StreamKey s{0, 0x5};
+  w.checker.stream_created(s, StreamKind::Blocking);
+  w.checker.copy_async(w.download(kBase, 64, s));
+  const WorkStamp callback = w.checker.host_function_enqueued(s);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::None);
+  w.checker.host_function_started(callback);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::ReadWrite);
+  // A thread the callback started reads the results and frees them: neither is a finding.
+  EXPECT_TRUE(w.touch(kBase, false).findings.empty());
+  EXPECT_TRUE(w.checker.pinned_released(kBase, false, 5, 3).empty());
+}
+
+// A host function queued on another stream says nothing of the copy: its start releases nothing.
+TEST(Checker, AHostFunctionsStartOnAnotherStreamReleasesNothing) {
+  World w;
+  const StreamKey s{0, 0x5}, other{0, 0x6};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.stream_created(other, StreamKind::NonBlocking);
+  w.checker.copy_async(w.download(kBase, 64, s));
+  w.checker.host_function_started(w.checker.host_function_enqueued(other));
+  EXPECT_EQ(w.touch(kBase, false).findings.size(), 1u);
+}
+
+// The driver may run one stream's start marker, then another's, then the first stream's function on the same
+// thread: an access from a host-function thread is judged against every function running, never the last
+// marker the thread ran (program 201 of the agreement test, which once reported this correct access).
+TEST(Checker, AHostFunctionThreadsAccessIsJudgedByTheFunctionsRunningNotByItsLastMarker) {
+  World w;
+  const StreamKey s2{0, 0x2}, s3{0, 0x3};
+  w.checker.stream_created(s2, StreamKind::Blocking);
+  w.checker.stream_created(s3, StreamKind::Blocking);
+  const WorkStamp reads = w.checker.host_function_enqueued(s2);
+  w.checker.copy_async(AsyncCopy{"cuMemsetD8Async", s2, {MemoryKind::Device, {}},
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(kBase, 64)}, 64, 6, false});
+  const WorkStamp unrelated = w.checker.host_function_enqueued(s3);
+  w.checker.host_function_started(reads);
+  w.checker.host_function_started(unrelated);  // the thread's last marker is another stream's
+  w.checker.host_function_returned(unrelated);
+  EXPECT_EQ(w.checker.host_functions_running(), 1u);
+  EXPECT_TRUE(w.checker.host_access(kBase, false, Accessor::host_function_thread(), 3, 2).findings.empty());
+  // The same access from a program thread races with the memset.
+  EXPECT_EQ(w.checker.host_access(kBase + 1, false, Accessor::program_thread(), 4, 1).findings.size(), 1u);
+}
+
+TEST(Checker, AHostFunctionThreadsAccessRacesWhenNoRunningFunctionIsOrderedWithTheCopy) {
+  World w;
+  const StreamKey s{0, 0x5}, other{0, 0x6};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  w.checker.stream_created(other, StreamKind::NonBlocking);
+  const WorkStamp behind = w.checker.host_function_enqueued(s);
+  w.checker.copy_async(w.upload(kBase, 64, s));
+  const WorkStamp elsewhere = w.checker.host_function_enqueued(other);
+  w.checker.host_function_started(elsewhere);
+  EXPECT_EQ(w.checker.host_access(kBase, true, Accessor::host_function_thread(), 3, 2).findings.size(), 1u);
+  // Once the function the copy waits for runs, its thread may write the copy's source.
+  w.checker.copy_async(w.upload(kBase + 4096, 64, s));
+  w.checker.host_function_started(behind);
+  EXPECT_TRUE(w.checker.host_access(kBase + 4096, true, Accessor::host_function_thread(), 3, 2).findings.empty());
+  // A function that has returned orders nothing any more.
+  w.checker.host_function_returned(behind);
+  w.checker.host_function_returned(elsewhere);
+  w.checker.copy_async(w.upload(kBase + 8192, 64, s, 7));
+  EXPECT_EQ(w.checker.host_access(kBase + 8192, true, Accessor::host_function_thread(), 8, 2).findings.size(), 1u);
+}
+
+// A graph's host nodes are not seen start: a host-function thread's access to a copy of a graph that has host
+// nodes is taken as a node ordered with it; a program thread's is judged as ever.
+TEST(Checker, ACopyOfAGraphWithHostNodesIsOrderedWithHostFunctionThreadsOnly) {
+  World w;
+  AsyncCopy node = w.download(kBase, 64);
+  node.graph_node = true;
+  node.graph_has_host_nodes = true;
+  w.checker.copy_async(node);
+  EXPECT_TRUE(w.checker.host_access(kBase, false, Accessor::host_function_thread(), 3, 2).findings.empty());
+  EXPECT_EQ(w.checker.host_access(kBase, false, Accessor::program_thread(), 4, 1).findings.size(), 1u);
+}
+
+// Work enqueued after the host synchronized follows what the host knew (the call that enqueues it comes after
+// the synchronization): its clock knows the synchronized work.
+TEST(OrderEngine, WorkEnqueuedAfterAHostSynchronizationFollowsWhatTheHostKnew) {
+  OrderEngine e(RuleSet::all());
+  e.add_stream(0, StreamKind::NonBlocking, 0);
+  e.add_stream(1, StreamKind::NonBlocking, 0);
+  const WorkStamp copy = e.enqueue(0, StreamWorkFacts{.stream = StreamKind::NonBlocking});
+  const WorkStamp before = e.enqueue(1, StreamWorkFacts{.stream = StreamKind::NonBlocking});
+  EXPECT_FALSE(OrderEngine::clock_knows(e.latest_clock(1), copy));
+  e.host_synchronizes_stream(0);
+  const WorkStamp after = e.enqueue(1, StreamWorkFacts{.stream = StreamKind::NonBlocking});
+  EXPECT_TRUE(OrderEngine::clock_knows(e.latest_clock(1), copy));
+  // A host function enqueued then may rely on it too (rule 9 with rule 4).
+  const WorkStamp function = e.enqueue_host_function(1);
+  EXPECT_TRUE(e.host_function_knows(function, copy));
+  EXPECT_NE(before, after);
+}
+
+// A host function's start joins its clock into the host's: the engine's release that the checker's
+// AHostFunctionsStartReleases... test relies on, pinned at the engine too.
+TEST(OrderEngine, AHostFunctionsStartTellsTheHostWhatRanBeforeIt) {
+  OrderEngine e(RuleSet::all());
+  e.add_stream(0, StreamKind::Blocking, 0);
+  const WorkStamp copy = e.enqueue(0, StreamWorkFacts{.stream = StreamKind::Blocking});
+  const WorkStamp function = e.enqueue_host_function(0);
+  EXPECT_FALSE(e.host_knows(copy));
+  e.host_function_started(function);
+  EXPECT_TRUE(e.host_knows(copy));
+  EXPECT_FALSE(e.host_knows(function));  // the function itself has not returned
+  // Work enqueued elsewhere meanwhile does not wait for the running function.
+  e.add_stream(1, StreamKind::NonBlocking, 0);
+  e.enqueue(1, StreamWorkFacts{.stream = StreamKind::NonBlocking});
+  EXPECT_FALSE(OrderEngine::clock_knows(e.latest_clock(1), function));
+}
+
 TEST(Checker, SamplingWatchesARangesFirstCopiesThenOneInN) {
   World w;
   w.checker.set_sampling(Sampling{2, 3});

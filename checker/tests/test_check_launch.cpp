@@ -166,6 +166,33 @@ TEST_F(Launcher, AProgramThatCrashesKeepsItsSignalWithTheFindingsWritten) {
   EXPECT_NE(err.str().find("ended by signal 11"), std::string::npos) << err.str();
 }
 
+// simpleCudaGraphs once aborted under the checker before writing its summary, and the run was called clean.
+TEST_F(Launcher, AProcessKilledByASignalBeforeItsSummaryIsNeverClean) {
+  program(header_line(1, 0, "p", true, "") + progress_line(1) + progress_line(2) + progress_line(64), "kill -ABRT $$");
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_EQ(out.reraise, SIGABRT);
+  EXPECT_NE(err.str().find("was watched until the program ended by SIGABRT, after at least 64 driver call(s)"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST_F(Launcher, AProcessThatExitedWithoutItsSummaryIsNeverClean) {
+  program(header_line(1, 0, "p", true, "") + progress_line(8), "exit 0");
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_NE(err.str().find("ended without writing its summary"), std::string::npos) << err.str();
+}
+
+TEST_F(Launcher, TheCheckersOwnFailureMakesTheRunNotChecked) {
+  program(header_line(1, 0, "p", true, "") +
+          note_line("the checker stopped watching after an error of its own (std::bad_alloc); the rest of the run "
+                    "was not watched"));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_NE(err.str().find("error of its own"), std::string::npos) << err.str();
+}
+
 TEST_F(Launcher, TheLogFolderIsRemovedButNothingOfTheProgramsInIt) {
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
           "echo mine > \"$" + std::string(setting::kCheckLogFolder.name) + "/keep.txt\"; echo \"$" + std::string(setting::kCheckLogFolder.name) +
