@@ -30,10 +30,12 @@ import tempfile
 KINDS = ("cuda-samples", "pytest")
 # Lines that print a measurement, a time or an address: masked in every program's output.
 DEFAULT_MASKS = [
-    r"\d+(\.\d+)?\s*(ns|us|usec|ms|msec|s|sec|seconds|secs|GB/s|MB/s|GiB/s|KB/s|GFlop/s|Gflop/s|GFLOP/s|GFlops|"
-    r"Gflops|GOPS|Mop/s|MOPS|fps|Mpixels/sec|Mkeys/s|MElements/s|Mpts/s|Gbits/s|%)\b",
+    r"\d+(\.\d+)?\s*\(?(ns|us|usec|ms|msec|s|sec|seconds|secs|GB/s|MB/s|GiB/s|KB/s|GFlop/s|Gflop/s|GFLOP/s|GFlops|"
+    r"Gflops|GOPS|Mop/s|MOPS|fps|Mpixels/sec|Mkeys/s|MElements/s|Mpts/s|Gbits/s|%)\)?(\b|$)",
     r"\b(Time|time|Throughput|throughput|Elapsed|elapsed|Bandwidth|bandwidth|Performance|GPU time|CPU time)\b",
+    r"(per sec|/sec\b|/s\b|[ GT]FLOPS|\bTOPS\b|Mtexlookups|Mpix/s|images per sec)",
     r"0x[0-9a-fA-F]{6,}",
+    r"shm\d+\b",  # shared-memory names made of the process id
 ]
 # Beside the samples that cannot run on any machine of this kind, each named with its reason.
 SELECT_PYTEST = "non_blocking or pin or copy or stream or event or record_stream or host or graph"
@@ -78,6 +80,8 @@ def parse_args(argv):
         raise BadInput(f"--only {args.only!r}: not a regular expression ({e})")
     if not os.access(args.hazardlab, os.X_OK):
         raise BadInput(f"--hazardlab {args.hazardlab!r}: not an executable file")
+    args.hazardlab = os.path.abspath(args.hazardlab)
+    args.work = os.path.abspath(args.work)
     return args, corpora
 
 
@@ -101,6 +105,12 @@ def load_expectations(path):
                         raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
             if "exclude" in program and not str(program["exclude"]).strip():
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: an exclusion without its reason")
+            if program.get("mask") and not program.get("why_masked"):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
+            verdict = program.get("verdict")
+            if verdict is not None and (verdict.get("is") not in ("not-checked", "found") or not verdict.get("why")):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a verdict needs 'is' "
+                               "(not-checked or found) and 'why'")
     return e
 
 
@@ -219,10 +229,20 @@ def samples_own_arguments(checkout):
 
 # ---- running and comparing ----------------------------------------------------------------------------------
 
-def masked(text, masks):
+# pytest's summary line ends with the session's duration: only that part is masked, the counts are compared.
+PYTEST_DURATION = re.compile(r" in [0-9.]+s( \([0-9:]+\))?")
+
+
+def masked(text, masks, replaced=()):
+    """Each line that matches a mask becomes <masked>; within the others, what a `replaced` pattern matches."""
     out = []
     for line in text.splitlines():
-        out.append("<masked>" if any(m.search(line) for m in masks) else line)
+        if any(m.search(line) for m in masks):
+            out.append("<masked>")
+            continue
+        for r in replaced:
+            line = r.sub("<masked>", line)
+        out.append(line)
     return out
 
 
@@ -239,6 +259,9 @@ def run(command, cwd, timeout, env=None):
 def compare(name, command, cwd, masks, expected, args, env=None):
     timeout = expected.get("timeout", args.timeout)
     plain = run(command, cwd, timeout, env)
+    # A second run without the checker: a line that differs between the two (a time not caught by the masks,
+    # a device printf's order, a sum of floating-point atomics) says nothing about the checker and is masked.
+    again = run(command, cwd, timeout, env)
     report_path = os.path.join(cwd, "hazardlab-check.json")
     # The checker's own exit statuses are set apart from the program's, so that its status is compared as is.
     checked = run([args.hazardlab, "check", "--error-exitcode", "251", "--unchecked-exitcode", "252",
@@ -271,7 +294,14 @@ def compare(name, command, cwd, masks, expected, args, env=None):
             status = report["program_end"]["code"]
         if status != plain["status"]:
             row["differences"].append(f"exit status {plain['status']} without the checker, {status} under it")
-        a, b = masked(plain["stdout"], masks), masked(checked["stdout"], masks)
+        replaced = [PYTEST_DURATION] if command[1:3] == ["-m", "pytest"] else []
+        a, b = masked(plain["stdout"], masks, replaced), masked(checked["stdout"], masks, replaced)
+        a2 = masked(again["stdout"], masks, replaced)
+        noisy = {i for i in range(max(len(a), len(a2))) if i >= min(len(a), len(a2)) or a[i] != a2[i]}
+        row["lines_varying_without_the_checker"] = len(noisy)
+        if len(a) == len(a2):
+            a = ["<varies>" if i in noisy else line for i, line in enumerate(a)]
+            b = ["<varies>" if i in noisy and i < len(b) else line for i, line in enumerate(b)]
         if a != b:
             first = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
             row["differences"].append(
@@ -279,14 +309,18 @@ def compare(name, command, cwd, masks, expected, args, env=None):
                 f"without, {b[first] if first < len(b) else '<end>'!r} under the checker")
     listed = sorted(f["hazard"] for f in expected.get("findings", []))
     seen = sorted(f["hazard"] for f in row["findings"])
-    if row["verdict"] == "found" and seen != listed:
+    if "verdict" in expected:  # a program the checker cannot watch, with the reason the expectations give
+        if row["verdict"] != expected["verdict"]["is"]:
+            row["differences"].append(f"verdict {row['verdict']} where the expectations say {expected['verdict']['is']}")
+    elif row["verdict"] == "found" and seen != listed:
         row["differences"].append(f"findings {seen} where the expectations list {listed}")
     elif row["verdict"] == "clean" and listed:
         row["differences"].append(f"clean where the expectations list {listed}")
     elif row["verdict"] not in ("clean", "found"):
         row["differences"].append(f"verdict {row['verdict']}: "
                                   + "; ".join((report or {}).get("not_checked_because", [])[:2]))
-    row["result"] = "DIFFERENT" if row["differences"] else ("found (expected)" if listed else "clean")
+    row["result"] = ("DIFFERENT" if row["differences"] else "found (expected)" if listed
+                     else f"{expected['verdict']['is']} (expected)" if "verdict" in expected else "clean")
     with open(os.path.join(cwd, "plain.out"), "w") as f:
         f.write(plain["stdout"] + "\n--- stderr ---\n" + plain["stderr"])
     with open(os.path.join(cwd, "checked.out"), "w") as f:
@@ -314,10 +348,17 @@ def validate(kind, checkout, args, expectations):
         programs = {f: None for f in sorted(os.listdir(checkout)) if f.startswith("test_") and f.endswith(".py")}
         if not programs:
             raise BadInput(f"--corpus pytest={checkout!r}: no test_*.py file in it")
-    for name in listed:
-        if name not in programs:
-            raise BadInput(f"--expectations {args.expectations!r}: {kind} program {name!r} is not in {checkout!r}")
     return programs
+
+
+def expectations_name_only_programs_given(corpora, programs, args, expectations):
+    """Every program the expectations name is in a corpus of its kind that was given."""
+    for kind in {k for k, _ in corpora}:
+        given = set().union(*(found for (k, _), found in zip(corpora, programs) if k == kind))
+        for name in expectations.get("corpora", {}).get(kind, {}).get("programs", {}):
+            if name not in given:
+                where = ", ".join(c for k, c in corpora if k == kind)
+                raise BadInput(f"--expectations {args.expectations!r}: {kind} program {name!r} is not in {where}")
 
 
 def programs_of(kind, checkout, programs, args, expectations):
@@ -363,10 +404,11 @@ def programs_of(kind, checkout, programs, args, expectations):
             cwd = os.path.join(args.work, "runs", "pytest", name)
             os.makedirs(cwd, exist_ok=True)
             # Test outcomes, not timings: each test's outcome and the summary line, the durations masked.
-            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rN", "--tb=no",
+            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", "--tb=no",
                        "-o", "console_output_style=classic", os.path.join(checkout, name),
                        "-k", expected.get("select", SELECT_PYTEST)]
-            masks = default_masks + [re.compile(m) for m in expected.get("mask", [])] + [re.compile(r" in \d")]
+            # Each test's outcome is compared (-rA lists them), so no line is masked by the samples' patterns.
+            masks = [re.compile(m) for m in corpus.get("mask", []) + expected.get("mask", [])]
             jobs.append((name, command, cwd, masks, expected, pytest_environment()))
     return jobs, excluded
 
@@ -376,6 +418,7 @@ def main(argv):
         args, corpora = parse_args(argv)
         expectations = load_expectations(args.expectations)
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
+        expectations_name_only_programs_given(corpora, programs, args, expectations)
         if not corpora:
             print("check_corpus: no corpus checkout was given: nothing run (configure with "
                   "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH or -DHAZARDLAB_CORPUS_PYTEST=PATH)")
@@ -404,8 +447,9 @@ def main(argv):
     different = [r for r in rows if r["differences"]]
     found = [r for r in rows if r["result"] == "found (expected)"]
     clean = [r for r in rows if r["result"] == "clean"]
-    print(f"{len(rows)} program(s) run: {len(clean)} clean, {len(found)} with expected findings, "
-          f"{len(different)} different; {len(excluded_all)} excluded")
+    unwatched = [r for r in rows if r["result"] == "not-checked (expected)"]
+    print(f"{len(rows)} program(s) run: {len(clean)} clean, {len(found)} with expected findings, {len(unwatched)} "
+          f"not watchable (expected), {len(different)} different; {len(excluded_all)} excluded")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "excluded": [{"corpus": k, "program": n, "why": w} for k, n, w in excluded_all]},

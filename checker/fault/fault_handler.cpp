@@ -34,13 +34,41 @@ struct ThreadState {
   std::uintptr_t pages[kMaxOpen];
   std::uintptr_t last_fault = 0;
   int repeats = 0;
-  bool runs_host_functions = false;
+  bool runs_host_functions = false;  // a host function's start marker ran on this thread
+  bool makes_cuda_calls = false;     // the program made a CUDA call on this thread
   bool in_cuda_call = false;
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
 
 constexpr long kTrapFlag = 0x100;  // EFLAGS.TF: one instruction, then SIGTRAP
 constexpr long kWriteFault = 0x2;  // page-fault error code bit 1: the access was a write
+
+// Async-signal-safe: write(2) and backtrace_symbols_fd only.
+void write_text(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
+void write_hex(std::uintptr_t value) {
+  char digits[2 + 16 + 1] = "0x";
+  int n = 2;
+  for (int shift = 60; shift >= 0; shift -= 4) {
+    const unsigned d = (value >> shift) & 0xF;
+    if (n > 2 || d != 0 || shift == 0) digits[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+  }
+  digits[n] = '\0';
+  write_text(digits);
+}
+
+void say_unhandled_fault(siginfo_t* info, void* context) {
+  write_text("hazardlab check: SIGSEGV at ");
+  write_hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
+#if defined(__x86_64__)
+  write_text(", instruction ");
+  write_hex(static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]));
+#else
+  (void)context;
+#endif
+  write_text(" is not an access to memory the checker holds; the program's own stack:\n");
+  void* frames[48];
+  backtrace_symbols_fd(frames, backtrace(frames, 48), STDERR_FILENO);
+}
 
 void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* context) {
   if (previous.sa_flags & SA_SIGINFO) {
@@ -50,7 +78,9 @@ void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* con
   if (previous.sa_handler == SIG_IGN) return;
   if (previous.sa_handler == SIG_DFL) {
     // Not ours and nobody else's: restore the default action; the instruction faults again and the
-    // process ends with the signal it would have had without the checker.
+    // process ends with the signal it would have had without the checker. Said first, with the stack, so
+    // that a crash under the checker can be told from one of the checker's own making.
+    if (sig == SIGSEGV) say_unhandled_fault(info, context);
     signal(sig, SIG_DFL);
     return;
   }
@@ -128,7 +158,11 @@ void on_segv(int sig, siginfo_t* info, void* context) {
         return;
       }
     }
-    const Accessor by = state.runs_host_functions ? Accessor::host_function_thread() : Accessor::program_thread();
+    // A thread the driver runs host functions on makes no CUDA call of its own. A program thread may run a
+    // host function's marker too (the driver can run host functions on a thread blocked in a synchronize),
+    // and is still judged as the program's.
+    const Accessor by = state.runs_host_functions && !state.makes_cuda_calls ? Accessor::host_function_thread()
+                                                                             : Accessor::program_thread();
     Checker::FaultOutcome outcome;
     try {
       outcome = the_checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
@@ -237,7 +271,10 @@ bool FaultHandler::ensure_installed() {
   return false;
 }
 
-void FaultHandler::set_inside_cuda_call(bool inside) { state.in_cuda_call = inside; }
+void FaultHandler::set_inside_cuda_call(bool inside) {
+  state.in_cuda_call = inside;
+  state.makes_cuda_calls = true;
+}
 
 const char* FaultHandler::failure() {
   return fault_path_failed.load(std::memory_order_relaxed)

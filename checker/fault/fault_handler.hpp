@@ -42,15 +42,17 @@ class FaultHandler {
   // is put back in front (the program's own still gets the faults that are not the checker's), and this
   // returns false once, so that the caller can say so.
   static bool ensure_installed();
-  // This thread is one the driver runs host functions on (said by the marker the injected library queues
-  // ahead of each host function). Its accesses are judged as a host function's: which one runs now is for
-  // the checker to tell (Accessor::Kind::HostFunctionThread), never what this thread ran last.
+  // A host function's marker ran on this thread (the marker the injected library queues ahead of each host
+  // function). A thread that runs them and makes no CUDA call of its own is the driver's: its accesses are
+  // judged as a host function's, which one being for the checker to tell (Accessor::Kind::HostFunctionThread),
+  // never what this thread ran last. A program thread that ran a marker (inside a synchronize) stays the
+  // program's.
   static void mark_host_function_thread();
   // This thread is inside a CUDA call (set at the call's entry, cleared at its exit). A fault there is the
   // driver's own access, e.g. a small upload that the driver stages with the CPU at the call: the checker
   // judges the program's accesses against the documented order of its calls, not how the driver carries
   // them out, so the access runs with no finding.
-  static void set_inside_cuda_call(bool inside);
+  static void set_inside_cuda_call(bool inside);  // also: the program makes CUDA calls on this thread
   // What went wrong in the checker's own fault path (an exception, a failed allocation), if anything: the
   // fault was let through with its page opened, and the checker must stop watching. Null while all is well.
   static const char* failure();
