@@ -234,11 +234,11 @@ PYTEST_DURATION = re.compile(r" in [0-9.]+s( \([0-9:]+\))?")
 
 
 def masked(text, masks, replaced=()):
-    """Each line that matches a mask becomes <masked>; within the others, what a `replaced` pattern matches."""
+    """The lines compared: each line that matches a mask is left out (a varying number of them, a log the driver
+    words differently, must not shift the rest); within the others, what a `replaced` pattern matches is masked."""
     out = []
     for line in text.splitlines():
         if any(m.search(line) for m in masks):
-            out.append("<masked>")
             continue
         for r in replaced:
             line = r.sub("<masked>", line)
@@ -307,6 +307,11 @@ def compare(name, command, cwd, masks, expected, args, env=None):
             row["differences"].append(
                 f"standard output differs at line {first + 1}: {a[first] if first < len(a) else '<end>'!r} "
                 f"without, {b[first] if first < len(b) else '<end>'!r} under the checker")
+    # pytest's own statuses 2 to 5: the file was not run (a collection error, a usage error, no test): the
+    # program did not run, which is never clean.
+    if command[1:3] == ["-m", "pytest"] and plain["status"] in (2, 3, 4, 5):
+        reason = next((l for l in plain["stdout"].splitlines() if l.startswith("ERROR ")), "")
+        row["differences"].append(f"pytest did not run it (exit {plain['status']}) {reason}".strip())
     listed = sorted(f["hazard"] for f in expected.get("findings", []))
     seen = sorted(f["hazard"] for f in row["findings"])
     if "verdict" in expected:  # a program the checker cannot watch, with the reason the expectations give
@@ -404,7 +409,7 @@ def programs_of(kind, checkout, programs, args, expectations):
             cwd = os.path.join(args.work, "runs", "pytest", name)
             os.makedirs(cwd, exist_ok=True)
             # Test outcomes, not timings: each test's outcome and the summary line, the durations masked.
-            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", "--tb=no",
+            command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rA", "--tb=line",
                        "-o", "console_output_style=classic", os.path.join(checkout, name),
                        "-k", expected.get("select", SELECT_PYTEST)]
             # Each test's outcome is compared (-rA lists them), so no line is masked by the samples' patterns.

@@ -100,7 +100,79 @@ class Masking(unittest.TestCase):
         masks = [re.compile(m) for m in check_corpus.DEFAULT_MASKS]
         out = check_corpus.masked("Result = PASS\nTime = 1.25 msec\nBandwidth 54.1 GB/s\nptr 0x7f00deadbeef\n"
                                   "sum = 4096\n", masks)
-        self.assertEqual(out, ["Result = PASS", "<masked>", "<masked>", "<masked>", "sum = 4096"])
+        self.assertEqual(out, ["Result = PASS", "sum = 4096"])
+
+    def test_a_varying_number_of_masked_lines_does_not_shift_the_rest(self):
+        masks = [re.compile(r"^info")]
+        self.assertEqual(check_corpus.masked("a\ninfo 1\ninfo 2\nb\n", masks),
+                         check_corpus.masked("a\ninfo 1\nb\n", masks))
+
+    def test_pytest_keeps_its_counts_and_loses_its_duration(self):
+        out = check_corpus.masked("== 3 passed, 1 failed in 2.31s ==", [], [check_corpus.PYTEST_DURATION])
+        self.assertEqual(out, ["== 3 passed, 1 failed<masked> =="])
+
+
+# A stand-in for `hazardlab check`: runs the program, then writes the report the real one would, with the
+# verdict the test asks for (STANDIN_VERDICT), so that the comparison is tested without a GPU.
+STANDIN = """#!/usr/bin/env python3
+import json, os, subprocess, sys
+args = sys.argv[1:]
+report = args[args.index("--json") + 1]
+command = args[args.index("--") + 1:]
+p = subprocess.run(command)
+verdict = os.environ.get("STANDIN_VERDICT", "clean")
+json.dump({"verdict": verdict, "program_end": {"signalled": p.returncode < 0, "code": abs(p.returncode)},
+           "not_checked_because": [], "processes": []}, open(report, "w"))
+sys.exit(p.returncode if verdict == "clean" else 252)
+"""
+
+
+class Comparison(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.hazardlab = os.path.join(self.tmp.name, "hazardlab")
+        with open(self.hazardlab, "w") as f:
+            f.write(STANDIN)
+        os.chmod(self.hazardlab, 0o755)
+        self.args = type("Args", (), {"hazardlab": self.hazardlab, "timeout": 20})()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+        os.environ.pop("STANDIN_VERDICT", None)
+
+    def compare(self, script, expected=None, masks=()):
+        command = ["/bin/sh", "-c", script]
+        return check_corpus.compare("p", command, self.tmp.name, [re.compile(m) for m in masks], expected or {},
+                                    self.args)
+
+    def test_the_same_behaviour_is_clean(self):
+        self.assertEqual(self.compare("echo result 42; exit 3")["result"], "clean")
+
+    # The program is run twice without the checker, then under it: a marker file counts the runs, so the third
+    # behaves otherwise, as a program the checker changed would.
+    def test_a_different_output_or_exit_status_under_the_checker_is_a_difference(self):
+        marker = os.path.join(self.tmp.name, "runs")
+        row = self.compare(f'echo x >> {marker}; test $(wc -l < {marker}) -ge 3 && echo changed; exit 0')
+        self.assertIn("standard output differs", " ".join(row["differences"]))
+        os.remove(marker)
+        row = self.compare(f'echo x >> {marker}; test $(wc -l < {marker}) -ge 3 && exit 5; exit 0')
+        self.assertIn("exit status 0 without the checker, 5 under it", " ".join(row["differences"]))
+
+    def test_a_line_that_varies_without_the_checker_is_not_a_difference(self):
+        row = self.compare('echo stable; date +%N; echo stable too')
+        self.assertEqual(row["result"], "clean", row["differences"])
+        self.assertEqual(row["lines_varying_without_the_checker"], 1)
+
+    def test_a_crash_under_the_checker_is_a_difference(self):
+        marker = os.path.join(self.tmp.name, "runs")
+        row = self.compare(f'echo x >> {marker}; test $(wc -l < {marker}) -ge 3 && kill -SEGV $$; exit 0')
+        self.assertEqual(row["result"], "DIFFERENT")
+
+    def test_a_verdict_other_than_expected_is_a_difference(self):
+        os.environ["STANDIN_VERDICT"] = "not-checked"
+        self.assertEqual(self.compare("exit 0")["result"], "DIFFERENT")
+        expected = {"verdict": {"is": "not-checked", "why": "never starts CUDA"}}
+        self.assertEqual(self.compare("exit 0", expected)["result"], "not-checked (expected)")
 
 
 if __name__ == "__main__":

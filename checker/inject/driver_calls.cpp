@@ -290,279 +290,294 @@ void graph_memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* 
   in.graph_copies[graph].push_back(Injection::GraphCopy{api, src, dst, m.WidthInBytes * m.Height * (m.Depth ? m.Depth : 1)});
 }
 
-}  // namespace
+// ---- One driver call, as a handler sees it ------------------------------------------------------------------
 
-#define PARAMS(type) (*static_cast<const type##_params*>(d->functionParams))
-#define BOTH(name) \
-  case CUPTI_DRIVER_TRACE_CBID_##name: \
-  case CUPTI_DRIVER_TRACE_CBID_##name##_ptsz
-#define BOTH_DS(name) \
-  case CUPTI_DRIVER_TRACE_CBID_##name: \
-  case CUPTI_DRIVER_TRACE_CBID_##name##_ptds
+struct Call {
+  const CUpti_CallbackData* d;
+  CUpti_CallbackId cbid;
+  bool per_thread;  // the _ptsz / _ptds form: a null stream is the calling thread's default stream
 
-namespace {
+  template <class Params>
+  const Params& params() const { return *static_cast<const Params*>(d->functionParams); }
+  StreamKey stream(CUstream handle) const { return stream_key(handle, d, per_thread); }
+  std::uint64_t context() const { return key_of(current_context(d)); }
+  std::string_view name() const { return d->functionName != nullptr ? d->functionName : ""; }
+};
+using Handler = void (*)(const Call&);
+#define PARAMS(type) c.params<type##_params>()
 
-void on_driver_call_watched(CUpti_CallbackId cbid, const CUpti_CallbackData* d) {
+Checker& checker() { return injection().checker; }
+std::uint64_t thread_id() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
+
+// ---- Handlers: at the call's entry (frees, while the memory exists; host functions, to queue the start
+// marker ahead), or at its exit, when it succeeded (what it made or enqueued now exists) ----------------------
+
+void pinned_released(const Call& c) {
+  const bool unregister = c.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister;
+  const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
+  const std::vector<Finding> found =
+      checker().pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), thread_id());
+  if (!found.empty()) injection().writer.findings(found, {}, {});
+}
+
+void launch_host_func_entering(const Call& c) {
+  host_function_entering(PARAMS(cuLaunchHostFunc).hStream, c.stream(PARAMS(cuLaunchHostFunc).hStream));
+}
+void launch_host_func_queued(const Call& c) { host_function_queued(PARAMS(cuLaunchHostFunc).hStream); }
+void stream_callback_entering(const Call& c) {
+  host_function_entering(PARAMS(cuStreamAddCallback).hStream, c.stream(PARAMS(cuStreamAddCallback).hStream));
+}
+void stream_callback_queued(const Call& c) { host_function_queued(PARAMS(cuStreamAddCallback).hStream); }
+
+void host_alloc(const Call& c) {
+  const auto& p = PARAMS(cuMemHostAlloc);
+  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(*p.pp), p.bytesize,
+                             (p.Flags & CU_MEMHOSTALLOC_WRITECOMBINED) ? PinnedKind::WriteCombined : PinnedKind::HostAlloc);
+}
+void alloc_host(const Call& c) {
+  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(*PARAMS(cuMemAllocHost_v2).pp),
+                             PARAMS(cuMemAllocHost_v2).bytesize, PinnedKind::HostAlloc);
+}
+void host_register(const Call& c) {
+  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(PARAMS(cuMemHostRegister_v2).p),
+                             PARAMS(cuMemHostRegister_v2).bytesize, PinnedKind::Registered);
+}
+
+void stream_created(const Call& c) {
+  const bool priority = c.cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority;
+  const CUstream s = priority ? *PARAMS(cuStreamCreateWithPriority).phStream : *PARAMS(cuStreamCreate).phStream;
+  const unsigned flags = priority ? PARAMS(cuStreamCreateWithPriority).flags : PARAMS(cuStreamCreate).Flags;
+  const StreamKey key{c.context(), reinterpret_cast<std::uint64_t>(s)};
+  {
+    std::lock_guard lock(injection().mutex);
+    injection().streams[s] = key;
+  }
+  checker().stream_created(key, (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
+}
+void stream_destroyed(const Call& c) {
+  std::lock_guard lock(injection().mutex);
+  injection().streams.erase(PARAMS(cuStreamDestroy_v2).hStream);
+}
+
+void event_created(const Call& c) { checker().event_created(reinterpret_cast<std::uint64_t>(*PARAMS(cuEventCreate).phEvent)); }
+void event_recorded(const Call& c) {
+  // cuEventRecord and cuEventRecordWithFlags: the same first two fields.
+  checker().event_recorded(reinterpret_cast<std::uint64_t>(PARAMS(cuEventRecord).hEvent), c.stream(PARAMS(cuEventRecord).hStream));
+}
+void stream_waited_event(const Call& c) {
+  checker().stream_waited_event(c.stream(PARAMS(cuStreamWaitEvent).hStream),
+                                reinterpret_cast<std::uint64_t>(PARAMS(cuStreamWaitEvent).hEvent));
+}
+// cuEventQuery and cuStreamQuery reach their exit handlers only with CUDA_SUCCESS: the work is done, as after
+// a synchronize (rule 4).
+void event_synchronized(const Call& c) {
+  checker().event_synchronized(reinterpret_cast<std::uint64_t>(c.cbid == CUPTI_DRIVER_TRACE_CBID_cuEventQuery
+                                                                   ? PARAMS(cuEventQuery).hEvent
+                                                                   : PARAMS(cuEventSynchronize).hEvent));
+}
+void stream_synchronized(const Call& c) {
+  // cuStreamSynchronize and cuStreamQuery: the stream is the only field.
+  checker().stream_synchronized(c.stream(PARAMS(cuStreamSynchronize).hStream));
+}
+void context_synchronized(const Call& c) {
+  CUcontext ctx = nullptr;
+  if (c.cbid == CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2) ctx = PARAMS(cuCtxSynchronize_v2).ctx;
+  checker().context_synchronized(ctx != nullptr ? key_of(ctx) : c.context());
+}
+
+void copy_h2d_async(const Call& c) {
+  const auto& p = PARAMS(cuMemcpyHtoDAsync_v2);
+  issue("cuMemcpyHtoDAsync", p.hStream, c.stream(p.hStream),
+        {host_kind(p.srcHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.srcHost), p.ByteCount)},
+        {MemoryKind::Device, {}}, p.ByteCount);
+}
+void copy_d2h_async(const Call& c) {
+  const auto& p = PARAMS(cuMemcpyDtoHAsync_v2);
+  issue("cuMemcpyDtoHAsync", p.hStream, c.stream(p.hStream), {MemoryKind::Device, {}},
+        {host_kind(p.dstHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.dstHost), p.ByteCount)},
+        p.ByteCount);
+}
+void copy_async(const Call& c) {
+  const auto& p = PARAMS(cuMemcpyAsync);
+  issue("cuMemcpyAsync", p.hStream, c.stream(p.hStream), {kind_of(p.src), HostFootprint::linear(p.src, p.ByteCount)},
+        {kind_of(p.dst), HostFootprint::linear(p.dst, p.ByteCount)}, p.ByteCount);
+}
+void copy_2d_async(const Call& c) {
+  const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2DAsync_v2).pCopy;
+  CUDA_MEMCPY3D c3{};
+  c3.srcXInBytes = m.srcXInBytes, c3.srcY = m.srcY, c3.srcMemoryType = m.srcMemoryType, c3.srcHost = m.srcHost;
+  c3.srcDevice = m.srcDevice, c3.srcPitch = m.srcPitch, c3.dstXInBytes = m.dstXInBytes, c3.dstY = m.dstY;
+  c3.dstMemoryType = m.dstMemoryType, c3.dstHost = m.dstHost, c3.dstDevice = m.dstDevice, c3.dstPitch = m.dstPitch;
+  c3.WidthInBytes = m.WidthInBytes, c3.Height = m.Height, c3.Depth = 1;
+  copy3d("cuMemcpy2DAsync", c3, PARAMS(cuMemcpy2DAsync_v2).hStream, c.stream(PARAMS(cuMemcpy2DAsync_v2).hStream), false);
+}
+void copy_3d_async(const Call& c) {
+  copy3d("cuMemcpy3DAsync", *PARAMS(cuMemcpy3DAsync_v2).pCopy, PARAMS(cuMemcpy3DAsync_v2).hStream,
+         c.stream(PARAMS(cuMemcpy3DAsync_v2).hStream), false);
+}
+void memset_async(const Call& c) {
+  // D8, D16 and D32: the same first three fields; a memset of pinned host memory writes it on the stream.
+  const auto& p = PARAMS(cuMemsetD8Async);
+  const std::size_t unit = c.name().starts_with("cuMemsetD8") ? 1 : c.name().starts_with("cuMemsetD16") ? 2 : 4;
+  if (checker().pinned_kind(p.dstDevice))
+    issue("cuMemsetAsync", p.hStream, c.stream(p.hStream), {MemoryKind::Device, {}},
+          {MemoryKind::PinnedHost, HostFootprint::linear(p.dstDevice, p.N * unit)}, p.N * unit);
+  else
+    checker().work_enqueued(c.stream(p.hStream));
+}
+// Stream work with no host end: it takes its place in its stream's order.
+void device_work(const Call& c) {
+  CUstream s = nullptr;
+  switch (c.cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: s = PARAMS(cuMemcpyDtoDAsync_v2).hStream; break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: s = PARAMS(cuLaunchKernelEx).config->hStream; break;
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: s = PARAMS(cuLaunchCooperativeKernel).hStream; break;
+    default: s = PARAMS(cuLaunchKernel).hStream; break;
+  }
+  checker().work_enqueued(c.stream(s));
+}
+
+// Synchronous copies (rule 8): what the host waits for depends on the kinds of their two ends.
+void copy_sync_h2d(const Call& c) { checker().copy_sync(c.context(), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost), MemoryKind::Device); }
+void copy_sync_d2h(const Call& c) { checker().copy_sync(c.context(), MemoryKind::Device, host_kind(PARAMS(cuMemcpyDtoH_v2).dstHost)); }
+void copy_sync_d2d(const Call& c) { checker().copy_sync(c.context(), MemoryKind::Device, MemoryKind::Device); }
+void copy_sync(const Call& c) { checker().copy_sync(c.context(), kind_of(PARAMS(cuMemcpy).src), kind_of(PARAMS(cuMemcpy).dst)); }
+void copy_sync_2d(const Call& c) {
+  // cuMemcpy2D and cuMemcpy2DUnaligned: the same one field.
+  const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2D_v2).pCopy;
+  checker().copy_sync(c.context(), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
+                      kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
+}
+void copy_sync_3d(const Call& c) {
+  const CUDA_MEMCPY3D& m = *PARAMS(cuMemcpy3D_v2).pCopy;
+  checker().copy_sync(c.context(), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
+                      kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
+}
+
+void graph_memcpy_node(const Call& c) {
+  graph_memcpy_node_added(PARAMS(cuGraphAddMemcpyNode).hGraph, *PARAMS(cuGraphAddMemcpyNode).copyParams,
+                          "cudaGraphAddMemcpyNode");
+}
+void graph_host_node(const Call& c) { graph_host_node_added(PARAMS(cuGraphAddHostNode).hGraph); }
+void graph_node(const Call& c) {
+  // cuGraphAddNode and its _v2: the same graph and node parameters.
+  const CUgraph graph = PARAMS(cuGraphAddNode).hGraph;
+  const CUgraphNodeParams& node = c.cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode ? *PARAMS(cuGraphAddNode).nodeParams
+                                                                                 : *PARAMS(cuGraphAddNode_v2).nodeParams;
+  if (node.type == CU_GRAPH_NODE_TYPE_HOST) graph_host_node_added(graph);
+  if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) graph_memcpy_node_added(graph, node.memcpy.copyParams, "cuGraphAddNode");
+}
+void graph_cloned(const Call& c) {
+  // A clone launches the same copies and host nodes as its original.
   Injection& in = injection();
-  const bool enter = d->callbackSite == CUPTI_API_ENTER;
-  FaultHandler::set_inside_cuda_call(enter);
-  const bool succeeded = !enter && d->functionReturnValue != nullptr &&
-                         *static_cast<const CUresult*>(d->functionReturnValue) == CUDA_SUCCESS;
-  const std::string_view name = d->functionName != nullptr ? d->functionName : "";
-  const bool per_thread = name.ends_with("_ptsz") || name.ends_with("_ptds");
-  auto stream = [&](CUstream h) { return stream_key(h, d, per_thread); };
-  const auto tid = static_cast<std::uint64_t>(::syscall(SYS_gettid));
-  Checker& c = in.checker;
-  if (!enter) in.writer.count_driver_call();
+  std::lock_guard lock(in.mutex);
+  const CUgraph original = PARAMS(cuGraphClone).originalGraph, clone = *PARAMS(cuGraphClone).phGraphClone;
+  if (auto g = in.graph_copies.find(original); g != in.graph_copies.end()) in.graph_copies[clone] = g->second;
+  if (in.graphs_with_host_nodes.count(original)) in.graphs_with_host_nodes.insert(clone);
+}
+void graph_instantiated(const Call& c) {
+  Injection& in = injection();
+  std::lock_guard lock(in.mutex);
+  if (c.cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags)
+    in.executables[*PARAMS(cuGraphInstantiateWithFlags).phGraphExec] = PARAMS(cuGraphInstantiateWithFlags).hGraph;
+  else
+    in.executables[*PARAMS(cuGraphInstantiateWithParams).phGraphExec] = PARAMS(cuGraphInstantiateWithParams).hGraph;
+}
+void graph_launch_entering_call(const Call& c) { graph_launch_entering(PARAMS(cuGraphLaunch).hGraph, PARAMS(cuGraphLaunch).hStream); }
+void graph_launched(const Call& c) {
+  Injection& in = injection();
+  const StreamKey s = c.stream(PARAMS(cuGraphLaunch).hStream);
+  std::vector<Injection::GraphCopy> copies;
+  bool host_nodes = false;
+  {
+    std::lock_guard lock(in.mutex);
+    if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end()) {
+      if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
+      host_nodes = in.graphs_with_host_nodes.count(e->second) != 0;
+    }
+  }
+  // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
+  for (const Injection::GraphCopy& g : copies)
+    issue(("cuGraphLaunch of " + g.api).c_str(), PARAMS(cuGraphLaunch).hStream, s, g.src, g.dst, g.bytes, true,
+          host_nodes);
+  if (copies.empty()) checker().work_enqueued(s);
+}
+void batch_copy(const Call&) {
+  Injection& in = injection();
+  if (in.batch_copies++ == 0) in.writer.note("cuMemcpyBatchAsync was called: its copies are not watched");
+}
 
-  if (enter) {
-    switch (cbid) {
-      case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
-      case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister: {
-        const bool unregister = cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister;
-        const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
-        const std::vector<Finding> found = c.pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), tid);
-        if (!found.empty()) in.writer.findings(found, {}, {});
-        return;
-      }
-      BOTH(cuLaunchHostFunc):
-        host_function_entering(PARAMS(cuLaunchHostFunc).hStream, stream(PARAMS(cuLaunchHostFunc).hStream));
-        return;
-      BOTH(cuStreamAddCallback):
-        host_function_entering(PARAMS(cuStreamAddCallback).hStream, stream(PARAMS(cuStreamAddCallback).hStream));
-        return;
-      BOTH(cuGraphLaunch):
-        graph_launch_entering(PARAMS(cuGraphLaunch).hGraph, PARAMS(cuGraphLaunch).hStream);
-        return;
-      default:
-        return;
-    }
-  }
-  switch (cbid) {
-    BOTH(cuLaunchHostFunc):
-      host_function_queued(PARAMS(cuLaunchHostFunc).hStream);
-      break;
-    BOTH(cuStreamAddCallback):
-      host_function_queued(PARAMS(cuStreamAddCallback).hStream);
-      break;
-    default:
-      break;
-  }
-  if (!succeeded) return;
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
-      const auto& p = PARAMS(cuMemHostAlloc);
-      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(*p.pp), p.bytesize,
-                         (p.Flags & CU_MEMHOSTALLOC_WRITECOMBINED) ? PinnedKind::WriteCombined : PinnedKind::HostAlloc);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2:
-      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(*PARAMS(cuMemAllocHost_v2).pp), PARAMS(cuMemAllocHost_v2).bytesize,
-                         PinnedKind::HostAlloc);
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2:
-      c.pinned_allocated(reinterpret_cast<std::uintptr_t>(PARAMS(cuMemHostRegister_v2).p),
-                         PARAMS(cuMemHostRegister_v2).bytesize, PinnedKind::Registered);
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
-      const bool priority = cbid == CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority;
-      const CUstream s = priority ? *PARAMS(cuStreamCreateWithPriority).phStream : *PARAMS(cuStreamCreate).phStream;
-      const unsigned flags = priority ? PARAMS(cuStreamCreateWithPriority).flags : PARAMS(cuStreamCreate).Flags;
-      const StreamKey key{key_of(current_context(d)), reinterpret_cast<std::uint64_t>(s)};
-      {
-        std::lock_guard lock(in.mutex);
-        in.streams[s] = key;
-      }
-      c.stream_created(key, (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2: {
-      std::lock_guard lock(in.mutex);
-      in.streams.erase(PARAMS(cuStreamDestroy_v2).hStream);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuEventCreate:
-      c.event_created(reinterpret_cast<std::uint64_t>(*PARAMS(cuEventCreate).phEvent));
-      return;
-    BOTH(cuEventRecord):
-      c.event_recorded(reinterpret_cast<std::uint64_t>(PARAMS(cuEventRecord).hEvent), stream(PARAMS(cuEventRecord).hStream));
-      return;
-    BOTH(cuEventRecordWithFlags):
-      c.event_recorded(reinterpret_cast<std::uint64_t>(PARAMS(cuEventRecordWithFlags).hEvent),
-                       stream(PARAMS(cuEventRecordWithFlags).hStream));
-      return;
-    BOTH(cuStreamWaitEvent):
-      c.stream_waited_event(stream(PARAMS(cuStreamWaitEvent).hStream),
-                            reinterpret_cast<std::uint64_t>(PARAMS(cuStreamWaitEvent).hEvent));
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
-      c.event_synchronized(reinterpret_cast<std::uint64_t>(PARAMS(cuEventSynchronize).hEvent));
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:  // CUDA_SUCCESS: the recorded work is done
-      c.event_synchronized(reinterpret_cast<std::uint64_t>(PARAMS(cuEventQuery).hEvent));
-      return;
-    BOTH(cuStreamSynchronize):
-      c.stream_synchronized(stream(PARAMS(cuStreamSynchronize).hStream));
-      return;
-    BOTH(cuStreamQuery):
-      c.stream_synchronized(stream(PARAMS(cuStreamQuery).hStream));
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize:
-      c.context_synchronized(key_of(current_context(d)));
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2: {
-      const CUcontext ctx = PARAMS(cuCtxSynchronize_v2).ctx;
-      c.context_synchronized(key_of(ctx != nullptr ? ctx : current_context(d)));
-      return;
-    }
-    BOTH(cuMemcpyHtoDAsync_v2): {
-      const auto& p = PARAMS(cuMemcpyHtoDAsync_v2);
-      issue("cuMemcpyHtoDAsync", p.hStream, stream(p.hStream),
-            {host_kind(p.srcHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.srcHost), p.ByteCount)},
-            {MemoryKind::Device, {}}, p.ByteCount);
-      return;
-    }
-    BOTH(cuMemcpyDtoHAsync_v2): {
-      const auto& p = PARAMS(cuMemcpyDtoHAsync_v2);
-      issue("cuMemcpyDtoHAsync", p.hStream, stream(p.hStream), {MemoryKind::Device, {}},
-            {host_kind(p.dstHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.dstHost), p.ByteCount)},
-            p.ByteCount);
-      return;
-    }
-    BOTH(cuMemcpyAsync): {
-      const auto& p = PARAMS(cuMemcpyAsync);
-      issue("cuMemcpyAsync", p.hStream, stream(p.hStream), {kind_of(p.src), HostFootprint::linear(p.src, p.ByteCount)},
-            {kind_of(p.dst), HostFootprint::linear(p.dst, p.ByteCount)}, p.ByteCount);
-      return;
-    }
-    BOTH(cuMemcpy2DAsync_v2): {
-      const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2DAsync_v2).pCopy;
-      CUDA_MEMCPY3D c3{};
-      c3.srcXInBytes = m.srcXInBytes, c3.srcY = m.srcY, c3.srcMemoryType = m.srcMemoryType, c3.srcHost = m.srcHost;
-      c3.srcDevice = m.srcDevice, c3.srcPitch = m.srcPitch, c3.dstXInBytes = m.dstXInBytes, c3.dstY = m.dstY;
-      c3.dstMemoryType = m.dstMemoryType, c3.dstHost = m.dstHost, c3.dstDevice = m.dstDevice, c3.dstPitch = m.dstPitch;
-      c3.WidthInBytes = m.WidthInBytes, c3.Height = m.Height, c3.Depth = 1;
-      copy3d("cuMemcpy2DAsync", c3, PARAMS(cuMemcpy2DAsync_v2).hStream, stream(PARAMS(cuMemcpy2DAsync_v2).hStream), false);
-      return;
-    }
-    BOTH(cuMemcpy3DAsync_v2):
-      copy3d("cuMemcpy3DAsync", *PARAMS(cuMemcpy3DAsync_v2).pCopy, PARAMS(cuMemcpy3DAsync_v2).hStream,
-             stream(PARAMS(cuMemcpy3DAsync_v2).hStream), false);
-      return;
-    BOTH(cuMemsetD8Async):
-    BOTH(cuMemsetD16Async):
-    BOTH(cuMemsetD32Async): {
-      // The same first three fields in all three; a memset of pinned host memory writes it on the stream.
-      const auto& p = PARAMS(cuMemsetD8Async);
-      const std::size_t unit = name.starts_with("cuMemsetD8") ? 1 : name.starts_with("cuMemsetD16") ? 2 : 4;
-      if (c.pinned_kind(p.dstDevice))
-        issue("cuMemsetAsync", p.hStream, stream(p.hStream), {MemoryKind::Device, {}},
-              {MemoryKind::PinnedHost, HostFootprint::linear(p.dstDevice, p.N * unit)}, p.N * unit);
-      else
-        c.work_enqueued(stream(p.hStream));
-      return;
-    }
-    BOTH(cuMemcpyDtoDAsync_v2):
-      c.work_enqueued(stream(PARAMS(cuMemcpyDtoDAsync_v2).hStream));
-      return;
-    BOTH(cuLaunchKernel):
-      c.work_enqueued(stream(PARAMS(cuLaunchKernel).hStream));
-      return;
-    BOTH(cuLaunchCooperativeKernel):
-      c.work_enqueued(stream(PARAMS(cuLaunchCooperativeKernel).hStream));
-      return;
-    BOTH(cuLaunchKernelEx):
-      c.work_enqueued(stream(PARAMS(cuLaunchKernelEx).config->hStream));
-      return;
-    BOTH_DS(cuMemcpyHtoD_v2):
-      c.copy_sync(key_of(current_context(d)), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost), MemoryKind::Device);
-      return;
-    BOTH_DS(cuMemcpyDtoH_v2):
-      c.copy_sync(key_of(current_context(d)), MemoryKind::Device, host_kind(PARAMS(cuMemcpyDtoH_v2).dstHost));
-      return;
-    BOTH_DS(cuMemcpyDtoD_v2):
-      c.copy_sync(key_of(current_context(d)), MemoryKind::Device, MemoryKind::Device);
-      return;
-    BOTH_DS(cuMemcpy):
-      c.copy_sync(key_of(current_context(d)), kind_of(PARAMS(cuMemcpy).src), kind_of(PARAMS(cuMemcpy).dst));
-      return;
-    BOTH_DS(cuMemcpy2D_v2):
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2: {
-      const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2D_v2).pCopy;
-      c.copy_sync(key_of(current_context(d)), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
-                  kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
-      return;
-    }
-    BOTH_DS(cuMemcpy3D_v2): {
-      const CUDA_MEMCPY3D& m = *PARAMS(cuMemcpy3D_v2).pCopy;
-      c.copy_sync(key_of(current_context(d)), kind_of_end(m.srcMemoryType, m.srcHost, m.srcDevice),
-                  kind_of_end(m.dstMemoryType, m.dstHost, m.dstDevice));
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode:
-      graph_memcpy_node_added(PARAMS(cuGraphAddMemcpyNode).hGraph, *PARAMS(cuGraphAddMemcpyNode).copyParams,
-                              "cudaGraphAddMemcpyNode");
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode:
-      graph_host_node_added(PARAMS(cuGraphAddHostNode).hGraph);
-      return;
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2: {
-      // The same first two fields and node parameters in both.
-      const CUgraph graph = PARAMS(cuGraphAddNode).hGraph;
-      const CUgraphNodeParams& node = cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode ? *PARAMS(cuGraphAddNode).nodeParams
-                                                                                   : *PARAMS(cuGraphAddNode_v2).nodeParams;
-      if (node.type == CU_GRAPH_NODE_TYPE_HOST) graph_host_node_added(graph);
-      if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) graph_memcpy_node_added(graph, node.memcpy.copyParams, "cuGraphAddNode");
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphClone: {
-      // A clone launches the same copies and host nodes as its original.
-      std::lock_guard lock(in.mutex);
-      const CUgraph original = PARAMS(cuGraphClone).originalGraph, clone = *PARAMS(cuGraphClone).phGraphClone;
-      if (auto g = in.graph_copies.find(original); g != in.graph_copies.end()) in.graph_copies[clone] = g->second;
-      if (in.graphs_with_host_nodes.count(original)) in.graphs_with_host_nodes.insert(clone);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags: {
-      std::lock_guard lock(in.mutex);
-      in.executables[*PARAMS(cuGraphInstantiateWithFlags).phGraphExec] = PARAMS(cuGraphInstantiateWithFlags).hGraph;
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams:
-    case CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz: {
-      std::lock_guard lock(in.mutex);
-      in.executables[*PARAMS(cuGraphInstantiateWithParams).phGraphExec] = PARAMS(cuGraphInstantiateWithParams).hGraph;
-      return;
-    }
-    BOTH(cuGraphLaunch): {
-      const StreamKey s = stream(PARAMS(cuGraphLaunch).hStream);
-      std::vector<Injection::GraphCopy> copies;
-      bool host_nodes = false;
-      {
-        std::lock_guard lock(in.mutex);
-        if (auto e = in.executables.find(PARAMS(cuGraphLaunch).hGraph); e != in.executables.end()) {
-          if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
-          host_nodes = in.graphs_with_host_nodes.count(e->second) != 0;
-        }
-      }
-      // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
-      for (const Injection::GraphCopy& g : copies)
-        issue(("cuGraphLaunch of " + g.api).c_str(), PARAMS(cuGraphLaunch).hStream, s, g.src, g.dst, g.bytes, true,
-              host_nodes);
-      if (copies.empty()) c.work_enqueued(s);
-      return;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz:
-      if (in.batch_copies++ == 0) in.writer.note("cuMemcpyBatchAsync was called: its copies are not watched");
-      return;
-    default:
-      return;
-  }
+// ---- The one table of the driver calls the checker watches: both the dispatch and the list CUPTI enables ---
+
+enum class Exit { WhenSucceeded, Always };
+struct Watched {
+  std::vector<CUpti_CallbackId> ids;
+  Handler on_entry = nullptr;
+  Handler on_exit = nullptr;
+  Exit exit = Exit::WhenSucceeded;
+};
+
+#define ID(name) CUPTI_DRIVER_TRACE_CBID_##name
+#define PTSZ(name) ID(name), ID(name##_ptsz)  // the call and its per-thread default stream form
+#define PTDS(name) ID(name), ID(name##_ptds)
+
+const std::vector<Watched>& watched_table() {
+  static const std::vector<Watched> table{
+      {{ID(cuMemFreeHost), ID(cuMemHostUnregister)}, pinned_released},
+      {{PTSZ(cuLaunchHostFunc)}, launch_host_func_entering, launch_host_func_queued, Exit::Always},
+      {{PTSZ(cuStreamAddCallback)}, stream_callback_entering, stream_callback_queued, Exit::Always},
+      {{PTSZ(cuGraphLaunch)}, graph_launch_entering_call, graph_launched},
+      {{ID(cuMemHostAlloc)}, nullptr, host_alloc},
+      {{ID(cuMemAllocHost_v2)}, nullptr, alloc_host},
+      {{ID(cuMemHostRegister_v2)}, nullptr, host_register},
+      {{ID(cuStreamCreate), ID(cuStreamCreateWithPriority)}, nullptr, stream_created},
+      {{ID(cuStreamDestroy_v2)}, nullptr, stream_destroyed},
+      {{ID(cuEventCreate)}, nullptr, event_created},
+      {{PTSZ(cuEventRecord), PTSZ(cuEventRecordWithFlags)}, nullptr, event_recorded},
+      {{PTSZ(cuStreamWaitEvent)}, nullptr, stream_waited_event},
+      {{ID(cuEventSynchronize), ID(cuEventQuery)}, nullptr, event_synchronized},
+      {{PTSZ(cuStreamSynchronize), PTSZ(cuStreamQuery)}, nullptr, stream_synchronized},
+      {{ID(cuCtxSynchronize), ID(cuCtxSynchronize_v2)}, nullptr, context_synchronized},
+      {{PTSZ(cuMemcpyHtoDAsync_v2)}, nullptr, copy_h2d_async},
+      {{PTSZ(cuMemcpyDtoHAsync_v2)}, nullptr, copy_d2h_async},
+      {{PTSZ(cuMemcpyAsync)}, nullptr, copy_async},
+      {{PTSZ(cuMemcpy2DAsync_v2)}, nullptr, copy_2d_async},
+      {{PTSZ(cuMemcpy3DAsync_v2)}, nullptr, copy_3d_async},
+      {{PTSZ(cuMemsetD8Async), PTSZ(cuMemsetD16Async), PTSZ(cuMemsetD32Async)}, nullptr, memset_async},
+      {{PTSZ(cuMemcpyDtoDAsync_v2), PTSZ(cuLaunchKernel), PTSZ(cuLaunchCooperativeKernel), PTSZ(cuLaunchKernelEx)},
+       nullptr, device_work},
+      {{PTDS(cuMemcpyHtoD_v2)}, nullptr, copy_sync_h2d},
+      {{PTDS(cuMemcpyDtoH_v2)}, nullptr, copy_sync_d2h},
+      {{PTDS(cuMemcpyDtoD_v2)}, nullptr, copy_sync_d2d},
+      {{PTDS(cuMemcpy)}, nullptr, copy_sync},
+      {{PTDS(cuMemcpy2D_v2), ID(cuMemcpy2DUnaligned_v2)}, nullptr, copy_sync_2d},
+      {{PTDS(cuMemcpy3D_v2)}, nullptr, copy_sync_3d},
+      {{ID(cuGraphAddMemcpyNode)}, nullptr, graph_memcpy_node},
+      {{ID(cuGraphAddHostNode)}, nullptr, graph_host_node},
+      {{ID(cuGraphAddNode), ID(cuGraphAddNode_v2)}, nullptr, graph_node},
+      {{ID(cuGraphClone)}, nullptr, graph_cloned},
+      {{ID(cuGraphInstantiateWithFlags), PTSZ(cuGraphInstantiateWithParams)}, nullptr, graph_instantiated},
+      {{PTSZ(cuMemcpyBatchAsync), PTSZ(cuMemcpyBatchAsync_v2)}, nullptr, batch_copy},
+  };
+  return table;
+}
+
+// The table by callback id, for a lookup per call.
+const std::vector<const Watched*>& by_callback_id() {
+  static const std::vector<const Watched*> index = [] {
+    std::vector<const Watched*> out(CUPTI_DRIVER_TRACE_CBID_SIZE, nullptr);
+    for (const Watched& w : watched_table())
+      for (CUpti_CallbackId id : w.ids) out.at(id) = &w;
+    return out;
+  }();
+  return index;
+}
+
+bool succeeded(const CUpti_CallbackData* d) {
+  return d->functionReturnValue != nullptr && *static_cast<const CUresult*>(d->functionReturnValue) == CUDA_SUCCESS;
 }
 
 }  // namespace
@@ -570,43 +585,30 @@ void on_driver_call_watched(CUpti_CallbackId cbid, const CUpti_CallbackData* d) 
 void CUPTIAPI on_driver_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
   Injection& in = injection();
   if (domain != CUPTI_CB_DOMAIN_DRIVER_API || inside_our_call || in.disabled) return;
-  if (const char* why = FaultHandler::failure()) {
-    stop_watching(why);
-    return;
-  }
+  if (const char* why = FaultHandler::failure()) return stop_watching(why);
+  const auto* d = static_cast<const CUpti_CallbackData*>(data);
+  const bool enter = d->callbackSite == CUPTI_API_ENTER;
+  FaultHandler::set_inside_cuda_call(enter);
+  if (!enter) in.writer.count_driver_call();
+  const Watched* w = cbid < by_callback_id().size() ? by_callback_id()[cbid] : nullptr;
+  const Handler handler = w == nullptr ? nullptr : enter ? w->on_entry : w->on_exit;
+  if (handler == nullptr || (!enter && w->exit == Exit::WhenSucceeded && !succeeded(d))) return;
+  const std::string_view name = d->functionName != nullptr ? d->functionName : "";
   try {
-    on_driver_call_watched(cbid, static_cast<const CUpti_CallbackData*>(data));
+    handler(Call{d, cbid, name.ends_with("_ptsz") || name.ends_with("_ptds")});
   } catch (const std::exception& e) {
-    stop_watching(std::string("in a driver call's callback: ") + e.what());
+    stop_watching(std::string("in the callback of ") + std::string(name) + ": " + e.what());
   } catch (...) {
-    stop_watching("in a driver call's callback: an unknown exception");
+    stop_watching(std::string("in the callback of ") + std::string(name) + ": an unknown exception");
   }
 }
 
 const std::vector<CUpti_CallbackId>& watched_calls() {
-#define BOTH_ID(name) CUPTI_DRIVER_TRACE_CBID_##name, CUPTI_DRIVER_TRACE_CBID_##name##_ptsz
-#define BOTH_DS_ID(name) CUPTI_DRIVER_TRACE_CBID_##name, CUPTI_DRIVER_TRACE_CBID_##name##_ptds
-  static const std::vector<CUpti_CallbackId> ids{
-      CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
-      CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-      CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuStreamCreate,
-      CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2,
-      CUPTI_DRIVER_TRACE_CBID_cuEventCreate, BOTH_ID(cuEventRecord), BOTH_ID(cuEventRecordWithFlags),
-      BOTH_ID(cuStreamWaitEvent), CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
-      BOTH_ID(cuStreamSynchronize), BOTH_ID(cuStreamQuery), CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
-      CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize_v2, BOTH_ID(cuMemcpyHtoDAsync_v2), BOTH_ID(cuMemcpyDtoHAsync_v2),
-      BOTH_ID(cuMemcpyAsync), BOTH_ID(cuMemcpy2DAsync_v2), BOTH_ID(cuMemcpy3DAsync_v2), BOTH_ID(cuMemsetD8Async),
-      BOTH_ID(cuMemsetD16Async), BOTH_ID(cuMemsetD32Async), BOTH_ID(cuMemcpyDtoDAsync_v2), BOTH_ID(cuLaunchKernel),
-      BOTH_ID(cuLaunchCooperativeKernel), BOTH_ID(cuLaunchKernelEx), BOTH_ID(cuLaunchHostFunc), BOTH_ID(cuStreamAddCallback),
-      BOTH_DS_ID(cuMemcpyHtoD_v2), BOTH_DS_ID(cuMemcpyDtoH_v2), BOTH_DS_ID(cuMemcpyDtoD_v2), BOTH_DS_ID(cuMemcpy),
-      BOTH_DS_ID(cuMemcpy2D_v2), CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DUnaligned_v2, BOTH_DS_ID(cuMemcpy3D_v2),
-      CUPTI_DRIVER_TRACE_CBID_cuGraphAddMemcpyNode, CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode, CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode_v2, CUPTI_DRIVER_TRACE_CBID_cuGraphClone,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags,
-      CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams, CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithParams_ptsz,
-      BOTH_ID(cuGraphLaunch), CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync,
-      CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2,
-      CUPTI_DRIVER_TRACE_CBID_cuMemcpyBatchAsync_v2_ptsz};
+  static const std::vector<CUpti_CallbackId> ids = [] {
+    std::vector<CUpti_CallbackId> out;
+    for (const Watched& w : watched_table()) out.insert(out.end(), w.ids.begin(), w.ids.end());
+    return out;
+  }();
   return ids;
 }
 
