@@ -8,6 +8,8 @@
 #include <iostream>
 
 #include "checker/launch/session.hpp"
+#include "checker/core/check_settings.hpp"
+#include "cli_checks.hpp"
 #include "program_paths.hpp"
 
 namespace hazardlab {
@@ -22,19 +24,28 @@ int check_main(int argc, char** argv) {
   app.add_option("--json", options.json, "also write the report as JSON to this file");
   app.add_option("--markdown", options.markdown, "also write the report as Markdown to this file");
   app.add_option("--html", options.html, "also write the report as a self-contained HTML page to this file");
+  // Numbers are read as every hazardlab option reads them (hazardlab/strict_number.hpp): decimal digits only.
   app.add_option("--error-exitcode", options.error_exitcode,
-                 "exit status when something was found (default 66; 1-255)");
+                 "exit status when something was found (default 66; 1-255)")
+      ->check(cli::whole_number(1, 255));
   app.add_option("--unchecked-exitcode", options.unchecked_exitcode,
-                 "exit status when nothing was found but something was not watched (default 67; 1-255)");
+                 "exit status when nothing was found but something was not watched (default 67; 1-255)")
+      ->check(cli::whole_number(1, 255));
   app.add_option("--sample", options.sample,
                  "the faster mode: watch each host range's first N copies, then one in N (the report says how many "
                  "were left out; a hazard only in those is not found)")
-      ->check(CLI::Range(1ul, 1000000ul));
+      ->check(cli::whole_number(1, setting::kCheckSample.max));
   app.add_flag("--every-occurrence", options.every_occurrence,
                "report every conflicting access (each copy's first), not one per pair of call sites");
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
   try {
     app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ExtrasError& e) {
+    // `hazardlab check ls -la`: the program's own options were read as the checker's.
+    app.exit(e);
+    std::cerr << "hazardlab check: put -- before the program and its arguments: hazardlab check [options] -- "
+                 "PROGRAM [ARGS...]\n";
+    return 2;
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }

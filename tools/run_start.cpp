@@ -11,6 +11,7 @@
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result_store.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
@@ -137,7 +138,9 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
   }
   try {
     claim_folder(root, kResultsRootMarker, "results root",
-                 {std::string(kResultsRootMarker), std::string(kRunsFolder), std::string(kLockFile)});
+                 {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
+                  {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kRunMarker},
+                  {std::string(kLockFile), OwnEntry::Kind::Lock}});
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << "; set HAZARDLAB_RESULTS_ROOT to another folder\n";
     return 2;
@@ -165,7 +168,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     const fs::path dir = run_folder(root, run.id);
     if (fs::exists(dir)) throw std::runtime_error("the run folder " + dir.string() + " exists already");
     fs::create_directories(dir);
-    write_file_atomically(dir / kRunMarker, "A run folder written by hazardlab.\n");
+    write_marker(dir, kRunMarker, "A run folder written by hazardlab.");
 
     const Catalog catalog = Registry::instance().catalog();
     const DeviceInventory inv = discover_devices();

@@ -93,9 +93,7 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "; give each a folder of its own (--results-root, --reports-dir)");
   }
   try {
-    claim_folder(reports, kReportsMarker, "report folder",
-                 {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink),
-                  std::string(kLatestLink)});
+    claim_folder(reports, kReportsMarker, "report folder", report_folder_entries());
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << "; nothing was run\n";
     return 2;

@@ -235,6 +235,13 @@ def bad_input_exits_2_everywhere(world):
         ([perf, "--device", "none", "--part", "everything"], {}, 2, "--part"),
         ([perf, "--device", "-1", "--part", "overlap"], {}, 2, "--device '-1'"),
         ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports], {}, 1, "no run folder"),
+        # `hazardlab check` reads its numbers as every other option does, and says where the program goes.
+        ([tool, "check", "--error-exitcode", "0x46", "--", "true"], {}, 2, "'0x46' is not allowed"),
+        ([tool, "check", "--unchecked-exitcode", "+70", "--", "true"], {}, 2, "'+70' is not allowed"),
+        ([tool, "check", "--sample", " 70", "--", "true"], {}, 2, "' 70' is not allowed"),
+        ([tool, "check", "ls", "-la"], {}, 2, "put -- before the program"),
+        ([tool, "check", "--", "true"], {"HL_CHECK_SAMPLE": "abc"}, 2, "HL_CHECK_SAMPLE"),
+        ([tool, "check", "--", "true"], {"HL_CHECK_EVERY_OCCURRENCE": "maybe"}, 2, "HL_CHECK_EVERY_OCCURRENCE"),
     ]
     for command, env, expected, says in expectations:
         rc, out = world.run(command, env)

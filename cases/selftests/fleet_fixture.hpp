@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fake_run.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/fleet.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result_store.hpp"
@@ -63,7 +64,7 @@ inline std::filesystem::path write_run_folder(const std::filesystem::path& root,
   claim_folder(root, kResultsRootMarker, "results root", {});
   const std::filesystem::path dir = run_folder(root, contents.run.id);
   std::filesystem::create_directories(dir);
-  std::ofstream(dir / kRunMarker);
+  write_marker(dir, kRunMarker, "A run folder written by hazardlab.");
   store_run_record(dir, contents.run);
   store_catalog(dir, contents.catalog);
   store_inventory(dir, contents.inventory);

@@ -232,3 +232,94 @@ TEST(NothingLost, ACaseThatFailedWithoutAResultFailsItsGpuNotPartial) {
   const auto gpu0 = nlohmann::json::parse(read(base / "reports" / "latest" / "gpu0.json"));
   EXPECT_EQ(gpu0["verdict"], "FAIL");
 }
+
+// ---- A folder is hazardlab's by what its entries are and by a marker made for it, never by names alone --------
+
+namespace {
+
+// `cp -a`: the same files, in new folders.
+void copy_all(const fs::path& from, const fs::path& to) {
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+}
+
+}  // namespace
+
+TEST(NothingLost, AUsersFileNamedLatestOrCurrentIsNeverReplacedByALink) {
+  for (const char* name : {"latest", "current"}) {
+    const fs::path base = fresh_dir(std::string("user-") + name);
+    const fs::path reports = base / "reports";
+    fs::create_directories(reports);
+    std::ofstream(reports / name) << "my notes";
+    std::string printed;
+    EXPECT_EQ(report(write_run_folder(base / "results", run_named("20261101T000000Z-h-1")), reports, 20, &printed), 2)
+        << printed;
+    EXPECT_NE(printed.find(std::string(name) + " is not hazardlab's link"), std::string::npos) << printed;
+    EXPECT_EQ(read_text_file(reports / name), "my notes");
+    EXPECT_FALSE(fs::exists(reports / "runs"));
+  }
+}
+
+TEST(NothingLost, AUsersRunsFolderIsNeverTakenOverAsAReportFolder) {
+  const fs::path base = fresh_dir("user-runs");
+  const fs::path reports = base / "reports";
+  const std::string id = "20261101T000000Z-h-1";
+  fs::create_directories(reports / "runs" / id);
+  std::ofstream(reports / "runs" / id / "notes.txt") << "mine";
+  std::string printed;
+  EXPECT_EQ(report(write_run_folder(base / "results", run_named(id)), reports, 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("runs/" + id + " is not hazardlab's"), std::string::npos) << printed;
+  EXPECT_EQ(read_text_file(reports / "runs" / id / "notes.txt"), "mine");
+  EXPECT_FALSE(fs::exists(reports / "latest"));
+}
+
+TEST(NothingLost, AUsersRunsFolderIsNeverTakenOverAsAResultsRoot) {
+  const fs::path base = fresh_dir("user-runs-root");
+  fs::create_directories(base / "root" / "runs" / "mine");
+  std::ofstream(base / "root" / "runs" / "mine" / "notes.txt") << "mine";
+  EXPECT_THROW(claim_folder(base / "root", kResultsRootMarker, "results root",
+                            {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
+                             {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kRunMarker},
+                             {std::string(kLockFile), OwnEntry::Kind::Lock}}),
+               FolderRefused);
+  EXPECT_EQ(read_text_file(base / "root" / "runs" / "mine" / "notes.txt"), "mine");
+  EXPECT_FALSE(fs::exists(base / "root" / kResultsRootMarker));
+}
+
+// A report set copied beside the originals (cp -a) carries the original's marker: --keep must not prune it.
+TEST(NothingLost, ACopiedReportSetIsNeverPrunedByKeep) {
+  const fs::path base = fresh_dir("copied-set");
+  const fs::path reports = base / "reports";
+  std::string printed;
+  ASSERT_EQ(report(write_run_folder(base / "results", run_named("20261101T000000Z-h-1")), reports, 20, &printed), 0)
+      << printed;
+  copy_all(reports / "runs" / "20261101T000000Z-h-1", reports / "runs" / "20261100T000000Z-my-copy");
+  std::ofstream(reports / "runs" / "20261100T000000Z-my-copy" / "notes.txt") << "mine";
+  // The copy is not hazardlab's: the report folder is refused as it is, and the copy is left whole.
+  EXPECT_EQ(report(write_run_folder(base / "results", run_named("20261102T000000Z-h-2")), reports, 1, &printed), 2)
+      << printed;
+  EXPECT_NE(printed.find("was made for another folder"), std::string::npos) << printed;
+  EXPECT_EQ(read_text_file(reports / "runs" / "20261100T000000Z-my-copy" / "notes.txt"), "mine");
+  EXPECT_TRUE(fs::exists(reports / "runs" / "20261101T000000Z-h-1"));
+}
+
+TEST(NothingLost, ACopiedRunFolderIsNeverPrunedAndNeverWrittenInto) {
+  const fs::path base = fresh_dir("copied-run");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  copy_all(run, base / "results" / "runs" / "20261100T000000Z-my-copy");
+  EXPECT_EQ(prune_marked_folders(base / "results" / "runs", kRunMarker, 0, {}),
+            (std::vector<std::string>{"20261101T000000Z-h-1"}));
+  EXPECT_TRUE(fs::exists(base / "results" / "runs" / "20261100T000000Z-my-copy" / "run.json"));
+  EXPECT_THROW(require_run_folder(base / "results" / "runs" / "20261100T000000Z-my-copy"), std::invalid_argument);
+}
+
+TEST(NothingLost, MergeNeverOverwritesACopiedFleetFolder) {
+  const fs::path base = fresh_dir("copied-fleet");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::string printed;
+  ASSERT_EQ(merge({run}, base / "fleet", &printed), 0) << printed;
+  copy_all(base / "fleet", base / "fleet-kept");
+  const std::string kept = read_text_file(base / "fleet-kept" / "fleet.json");
+  EXPECT_EQ(merge({run}, base / "fleet-kept", &printed), 2) << printed;
+  EXPECT_EQ(read_text_file(base / "fleet-kept" / "fleet.json"), kept);
+  EXPECT_EQ(merge({run}, base / "fleet", &printed), 0) << printed;  // the original stays hazardlab's
+}

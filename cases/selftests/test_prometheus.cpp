@@ -201,3 +201,24 @@ TEST(Prometheus, TheReportWritesTheFileWholeAndRefusesAFolderThatIsNotOne) {
   EXPECT_EQ(report_run(run_dir, ReportOptions{base / "reports", false, 20, {}, base / "no-such-folder"}, out2, err2), 2);
   EXPECT_NE(err2.str().find("no-such-folder' is not a folder"), std::string::npos) << err2.str();
 }
+
+// node_exporter's folder is shared: a hazardlab.prom that hazardlab did not write is left as it is, and a run
+// writes over only its own.
+TEST(Prometheus, AMetricsFileHazardlabDidNotWriteIsNeverOverwritten) {
+  const fs::path base = fresh_dir("prometheus-foreign");
+  const fs::path run_dir = write_run_folder(base / "results", complete_run(1));
+  const fs::path textfile = base / "textfile";
+  fs::create_directories(textfile);
+  const std::string mine = "# HELP my_metric something of mine\n# TYPE my_metric gauge\nmy_metric 1\n";
+  std::ofstream(textfile / kPrometheusFile) << mine;
+  std::ostringstream out, err;
+  EXPECT_EQ(report_run(run_dir, ReportOptions{base / "reports", false, 20, {}, textfile}, out, err), 2) << err.str();
+  EXPECT_NE(err.str().find("was not written by hazardlab"), std::string::npos) << err.str();
+  EXPECT_EQ(read(textfile / kPrometheusFile), mine);
+  // Its own, from an earlier run, is replaced.
+  fs::remove(textfile / kPrometheusFile);
+  std::ostringstream out2, err2;
+  ASSERT_EQ(report_run(run_dir, ReportOptions{base / "reports", false, 20, {}, textfile}, out2, err2), 0) << err2.str();
+  std::ostringstream out3, err3;
+  EXPECT_EQ(report_run(run_dir, ReportOptions{base / "reports2", false, 20, {}, textfile}, out3, err3), 0) << err3.str();
+}

@@ -6,6 +6,7 @@
 
 #include "fake_run.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_root.hpp"
@@ -21,7 +22,7 @@ fs::path write_run_folder(const fs::path& root, const RunContents& contents) {
   claim_folder(root, kResultsRootMarker, "results root", {});
   const fs::path dir = run_folder(root, contents.run.id);
   fs::create_directories(dir);
-  std::ofstream(dir / kRunMarker);
+  write_marker(dir, kRunMarker, "A run folder written by hazardlab.");
   store_run_record(dir, contents.run);
   store_catalog(dir, contents.catalog);
   store_inventory(dir, contents.inventory);

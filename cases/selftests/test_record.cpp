@@ -5,6 +5,7 @@
 
 #include "fake_run.hpp"
 #include "hazardlab/result_store.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
 
@@ -165,14 +166,14 @@ TEST(ResultsRoot, ANewOrEmptyFolderIsClaimedAndMarked) {
   EXPECT_TRUE(fs::exists(base / "empty" / ".marker"));
   // Once marked, hazardlab's own entries are expected there.
   fs::create_directories(base / "empty" / "runs");
-  EXPECT_NO_THROW(claim_folder(base / "empty", ".marker", "results root", {"runs"}));
+  EXPECT_NO_THROW(claim_folder(base / "empty", ".marker", "results root", {{"runs", OwnEntry::Kind::FolderOfMarked, ".run"}}));
   // Another run's marker on its way into place is hazardlab's own, not a foreign file.
   fs::create_directories(base / "racing");
   std::ofstream(base / "racing" / "..marker.tmp.4242");
-  EXPECT_NO_THROW(claim_folder(base / "racing", ".marker", "results root", {".marker"}));
+  EXPECT_NO_THROW(claim_folder(base / "racing", ".marker", "results root", {{".marker", OwnEntry::Kind::Marker}}));
   fs::create_directories(base / "racing2");
   std::ofstream(base / "racing2" / "..marker.tmp.42x");
-  EXPECT_THROW(claim_folder(base / "racing2", ".marker", "results root", {".marker"}), FolderRefused);
+  EXPECT_THROW(claim_folder(base / "racing2", ".marker", "results root", {{".marker", OwnEntry::Kind::Marker}}), FolderRefused);
 }
 
 TEST(ResultsRoot, AFolderWithForeignFilesIsRefusedAndLeftAsItWas) {
@@ -182,7 +183,8 @@ TEST(ResultsRoot, AFolderWithForeignFilesIsRefusedAndLeftAsItWas) {
   std::ofstream(base / "mine" / "sub" / "data.csv") << "1,2";
   const auto before = snapshot(base);
   try {
-    claim_folder(base / "mine", ".marker", "results root", {"runs", "lock"});
+    claim_folder(base / "mine", ".marker", "results root",
+                 {{"runs", OwnEntry::Kind::FolderOfMarked, ".run"}, {"lock", OwnEntry::Kind::Lock}});
     FAIL() << "a folder with foreign files was claimed";
   } catch (const FolderRefused& e) {
     EXPECT_NE(std::string(e.what()).find("thesis.tex"), std::string::npos) << e.what();
@@ -209,13 +211,22 @@ TEST(ResultsRoot, PruningRemovesOnlyOldMarkedFolders) {
   const fs::path base = fresh_dir("prune");
   for (const char* name : {"20260101-a", "20260102-b", "20260103-c", "20260104-d"}) {
     fs::create_directories(base / name);
-    std::ofstream(base / name / ".run");
+    write_marker(base / name, ".run", "A run folder written by hazardlab.");
   }
   fs::create_directories(base / "00000000-foreign");  // no marker: never touched
+  // A user's copy of a run (cp -a) carries the marker's text, made for another folder: never touched either.
+  fs::create_directories(base / "00000000-copy");
+  fs::copy_file(base / "20260101-a" / ".run", base / "00000000-copy" / ".run");
+  std::ofstream(base / "00000000-copy" / "notes.txt") << "mine";
+  // A marker written by hand (no folder named) is no marker either.
+  fs::create_directories(base / "00000001-by-hand");
+  std::ofstream(base / "00000001-by-hand" / ".run") << "A run folder written by hazardlab.\n";
   const auto removed = prune_marked_folders(base, ".run", 2, {"20260101-a"});
   EXPECT_EQ(removed, (std::vector<std::string>{"20260102-b"}));
   EXPECT_TRUE(fs::exists(base / "20260101-a"));
   EXPECT_TRUE(fs::exists(base / "00000000-foreign"));
+  EXPECT_EQ(read_text_file(base / "00000000-copy" / "notes.txt"), "mine");
+  EXPECT_TRUE(fs::exists(base / "00000001-by-hand"));
   EXPECT_TRUE(fs::exists(base / "20260104-d"));
 }
 

@@ -24,4 +24,18 @@ unsigned long sample_from_environment() try {
   return 0;
 }
 
+std::vector<std::string> refused_check_settings() {
+  std::vector<std::string> refused;
+  const auto check = [&](auto&& read) {
+    try {
+      read(SettingSource::from_environment());
+    } catch (const SettingsError& e) {
+      refused.push_back(e.what());
+    }
+  };
+  check([](const SettingSource& s) { (void)s.whole(setting::kCheckSample, 0); });
+  check([](const SettingSource& s) { (void)s.flag(setting::kCheckEveryOccurrence, false); });
+  return refused;
+}
+
 }  // namespace hazardlab::check

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hazardlab/settings_table.hpp"
 
@@ -22,5 +23,9 @@ bool every_occurrence_from_environment();
 // value its declaration refuses is taken as 0: the injected library never stops a program, and watching
 // every copy is the side that cannot hide a finding.
 unsigned long sample_from_environment();
+// Each checker setting in the environment that its declaration refuses, said as "HL_CHECK_SAMPLE='abc': why".
+// The launcher refuses to start with any (exit 2); the injected library, started some other way, says each in
+// the process's log, which makes the run not-checked: a value is never replaced without a word.
+std::vector<std::string> refused_check_settings();
 
 }  // namespace hazardlab::check

@@ -74,6 +74,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
                                        std::string_view python) {
     inject::injection().writer.findings(findings, frames, parse_python_stack(python));
   });
+  for (const std::string& refused : refused_check_settings())
+    in.writer.note("a checker setting was refused, and its default taken: " + refused);
   if (const unsigned long n = sample_from_environment(); n > 0) in.checker.set_sampling(Sampling{n, n});
   in.checker.set_every_occurrence(every_occurrence_from_environment());
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);

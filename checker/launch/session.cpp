@@ -131,6 +131,10 @@ void validate(const CheckOptions& options) {
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
       throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
+  // The checker's settings the program would inherit: refused here, with their names, rather than replaced
+  // by a default in the program without a word.
+  for (const std::string& refused : refused_check_settings())
+    throw CheckUsageError("the environment's " + refused + " (unset it, or give the option instead)");
   if (options.sample > setting::kCheckSample.max)
     throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
                           std::to_string(setting::kCheckSample.max));

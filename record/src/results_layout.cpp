@@ -1,5 +1,7 @@
 #include "hazardlab/results_layout.hpp"
 
+#include "hazardlab/folder_marker.hpp"
+
 #include <charconv>
 #include <fstream>
 #include <sstream>
@@ -50,19 +52,18 @@ std::filesystem::path device_folder(const std::filesystem::path& run_dir, int de
 
 bool is_report_set(const std::filesystem::path& dir) {
   std::error_code ec;
-  if (std::filesystem::exists(dir / kReportSetMarker, ec)) return true;
+  if (carries_marker(dir, kReportSetMarker)) return true;
   const std::filesystem::path real = std::filesystem::weakly_canonical(dir, ec);
-  return !ec && !real.empty() && std::filesystem::exists(real.parent_path().parent_path() / kReportsMarker, ec);
+  return !ec && !real.empty() && carries_marker(real.parent_path().parent_path(), kReportsMarker);
 }
 
 void require_run_folder(const std::filesystem::path& run_dir) {
-  std::error_code ec;
   if (is_report_set(run_dir)) {
     throw std::invalid_argument("HAZARDLAB_RUN_DIR='" + run_dir.string() +
                                 "' is a report set published in a report folder, not a run folder; a case writes its "
                                 "result only into its run's folder under the results root");
   }
-  if (!std::filesystem::exists(run_dir / kRunMarker, ec)) {
+  if (!carries_marker(run_dir, kRunMarker)) {
     throw std::invalid_argument("HAZARDLAB_RUN_DIR='" + run_dir.string() +
                                 "' is not a run folder started by `hazardlab session-start` (it has no " +
                                 std::string(kRunMarker) + " marker); run the cases through ctest");

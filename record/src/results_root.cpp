@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/run_record.hpp"
 #include "hazardlab/environment.hpp"
@@ -47,12 +48,46 @@ bool own_transient(const std::string& name, const std::vector<std::string>& allo
   return false;
 }
 
+constexpr std::string_view kOwnFolderText = "This folder is written by hazardlab; see its README.";
+
+// Why `entry` (named as one of hazardlab's entries) is not what hazardlab makes of that name; "" if it is.
+std::string not_own_entry(const fs::path& entry, const OwnEntry& own) {
+  std::error_code ec;
+  const fs::file_status status = fs::symlink_status(entry, ec);
+  switch (own.kind) {
+    case OwnEntry::Kind::Marker:
+    case OwnEntry::Kind::Lock:
+      return fs::is_regular_file(status) ? "" : own.name + " is not a regular file";
+    case OwnEntry::Kind::LinkIntoRuns: {
+      if (!fs::is_symlink(status)) return own.name + " is not hazardlab's link (it is not a symbolic link)";
+      const fs::path target = fs::read_symlink(entry, ec);
+      const auto parts = std::distance(target.begin(), target.end());
+      if (ec || target.is_absolute() || parts != 2 || *target.begin() != kRunsFolder)
+        return own.name + " is a link to " + target.string() + ", not to runs/<run-id>";
+      return "";
+    }
+    case OwnEntry::Kind::FolderOfMarked: {
+      if (!fs::is_directory(status)) return own.name + " is not a folder";
+      for (const auto& child : fs::directory_iterator(entry, ec)) {
+        const std::string name = child.path().filename().string();
+        if (!name.empty() && name.front() == '.') continue;  // a set or run on its way in (".<id>.staging.<pid>")
+        if (child.is_symlink() || !child.is_directory() || !carries_marker(child.path(), own.child_marker)) {
+          const std::string why = marker_problem(child.path(), own.child_marker);
+          return own.name + "/" + name + " is not hazardlab's" + (why.empty() ? "" : " (" + why + ")");
+        }
+      }
+      return ec ? "cannot read " + own.name + ": " + ec.message() : "";
+    }
+  }
+  return "";
+}
+
 bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 }  // namespace
 
 void claim_folder(const fs::path& folder, std::string_view marker, std::string_view what,
-                  const std::vector<std::string>& allowed) {
+                  const std::vector<OwnEntry>& allowed) {
   const std::string named = std::string(what) + " '" + folder.string() + "'";
   if (folder.empty()) throw FolderRefused("the " + std::string(what) + " is empty: give a folder");
   std::error_code ec;
@@ -60,7 +95,7 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
   if (!fs::exists(status)) {
     fs::create_directories(folder, ec);
     if (ec) throw FolderRefused("cannot create the " + named + ": " + ec.message());
-    write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
+    write_marker(folder, marker, kOwnFolderText);
     return;
   }
   if (!fs::is_directory(fs::status(folder, ec))) {
@@ -74,24 +109,33 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
   if (same_folder(real, fs::current_path(ec))) {
     throw FolderRefused("the " + named + " is the current folder; give a folder of hazardlab's own");
   }
-  if (fs::exists(folder / marker, ec)) return;
-  std::vector<std::string> foreign;
+  // Entries with hazardlab's names must be what hazardlab makes of them, marked folder or not: hazardlab
+  // replaces its links and prunes under runs/, and must never do so to a user's file of the same name.
+  for (const OwnEntry& own : allowed) {
+    if (!fs::exists(fs::symlink_status(folder / own.name, ec))) continue;
+    if (const std::string why = not_own_entry(folder / own.name, own); !why.empty())
+      throw FolderRefused("the " + named + " holds " + why + "; hazardlab leaves it alone: give a new or empty folder");
+  }
+  if (carries_marker(folder, marker)) return;
+  const std::string lying = marker_problem(folder, marker);
+  std::vector<std::string> foreign, names;
+  for (const OwnEntry& e : allowed) names.push_back(e.name);
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     const std::string name = entry.path().filename().string();
-    if (std::find(allowed.begin(), allowed.end(), name) == allowed.end() && !own_transient(name, allowed)) {
-      foreign.push_back(name);
-    }
+    const bool own = std::find(names.begin(), names.end(), name) != names.end();
+    if ((!own || (name == marker && !lying.empty())) && !own_transient(name, names)) foreign.push_back(name);
   }
   if (ec) throw FolderRefused("cannot read the " + named + ": " + ec.message());
   if (!foreign.empty()) {
     std::string list;
     for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) list += (i ? ", " : "") + foreign[i];
     if (foreign.size() > 5) list += ", ...";
-    throw FolderRefused("the " + named + " holds files hazardlab did not write (" + list +
-                        "); give an empty or new folder, or one hazardlab made (it has a " + std::string(marker) +
-                        " file)");
+    throw FolderRefused("the " + named + " holds files hazardlab did not write (" + list + ")" +
+                        (lying.empty() ? "" : "; " + lying) +
+                        "; give an empty or new folder, or one hazardlab made (it has a " + std::string(marker) +
+                        " file made for it)");
   }
-  write_file_atomically(folder / marker, "This folder is written by hazardlab; see its README.\n");
+  write_marker(folder, marker, kOwnFolderText);
 }
 
 std::string folder_text_problem(std::string_view text) {
@@ -120,7 +164,7 @@ std::vector<std::string> prune_marked_folders(const fs::path& parent, std::strin
   std::error_code ec;
   if (!fs::is_directory(parent, ec)) return removed;
   for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    if (entry.is_directory() && !entry.is_symlink() && fs::exists(entry.path() / marker)) {
+    if (entry.is_directory() && !entry.is_symlink() && carries_marker(entry.path(), marker)) {
       marked.push_back(entry.path().filename().string());
     }
   }

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/fleet.hpp"
 #include "hazardlab/results_root.hpp"
 
@@ -14,7 +15,7 @@ namespace {
 
 constexpr const char* kOutExpected =
     "expected a new folder, an empty one, or an earlier fleet report's (it has a "
-    ".hazardlab-fleet marker)";
+    ".hazardlab-fleet marker made for it)";
 
 // The folder may be written only if it is new, empty, or an earlier fleet report's: a folder of
 // someone else's files is never written into, so nothing of theirs is overwritten.
@@ -25,7 +26,7 @@ void require_fleet_folder(const fs::path& out_dir) {
   if (!fs::is_directory(out_dir, ec)) {
     throw std::invalid_argument("the output folder " + out_dir.string() + " is not a folder; " + kOutExpected);
   }
-  if (fs::exists(out_dir / kFleetMarker, ec)) return;
+  if (carries_marker(out_dir, kFleetMarker)) return;
   std::vector<std::string> held;
   for (const auto& entry : fs::directory_iterator(out_dir, ec)) held.push_back(entry.path().filename().string());
   if (ec) throw std::invalid_argument("cannot read the output folder " + out_dir.string() + ": " + ec.message());
@@ -62,7 +63,7 @@ std::vector<fs::path> write_fleet_report(const FleetReport& report, const fs::pa
   require_fleet_folder(out_dir);
   try {
     // Marked before anything is written: the folder is recognisably ours, even if a later write fails.
-    claim_folder(out_dir, kFleetMarker, "fleet report folder", {std::string(kFleetMarker)});
+    claim_folder(out_dir, kFleetMarker, "fleet report folder", {{std::string(kFleetMarker), OwnEntry::Kind::Marker}});
   } catch (const FolderRefused& e) {
     throw std::invalid_argument(e.what());
   }

@@ -3,6 +3,8 @@
 // and a counter would restart at every run.
 #include "hazardlab/prometheus.hpp"
 
+#include <fstream>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -192,12 +194,40 @@ std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const R
   return e.text();
 }
 
+namespace {
+
+// A metrics file hazardlab wrote holds only its own families: every line blank, or the HELP or TYPE of a
+// hazardlab_ metric, or a hazardlab_ sample. Anything else in a file of that name is someone else's.
+bool written_by_hazardlab(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  bool any = false;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    any = true;
+    if (!(line.rfind("hazardlab_", 0) == 0 || line.rfind("# HELP hazardlab_", 0) == 0 ||
+          line.rfind("# TYPE hazardlab_", 0) == 0))
+      return false;
+  }
+  return any;
+}
+
+}  // namespace
+
 void require_prometheus_folder(const fs::path& dir) {
   std::error_code ec;
   if (dir.empty() || !fs::is_directory(dir, ec)) {
     throw std::invalid_argument("--prometheus '" + dir.string() +
                                 "' is not a folder: name node_exporter's textfile-collector folder "
                                 "(--collector.textfile.directory), which must already exist");
+  }
+  const fs::path file = dir / kPrometheusFile;
+  const fs::file_status status = fs::symlink_status(file, ec);
+  if (!fs::exists(status)) return;
+  if (!fs::is_regular_file(status) || !written_by_hazardlab(file)) {
+    throw std::invalid_argument("--prometheus '" + dir.string() + "': " + file.string() +
+                                " exists and was not written by hazardlab (it holds more than hazardlab_ metrics, or "
+                                "is not a regular file); it is left as it is: move it, or name another folder");
   }
 }
 

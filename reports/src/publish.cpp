@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/folder_marker.hpp"
 #include "hazardlab/health_line.hpp"
 #include "hazardlab/prometheus.hpp"
 #include "hazardlab/result_store.hpp"
@@ -69,7 +70,7 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
     throw std::invalid_argument(run_dir.string() +
                                 " is not a folder; expected a run folder (<results root>/runs/<run-id>)");
   }
-  if (fs::exists(run_dir / kResultsRootMarker, ec)) {
+  if (carries_marker(run_dir, kResultsRootMarker)) {
     throw std::invalid_argument(run_dir.string() + " is a results root, not a run folder; give one of its runs: " +
                                 (run_dir / kRunsFolder).string() + "/<run-id>");
   }
@@ -111,12 +112,17 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   return built;
 }
 
+std::vector<OwnEntry> report_folder_entries() {
+  return {{std::string(kReportsMarker), OwnEntry::Kind::Marker},
+          {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kReportSetMarker},
+          {std::string(kCurrentLink), OwnEntry::Kind::LinkIntoRuns},
+          {std::string(kLatestLink), OwnEntry::Kind::LinkIntoRuns}};
+}
+
 PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
                              const ReportOptions& options) {
   const fs::path& out = options.out_dir;
-  claim_folder(
-      out, kReportsMarker, "report folder",
-      {std::string(kReportsMarker), std::string(kRunsFolder), std::string(kCurrentLink), std::string(kLatestLink)});
+  claim_folder(out, kReportsMarker, "report folder", report_folder_entries());
   const fs::path runs = out / kRunsFolder;
   std::error_code ec;
   fs::create_directories(runs, ec);
@@ -127,7 +133,7 @@ PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRec
   fs::create_directories(staging, ec);
   if (ec) throw std::runtime_error("cannot create " + staging.string() + ": " + ec.message());
   try {
-    write_file_atomically(staging / kReportSetMarker, "A report set written by hazardlab.\n");
+    write_marker(staging, kReportSetMarker, "A report set written by hazardlab.");  // renamed into place: same folder
     write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
     for (const GpuReport& r : reports) {
       const std::string stem = r.file_stem();
@@ -156,7 +162,7 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
   fs::path dir = fs::absolute(run_dir, ec).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();  // "runs/<id>/"
   const fs::path root = dir.parent_path().parent_path();
-  const bool in_root = fs::exists(root / kResultsRootMarker, ec);
+  const bool in_root = carries_marker(root, kResultsRootMarker);
   // The run still going (its owner alive) keeps its lock and its record: a second run must not
   // start beside it, and its record must not say it ended.
   const std::optional<LockHolder> holder = in_root ? read_run_lock(root) : std::nullopt;

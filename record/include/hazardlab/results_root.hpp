@@ -16,13 +16,28 @@ class FolderRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What hazardlab keeps in a folder of its own, by name and by kind. An entry with one of these names that is
+// not of that kind is not hazardlab's: a user's regular file named `latest`, a user's folder under `runs/`.
+struct OwnEntry {
+  enum class Kind {
+    Marker,          // a marker file (folder_marker.hpp)
+    Lock,            // a regular file
+    LinkIntoRuns,    // a symbolic link to runs/<name>
+    FolderOfMarked,  // a folder whose every entry is a folder carrying `child_marker` (or one on its way in)
+  };
+  std::string name;
+  Kind kind = Kind::Marker;
+  std::string_view child_marker = {};
+};
+
 // Makes `folder` hazardlab's: creates it (and its marker file `marker`) if it does not exist, or
-// adopts it if it is empty or already carries `marker`. Refuses `/`, the home folder, the current
-// folder, a path that is not a folder, and a folder holding anything but `allowed` entries.
-// `what` names the folder in messages ("results root", "report folder"). Changes nothing when it
-// refuses.
+// adopts it if it is empty or already carries `marker` made for it (folder_marker.hpp). Refuses `/`,
+// the home folder, the current folder, a path that is not a folder, a folder holding anything but
+// `allowed` entries, and an entry named as one of `allowed` that is not of its kind, even in a folder
+// that carries the marker. `what` names the folder in messages ("results root", "report folder").
+// Changes nothing when it refuses.
 void claim_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
-                  const std::vector<std::string>& allowed);
+                  const std::vector<OwnEntry>& allowed);
 
 // "" if `text` can name a folder given by a person, else why not: blank, or with spaces or control
 // characters at either end (HAZARDLAB_RESULTS_ROOT=" ", --results-root ''), a slip of the keyboard,
@@ -34,9 +49,9 @@ std::string folder_text_problem(std::string_view text);
 // for the other's.
 bool folders_overlap(const std::filesystem::path& a, const std::filesystem::path& b);
 
-// Removes the oldest subfolders of `parent` that carry `marker`, keeping the newest `keep` (by
-// name, which starts with the UTC start time) and every name in `protect`. Anything without the
-// marker is left alone. Returns the names removed.
+// Removes the oldest subfolders of `parent` that carry `marker` made for them, keeping the newest `keep`
+// (by name, which starts with the UTC start time) and every name in `protect`. Anything without the
+// marker, or with a marker made for another folder (a copy), is left alone. Returns the names removed.
 std::vector<std::string> prune_marked_folders(const std::filesystem::path& parent, std::string_view marker,
                                               std::size_t keep, const std::vector<std::string>& protect);
 

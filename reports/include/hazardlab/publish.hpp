@@ -16,11 +16,16 @@
 
 #include "hazardlab/report.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/results_root.hpp"
 
 namespace hazardlab {
 
 inline constexpr std::string_view kCurrentLink = "current";
 inline constexpr std::string_view kLatestLink = "latest";
+
+// What hazardlab keeps in a report folder, by name and kind (results_root.hpp's OwnEntry): its marker, runs/ of
+// marked report sets, and the current and latest links into runs/.
+std::vector<OwnEntry> report_folder_entries();
 inline constexpr std::size_t kDefaultKeepRuns = 20;  // HAZARDLAB_KEEP_RUNS
 
 struct ReportOptions {
