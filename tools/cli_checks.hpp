@@ -22,6 +22,17 @@ inline CLI::Validator folder_path() {
       "FOLDER");
 }
 
+// A value given on the command line: never empty or blank. `--profile ''` is a slip, not "not given", and
+// never falls back to a default.
+inline CLI::Validator not_blank() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        const bool blank = text.find_first_not_of(" \t\r\n") == std::string::npos;
+        return blank ? "'" + text + "' is not allowed; expected a value, not a blank" : std::string();
+      },
+      "TEXT");
+}
+
 inline CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
   return CLI::Validator(
       [min, max](std::string& text) -> std::string {

@@ -203,23 +203,33 @@ int main(int argc, char** argv) {
       ->add_option("--reports-dir", suite.reports_dir,
                    "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)")
       ->check(cli::folder_path());
-  run_cmd->add_option("--prometheus", suite.prometheus_dir,
-                      "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
-                      "HAZARDLAB_PROMETHEUS_DIR)");
+  run_cmd
+      ->add_option("--prometheus", suite.prometheus_dir,
+                   "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                   "HAZARDLAB_PROMETHEUS_DIR)")
+      ->check(cli::folder_path());
   std::string run_profile, soak_duration;
-  run_cmd->add_option("--profile", run_profile,
-                      "validation (every case, the default), health (a node health check, under a minute) or soak "
-                      "(verified copies for --duration); else HAZARDLAB_PROFILE");
-  run_cmd->add_option("--duration", soak_duration, "how long a soak runs: 90s, 10m, 2h (else HAZARDLAB_SOAK_DURATION)");
+  run_cmd
+      ->add_option("--profile", run_profile,
+                   "validation (every case, the default), health (a node health check, under a minute) or soak "
+                   "(verified copies for --duration); else HAZARDLAB_PROFILE")
+      ->check(cli::not_blank());
+  CLI::Option* duration_option =
+      run_cmd
+          ->add_option("--duration", soak_duration,
+                       "how long a soak runs: 90s, 10m, 2h, with --profile soak (else HAZARDLAB_SOAK_DURATION)")
+          ->check(cli::not_blank());
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
   report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
   fs::path prometheus_dir;
-  report_cmd->add_option("--prometheus", prometheus_dir,
-                         "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
-                         "HAZARDLAB_PROMETHEUS_DIR)");
+  report_cmd
+      ->add_option("--prometheus", prometheus_dir,
+                   "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
+                   "HAZARDLAB_PROMETHEUS_DIR)")
+      ->check(cli::folder_path());
 
   if (argc > 1 && argv[1][0] != '-') {
     try {
@@ -253,6 +263,12 @@ int main(int argc, char** argv) {
     }
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
+    // A duration is a soak's: given to another profile it would be recorded and ignored.
+    if (duration_option->count() > 0 && settings.profile != "soak") {
+      std::cerr << "hazardlab: --duration " << soak_duration << " applies only to --profile soak (this run's profile is "
+                << settings.profile << "); give --profile soak, or leave --duration out\n";
+      return 2;
+    }
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();
     (void)perf::thresholds_from_environment();

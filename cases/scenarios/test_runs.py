@@ -240,6 +240,14 @@ def bad_input_exits_2_everywhere(world):
         ([tool, "check", "--unchecked-exitcode", "+70", "--", "true"], {}, 2, "'+70' is not allowed"),
         ([tool, "check", "--sample", " 70", "--", "true"], {}, 2, "' 70' is not allowed"),
         ([tool, "check", "ls", "-la"], {}, 2, "put -- before the program"),
+        # An empty value is a slip, never "not given": no default soak, validation or metrics-less run.
+        ([tool, "run", "--profile", "soak", "--duration", ""], {}, 2, "--duration: '' is not allowed"),
+        ([tool, "run", "--profile", ""], {}, 2, "--profile: '' is not allowed"),
+        ([tool, "run", "--prometheus", ""], {}, 2, "--prometheus: '' is not allowed"),
+        ([tool, "report", "--run", world.root, "--out", world.reports, "--prometheus", " "], {}, 2,
+         "--prometheus: ' ' is not allowed"),
+        # A duration is a soak's: with another profile it is refused, not recorded and ignored.
+        ([tool, "run", "--duration", "90s"], {}, 2, "--duration 90s applies only to --profile soak"),
         ([tool, "check", "--", "true"], {"HL_CHECK_SAMPLE": "abc"}, 2, "HL_CHECK_SAMPLE"),
         ([tool, "check", "--", "true"], {"HL_CHECK_EVERY_OCCURRENCE": "maybe"}, 2, "HL_CHECK_EVERY_OCCURRENCE"),
     ]

@@ -257,3 +257,19 @@ TEST(RunLock, ALockLeftByAProcessThatIsGoneIsTakenOver) {
   EXPECT_TRUE(acquire_run_lock(other, {"remote", "another-host", 99999999, "earlier"}).acquired);
   EXPECT_FALSE(acquire_run_lock(other, {"mine", host_name(), ::getpid(), "now"}).acquired);
 }
+
+// A run record with a field of the wrong type names the field, not only the type it wanted.
+TEST(RunRecordFile, AWrongTypeNamesTheField) {
+  const fs::path dir = fresh_dir("wrong-type");
+  RunRecord run;
+  run.id = "20261101T000000Z-h-1";
+  nlohmann::json j = run;
+  j["host"] = 7;
+  std::ofstream(dir / "run.json") << j.dump();
+  try {
+    (void)load_run_record(dir);
+    ADD_FAILURE() << "a run record with a number for its id was read";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("/host"), std::string::npos) << e.what();
+  }
+}

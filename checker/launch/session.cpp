@@ -46,9 +46,15 @@ std::string resolve(const std::string& program) {
 struct LogFolder {
   fs::path path;
   LogFolder() {
-    std::string pattern = environment_value_given("TMPDIR").value_or("/tmp") + "/hazardlab-check-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr)
-      throw std::runtime_error("cannot make a log folder from " + pattern + ": " + std::strerror(errno));
+    const std::optional<std::string> tmpdir = environment_value_given("TMPDIR");
+    std::string pattern = tmpdir.value_or("/tmp") + "/hazardlab-check-XXXXXX";
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      const int err = errno;
+      const std::string what = "cannot make the checker's log folder in " +
+                               (tmpdir ? "TMPDIR='" + *tmpdir + "'" : std::string("/tmp")) + ": " + std::strerror(err);
+      if (tmpdir) throw CheckUsageError(what + " (set TMPDIR to a folder that exists and is writable)");
+      throw std::runtime_error(what);
+    }
     path = pattern;
   }
   ~LogFolder() {

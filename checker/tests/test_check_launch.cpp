@@ -193,6 +193,19 @@ TEST_F(Launcher, TheCheckersOwnFailureMakesTheRunNotChecked) {
   EXPECT_NE(err.str().find("error of its own"), std::string::npos) << err.str();
 }
 
+TEST_F(Launcher, ATmpdirThatDoesNotExistIsNamedAsBadInput) {
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}));
+  const std::string missing = (dir / "no-such-folder").string();
+  ::setenv("TMPDIR", missing.c_str(), 1);
+  try {
+    run_check(options, err);
+    ADD_FAILURE() << "a TMPDIR that does not exist was not refused";
+  } catch (const CheckUsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("TMPDIR='" + missing + "'"), std::string::npos) << e.what();
+  }
+  ::unsetenv("TMPDIR");
+}
+
 TEST_F(Launcher, TheLogFolderIsRemovedButNothingOfTheProgramsInIt) {
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
           "echo mine > \"$" + std::string(setting::kCheckLogFolder.name) + "/keep.txt\"; echo \"$" + std::string(setting::kCheckLogFolder.name) +

@@ -2,7 +2,9 @@
 
 #include "hazardlab/folder_marker.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -72,7 +74,11 @@ void require_run_folder(const std::filesystem::path& run_dir) {
 
 std::string read_text_file(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path.string());
+  if (!in) {
+    // Missing, or there but unreadable: the reason says which.
+    const int err = errno;
+    throw std::runtime_error("cannot open " + path.string() + ": " + std::strerror(err));
+  }
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();

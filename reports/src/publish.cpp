@@ -78,7 +78,12 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
     throw std::invalid_argument(run_dir.string() + " is a published report set, not a run folder; give the run "
                                 "folder under the results root (<results root>/runs/<run-id>)");
   }
-  if (!fs::exists(run_dir / kRunRecordFile, ec)) {
+  const bool has_record = fs::exists(run_dir / kRunRecordFile, ec);
+  if (ec) {
+    throw std::runtime_error("cannot read the run record " + (run_dir / kRunRecordFile).string() + ": " +
+                             ec.message());
+  }
+  if (!has_record) {
     throw std::runtime_error("the run folder " + run_dir.string() +
                              " has no run record: the run did not start (its session-start failed or was refused)");
   }

@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The node health scripts (Slurm's HealthCheckProgram and NHC's check) with a stand-in scontrol and a stand-in
+hazardlab: a node is drained only for a reason that names the cause, and never by a slip such as `--help`."""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HEALTH = pathlib.Path(__file__).resolve().parents[2] / "tools" / "health"
+
+
+class Node:
+    """A stand-in node: scontrol logs what it was asked; hazardlab prints `said` and exits `status`."""
+
+    def __init__(self, tmp, said="hazardlab: PASS: 1 GPU", status=0):
+        self.tmp = pathlib.Path(tmp)
+        self.log = self.tmp / "scontrol.log"
+        scontrol = self.tmp / "scontrol"
+        scontrol.write_text(f'#!/bin/sh\necho "$*" >> {self.log}\n')
+        scontrol.chmod(0o755)
+        self.hazardlab = self.tmp / "hazardlab"
+        self.hazardlab.write_text(f"#!/bin/sh\nprintf '%s\\n' '{said}'\nexit {status}\n")
+        self.hazardlab.chmod(0o755)
+        self.env = {"PATH": os.environ["PATH"], "SCONTROL": str(scontrol), "SLURMD_NODENAME": "n1",
+                    "HAZARDLAB_HEALTH_CONFIG": str(self.config(""))}
+
+    def config(self, text, name="health.conf"):
+        path = self.tmp / name
+        path.write_text(f"HAZARDLAB_BIN={self.hazardlab}\nHAZARDLAB_HEALTH_DIR={self.tmp / 'health'}\n" + text)
+        return path
+
+    def check(self, *args, config=None):
+        env = dict(self.env)
+        if config is not None:
+            env["HAZARDLAB_HEALTH_CONFIG"] = str(config)
+        run = subprocess.run(["bash", str(HEALTH / "hazardlab-health-check"), *args], env=env, capture_output=True,
+                             text=True, timeout=60)
+        return run.returncode, run.stdout + run.stderr, self.log.read_text() if self.log.exists() else ""
+
+
+class HealthCheckProgram(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_any_argument_prints_usage_and_touches_nothing(self):
+        node = Node(self.tmp.name, said="hazardlab: gpu0 FAIL: x", status=1)
+        for args in (["--help"], ["-h"], ["now"]):
+            rc, out, scontrol = node.check(*args)
+            self.assertEqual(rc, 2, out)
+            self.assertIn("takes no arguments", out)
+            self.assertIn("HealthCheckProgram", out)
+            self.assertEqual(scontrol, "", "the node was touched")
+            self.assertFalse((pathlib.Path(self.tmp.name) / "health").exists(), "the check ran")
+
+    def test_a_failing_node_is_drained_with_the_verdict(self):
+        node = Node(self.tmp.name, said="hazardlab: gpu0 (0000:41:00.0) FAIL: h2d", status=1)
+        rc, out, scontrol = node.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("State=DRAIN Reason=hazardlab: gpu0 (0000:41:00.0) FAIL: h2d", scontrol)
+
+    def test_a_config_file_that_does_not_exist_drains_naming_it(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check(config=pathlib.Path(self.tmp.name) / "missing.conf")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("missing.conf cannot be read", scontrol)
+
+    def test_a_setting_the_script_does_not_read_is_refused_by_name(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check(config=node.config("HAZARDLAB_HEALTH_TIMOUT=30\n"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("'HAZARDLAB_HEALTH_TIMOUT=30' is not a setting", scontrol)
+
+    def test_a_timeout_of_zero_or_junk_never_turns_the_hang_limit_off(self):
+        node = Node(self.tmp.name)
+        for value in ("0", "abc", "-5", "99999", ""):
+            rc, out, scontrol = node.check(config=node.config(f"HAZARDLAB_HEALTH_TIMEOUT={value}\n"))
+            self.assertEqual(rc, 1, out)
+            self.assertIn(f"HAZARDLAB_HEALTH_TIMEOUT='{value}'", scontrol)
+
+    def test_a_missing_hazardlab_drains_naming_it(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check(config=node.config("HAZARDLAB_BIN=/no/such/hazardlab\n"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("HAZARDLAB_BIN=/no/such/hazardlab was not found", scontrol)
+
+    def test_a_failed_metrics_write_after_a_pass_is_the_reason_not_the_pass(self):
+        said = "hazardlab: PASS: 1 GPU'; echo 'hazardlab-report: cannot write /prom/hazardlab.prom: No space"
+        node = Node(self.tmp.name, said=said, status=1)
+        rc, out, scontrol = node.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("cannot write /prom/hazardlab.prom", scontrol)
+        self.assertNotIn("Reason=hazardlab: PASS", scontrol)
+
+    def test_a_healthy_node_is_left_as_it_is(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check()
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn("DRAIN", scontrol)
+
+
+class NhcCheck(unittest.TestCase):
+    def test_an_argument_fails_the_check_and_runs_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = (f'die() {{ echo "die $*"; }}\n. {HEALTH / "hazardlab.nhc"}\n'
+                      f'HAZARDLAB_BIN=/bin/false HAZARDLAB_HEALTH_DIR={tmp}/h check_hazardlab --all; echo "rc=$?"')
+            run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60)
+            self.assertIn("check_hazardlab takes no arguments (given: --all)", run.stdout)
+            self.assertIn("rc=1", run.stdout)
+            self.assertFalse(pathlib.Path(tmp, "h").exists(), "the check ran")
+
+
+if __name__ == "__main__":
+    unittest.main()
