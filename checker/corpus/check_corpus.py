@@ -155,7 +155,8 @@ def sample_folders(checkout):
             if os.path.isfile(lists):
                 with open(lists, errors="replace") as f:
                     text = f.read()
-                for target in re.findall(r"add_executable\(\s*([A-Za-z0-9_]+)", text):
+                # The target may be named otherwise than its folder (7_libNVVM/device-side-launch builds dsl).
+                for target in re.findall(r"add_executable\(\s*([A-Za-z0-9_.+-]+)[\s)]", text):
                     samples[target] = (category, folder)
     if not samples:
         raise BadInput(f"--corpus cuda-samples={checkout!r}: no sample found under Samples/")
@@ -192,8 +193,8 @@ def build_cuda_samples(checkout, work, jobs, arch):
     return build, configure.stdout + configure.stderr, built.stdout + built.stderr
 
 
-def executable_of(build, category, name):
-    path = os.path.join(build, "Samples", category, name, name)
+def executable_of(build, category, name, folder):
+    path = os.path.join(build, "Samples", category, os.path.basename(folder), name)
     return path if os.path.isfile(path) and os.access(path, os.X_OK) else None
 
 
@@ -380,7 +381,7 @@ def programs_of(kind, checkout, programs, args, expectations):
             if not args.only_re.search(name):
                 continue
             expected = listed.get(name, {})
-            exe = executable_of(build, category, name)
+            exe = executable_of(build, category, name, folder)
             if exe is None:
                 excluded.append((name, why_not_built(name, configure_log, build_log)))
                 continue

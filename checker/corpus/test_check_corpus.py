@@ -95,6 +95,24 @@ class BadInput(unittest.TestCase):
         check_corpus.load_expectations(os.path.join(HERE, "expectations.json"))
 
 
+class Samples(unittest.TestCase):
+    def test_a_target_named_otherwise_than_its_folder_is_found_where_it_is_built(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for folder, target in (("device-side-launch", "dsl"), ("cuda-c-linking", "cuda-c-linking")):
+                os.makedirs(os.path.join(tmp, "Samples", "7_libNVVM", folder))
+                with open(os.path.join(tmp, "Samples", "7_libNVVM", folder, "CMakeLists.txt"), "w") as f:
+                    f.write(f"add_executable({target} main.c)\n")
+                built = os.path.join(tmp, "build", "Samples", "7_libNVVM", folder)
+                os.makedirs(built)
+                with open(os.path.join(built, target), "w") as f:
+                    f.write("")
+                os.chmod(os.path.join(built, target), 0o755)
+            found = check_corpus.sample_folders(tmp)
+            self.assertEqual(sorted(found), ["cuda-c-linking", "dsl"])
+            for name, (category, folder) in found.items():
+                self.assertIsNotNone(check_corpus.executable_of(os.path.join(tmp, "build"), category, name, folder), name)
+
+
 class Masking(unittest.TestCase):
     def test_times_rates_and_addresses_are_masked_and_results_are_not(self):
         masks = [re.compile(m) for m in check_corpus.DEFAULT_MASKS]
