@@ -73,7 +73,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", options.out_dir, "the report folder")->required()->check(cli::folder_path());
   app.add_flag("--require-gpu", options.require_gpu, "a run without a GPU, or a partial run, fails");
   app.add_option("--prometheus", options.prometheus_dir,
-                 "node_exporter's textfile-collector folder: write hazardlab.prom there (atomically)");
+                 "node_exporter's textfile-collector folder: write hazardlab.prom there (atomically)")
+      ->check(cli::folder_path());
   app.add_option("--keep", options.keep_runs,
                  "report sets kept in the report folder, newest first, besides current and latest (default 20); the "
                  "oldest beyond it are removed and named. Run folders are never removed by a report")
