@@ -37,8 +37,17 @@ endif()
 install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.schema.json
               reports/schema/check-report.schema.json
               record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)
-install(FILES README.md reports/SCHEMA.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(FILES hazards/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME hazards.md)
+# The documents keep their places relative to each other, so that their links work installed as in the tree
+# (cases/lint/test_doc_links.py checks both); SCHEMA.md's schemas are beside it as in the tree.
+install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+foreach(page IN ITEMS reports/SCHEMA.md hazards/README.md conformance/README.md lessons/README.md checker/README.md
+                      checker/corpus/README.md reports/schema/gpu-report.schema.json
+                      reports/schema/fleet-report.schema.json reports/schema/check-report.schema.json
+                      record/schema/run-record.schema.json)
+  get_filename_component(folder ${page} DIRECTORY)
+  install(FILES ${page} DESTINATION ${CMAKE_INSTALL_DOCDIR}/${folder})
+endforeach()
 install(PROGRAMS tools/slurm/hazardlab-fleet.sbatch DESTINATION ${CMAKE_INSTALL_DOCDIR}/slurm)
 install(PROGRAMS tools/health/hazardlab-health-check DESTINATION ${CMAKE_INSTALL_DOCDIR}/health)
 install(FILES tools/health/hazardlab.nhc tools/health/hazardlab-health.default DESTINATION ${CMAKE_INSTALL_DOCDIR}/health)

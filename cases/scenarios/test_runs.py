@@ -384,6 +384,13 @@ def installed_suite_runs_outside_any_tree(world):
                     "share/hazardlab/schema/gpu-report.schema.json",
                     "share/hazardlab/schema/check-report.schema.json"):
         check((prefix / program).exists(), f"the install lacks {program}")
+    # The installed documents keep their places relative to each other: every link works installed too.
+    docs = prefix / "share/doc/hazardlab"
+    p = subprocess.run([sys.executable, str(pathlib.Path(world.args.source_dir) / "cases/lint/test_doc_links.py"),
+                        str(docs)], text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    check(p.returncode == 0, "links of the installed documents:\n" + p.stdout)
+    check((docs / "docs/settings.md").exists() and (docs / "checker/README.md").exists(),
+          "the installed documents lack docs/ or checker/README.md")
     # The installed checker finds its library; a program that never starts CUDA is never called clean.
     p = subprocess.run([str(prefix / "bin/hazardlab"), "check", "--", "/bin/true"], timeout=60, text=True,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -199,8 +199,8 @@ TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {
   EXPECT_TRUE(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=1"}).soak_inject_fault);
 }
 
-// The README's settings table is the declaration as a user reads it: the same names, defaults and
-// meanings, row for row (README.md, "Settings").
+// The settings page's table is the declaration as a user reads it: the same names, defaults and
+// meanings, row for row (docs/settings.md).
 std::map<std::string, std::pair<std::string, std::string>> readme_settings_table(const std::string& readme) {
   std::map<std::string, std::pair<std::string, std::string>> rows;
   std::ifstream in(readme);
@@ -220,19 +220,19 @@ std::map<std::string, std::pair<std::string, std::string>> readme_settings_table
 }
 
 TEST(Settings, TheReadmeTableIsTheDeclaration) {
-  const auto rows = readme_settings_table(HAZARDLAB_SOURCE_DIR "/README.md");
-  ASSERT_FALSE(rows.empty()) << "no settings table found in README.md";
+  const auto rows = readme_settings_table(HAZARDLAB_SOURCE_DIR "/docs/settings.md");
+  ASSERT_FALSE(rows.empty()) << "no settings table found in docs/settings.md";
   for (const SettingDeclaration& d : declared_settings()) {
     const auto row = rows.find(std::string(d.name));
     if (row == rows.end()) {
-      ADD_FAILURE() << d.name << " is declared but has no row in README.md's settings table";
+      ADD_FAILURE() << d.name << " is declared but has no row in docs/settings.md's settings table";
       continue;
     }
     EXPECT_EQ(row->second.first, d.default_text) << d.name << ": the README's default is not the declared one";
     EXPECT_EQ(row->second.second, d.help) << d.name << ": the README's meaning is not the declared help";
   }
   for (const auto& [name, row] : rows) {
-    EXPECT_TRUE(is_declared_setting(name)) << name << " is in README.md's settings table but declared nowhere";
+    EXPECT_TRUE(is_declared_setting(name)) << name << " is in docs/settings.md's settings table but declared nowhere";
   }
 }
 
