@@ -2,7 +2,10 @@
 // Checks of command-line values shared by hazardlab and hazardlab-report, so that an option means
 // the same in both: folders that are not blank, numbers read by the one strict parser
 // (hazardlab/strict_number.hpp). CLI11 prints the message and the tools exit 2.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <cstdint>
 #include <string>
 
@@ -31,6 +34,19 @@ inline CLI::Validator not_blank() {
         return blank ? "'" + text + "' is not allowed; expected a value, not a blank" : std::string();
       },
       "TEXT");
+}
+
+// A program to run: an existing file this user may execute (a text file given by mistake is refused here,
+// not when ctest first tries to run it).
+inline CLI::Validator executable_file() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        std::error_code ec;
+        if (!std::filesystem::is_regular_file(text, ec) || ::access(text.c_str(), X_OK) != 0)
+          return "'" + text + "' is not allowed; expected an executable file";
+        return {};
+      },
+      "PROGRAM");
 }
 
 inline CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {

@@ -171,9 +171,9 @@ int main(int argc, char** argv) {
       ->required()
       ->check(cli::folder_path());
   manifest_cmd->add_option("--cases", manifest.cases, "the hazardlab-cases the plan runs (else the one beside this)")
-      ->check(CLI::ExistingFile);
+      ->check(cli::executable_file());
   manifest_cmd->add_option("--perf", manifest.perf, "the hazardlab-perf the plan runs (else the one beside this)")
-      ->check(CLI::ExistingFile);
+      ->check(cli::executable_file());
   manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
                          "when it fails, still list the GPUs and cases (the registration's call; its failing "
                          "tests leave it out and print only the error)");

@@ -15,6 +15,8 @@
 #include <iostream>
 
 #include "cli_checks.hpp"
+#include "hazardlab/setting_source.hpp"
+#include "hazardlab/settings_table.hpp"
 #include "hazardlab/fleet.hpp"
 #include "hazardlab/publish.hpp"
 
@@ -86,7 +88,21 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
+    // As `hazardlab report`: the setting when the option is not given, read (and refused) by its declaration.
+    if (options.prometheus_dir.empty()) {
+      const SettingSource source = SettingSource::from_environment();
+      if (const std::string* dir = source.text(setting::kPrometheusDir)) {
+        if (const std::string problem = folder_text_problem(*dir); !problem.empty()) {
+          std::cerr << "hazardlab-report: " << setting::kPrometheusDir.name << "='" << *dir << "': " << problem << '\n';
+          return 2;
+        }
+        options.prometheus_dir = *dir;
+      }
+    }
     return report_run(run_dir, options, std::cout, std::cerr);
+  } catch (const SettingsError& e) {
+    std::cerr << "hazardlab-report: bad setting: " << e.what() << '\n';
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "hazardlab-report: " << e.what() << '\n';
     return 1;

@@ -96,6 +96,44 @@ class HealthCheckProgram(unittest.TestCase):
         self.assertIn("cannot write /prom/hazardlab.prom", scontrol)
         self.assertNotIn("Reason=hazardlab: PASS", scontrol)
 
+    def test_a_config_that_is_a_folder_drains_naming_it(self):
+        node = Node(self.tmp.name)
+        folder = pathlib.Path(self.tmp.name) / "config-folder"
+        folder.mkdir()
+        rc, out, scontrol = node.check(config=folder)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("config-folder is not a file", scontrol)
+
+    def test_a_config_line_is_read_never_run(self):
+        node = Node(self.tmp.name)
+        injected = pathlib.Path(self.tmp.name) / "INJECTED"
+        rc, out, scontrol = node.check(config=node.config(f"HAZARDLAB_PROMETHEUS_DIR=/x; touch {injected}\n"))
+        self.assertEqual(rc, 1, out)
+        self.assertFalse(injected.exists(), "a line of the config was run")
+        self.assertIn("a value is a path or a number, not a command", scontrol)
+
+    def test_windows_line_ends_are_named(self):
+        node = Node(self.tmp.name)
+        path = pathlib.Path(self.tmp.name) / "crlf.conf"
+        path.write_bytes(f"HAZARDLAB_BIN={node.hazardlab}\r\n".encode())
+        rc, out, scontrol = node.check(config=path)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("carriage return", scontrol)
+
+    def test_a_health_folder_of_someone_elses_files_is_never_written_into(self):
+        node = Node(self.tmp.name)
+        mine = pathlib.Path(self.tmp.name) / "mine"
+        mine.mkdir()
+        (mine / "notes.txt").write_text("mine")
+        (mine / "last-run.log").write_text("my log")
+        config = node.config("")
+        config.write_text(f"HAZARDLAB_BIN={node.hazardlab}\nHAZARDLAB_HEALTH_DIR={mine}\n")
+        rc, out, scontrol = node.check(config=config)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("holds files the health check did not write (notes.txt)", scontrol)
+        self.assertEqual((mine / "last-run.log").read_text(), "my log")
+        self.assertEqual(sorted(p.name for p in mine.iterdir()), ["last-run.log", "notes.txt"])
+
     def test_a_healthy_node_is_left_as_it_is(self):
         node = Node(self.tmp.name)
         rc, out, scontrol = node.check()

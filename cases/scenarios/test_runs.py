@@ -235,6 +235,10 @@ def bad_input_exits_2_everywhere(world):
         ([perf, "--device", "none", "--part", "everything"], {}, 2, "--part"),
         ([perf, "--device", "-1", "--part", "overlap"], {}, 2, "--device '-1'"),
         ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports], {}, 1, "no run folder"),
+        # hazardlab-report reads HAZARDLAB_PROMETHEUS_DIR as `hazardlab report` does, and refuses a slip in it.
+        ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports],
+         {"HAZARDLAB_PROMETHEUS_DIR": "P "}, 2, "HAZARDLAB_PROMETHEUS_DIR='P '"),
+        (manifest + ["--cases", world.root / "mine.txt"], {}, 2, "expected an executable file"),
         # `hazardlab check` reads its numbers as every other option does, and says where the program goes.
         ([tool, "check", "--error-exitcode", "0x46", "--", "true"], {}, 2, "'0x46' is not allowed"),
         ([tool, "check", "--unchecked-exitcode", "+70", "--", "true"], {}, 2, "'+70' is not allowed"),
@@ -246,17 +250,27 @@ def bad_input_exits_2_everywhere(world):
         ([tool, "run", "--prometheus", ""], {}, 2, "--prometheus: '' is not allowed"),
         ([tool, "report", "--run", world.root, "--out", world.reports, "--prometheus", " "], {}, 2,
          "--prometheus: ' ' is not allowed"),
+        # A report never replaces a link, the program being checked, or a file it could not write.
+        ([tool, "check", "--json", world.root / "report-link.json", "--", "true"], {}, 2, "is a symbolic link"),
+        ([tool, "check", "--json", world.root / "program", "--", world.root / "program"], {}, 2,
+         "is the program to check"),
         # A duration is a soak's: with another profile it is refused, not recorded and ignored.
         ([tool, "run", "--duration", "90s"], {}, 2, "--duration 90s applies only to --profile soak"),
         ([tool, "check", "--", "true"], {"HL_CHECK_SAMPLE": "abc"}, 2, "HL_CHECK_SAMPLE"),
         ([tool, "check", "--", "true"], {"HL_CHECK_EVERY_OCCURRENCE": "maybe"}, 2, "HL_CHECK_EVERY_OCCURRENCE"),
     ]
+    (world.root / "mine.txt").write_text("mine")
+    os.symlink("mine.txt", world.root / "report-link.json")
+    shutil.copy("/bin/true", world.root / "program")
     for command, env, expected, says in expectations:
         rc, out = world.run(command, env)
         shown = " ".join(f"{k}={v}" for k, v in env.items()) + " " + " ".join(str(c) for c in command[1:])
         check(rc == expected, f"`{shown}` exited {rc}, not {expected}:\n{out}")
         check(says in out, f"`{shown}` does not say '{says}':\n{out}")
     check(not world.reports.exists(), "a failed command wrote reports")
+    check((world.root / "mine.txt").read_text() == "mine" and os.path.islink(world.root / "report-link.json"),
+          "a report replaced the user's link")
+    check(open(world.root / "program", "rb").read() == open("/bin/true", "rb").read(), "a report overwrote the program")
 
     # Through ctest: a bad setting is one loud failing test, never a run of nothing.
     rc, out = world.ctest(extra_env={"HAZARDLAB_SANITIZE": "garbage"})

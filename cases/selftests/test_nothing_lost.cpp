@@ -323,3 +323,37 @@ TEST(NothingLost, MergeNeverOverwritesACopiedFleetFolder) {
   EXPECT_EQ(read_text_file(base / "fleet-kept" / "fleet.json"), kept);
   EXPECT_EQ(merge({run}, base / "fleet", &printed), 0) << printed;  // the original stays hazardlab's
 }
+
+// A run folder's run.json, or a fleet folder's fleet.json, that is a link to a user's file: hazardlab writes
+// them back, and would turn the link into a file. Refused, the link kept.
+TEST(NothingLost, ALinkInPlaceOfAFileHazardlabWritesIsNeverReplaced) {
+  const fs::path base = fresh_dir("links-kept");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  fs::copy_file(run / "run.json", base / "mine.json");
+  fs::remove(run / "run.json");
+  fs::create_symlink(base / "mine.json", run / "run.json");
+  std::string printed;
+  EXPECT_EQ(report(run, base / "reports", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a symbolic link"), std::string::npos) << printed;
+  EXPECT_TRUE(fs::is_symlink(run / "run.json"));
+
+  const fs::path good = write_run_folder(base / "results2", run_named("20261101T000000Z-h-2"));
+  ASSERT_EQ(merge({good}, base / "fleet", &printed), 0) << printed;
+  fs::remove(base / "fleet" / "fleet.json");
+  fs::create_symlink(base / "mine.json", base / "fleet" / "fleet.json");
+  EXPECT_EQ(merge({good}, base / "fleet", &printed), 2) << printed;
+  EXPECT_TRUE(fs::is_symlink(base / "fleet" / "fleet.json"));
+  // And the one writer every file goes through refuses too.
+  EXPECT_THROW(write_file_atomically(base / "fleet" / "fleet.json", "x"), std::runtime_error);
+}
+
+TEST(NothingLost, AReportOrFleetFolderInsideTheRunFolderIsRefused) {
+  const fs::path base = fresh_dir("nested-out");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::string printed;
+  EXPECT_EQ(report(run, run / "rep", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("one inside the other"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(run / "rep"));
+  EXPECT_EQ(merge({run}, run / "fleet", &printed), 2) << printed;
+  EXPECT_FALSE(fs::exists(run / "fleet"));
+}

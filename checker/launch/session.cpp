@@ -151,6 +151,16 @@ void validate(const CheckOptions& options) {
     const fs::path parent = file->path.parent_path().empty() ? fs::path(".") : file->path.parent_path();
     if (!fs::is_directory(parent)) throw CheckUsageError(what + ": the folder " + parent.string() + " does not exist");
     if (fs::is_directory(file->path)) throw CheckUsageError(what + ": is a folder; give a file name");
+    // A report replaces the file it names; never a link (it would become a file, the link lost), never the
+    // program being checked, and never where it could not be written (said before the program runs).
+    std::error_code ec;
+    if (fs::is_symlink(fs::symlink_status(file->path, ec)))
+      throw CheckUsageError(what + ": is a symbolic link; hazardlab writes a report only as a file of its own name");
+    const std::string program = resolve(options.command.front());
+    if (!program.empty() && fs::exists(file->path, ec) && fs::equivalent(file->path, program, ec))
+      throw CheckUsageError(what + ": is the program to check; give the report another name");
+    if (::access(parent.c_str(), W_OK | X_OK) != 0)
+      throw CheckUsageError(what + ": the folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
     for (auto earlier = files.begin(); earlier != file; ++earlier)
       if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
         throw CheckUsageError(what + ": the same file as " + earlier->option + "; give each report its own file");

@@ -18,6 +18,12 @@ namespace {
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
+  // Only a file is replaced: a link (or anything else) in its place is not hazardlab's to turn into a file.
+  const std::filesystem::file_status there = std::filesystem::symlink_status(path, ec);
+  if (std::filesystem::exists(there) && !std::filesystem::is_regular_file(there))
+    throw std::runtime_error("will not write " + path.string() + ": it is " +
+                             (std::filesystem::is_symlink(there) ? "a symbolic link" : "not a regular file") +
+                             ", and hazardlab replaces only files; it is left as it is");
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
 

@@ -26,7 +26,17 @@ void require_fleet_folder(const fs::path& out_dir) {
   if (!fs::is_directory(out_dir, ec)) {
     throw std::invalid_argument("the output folder " + out_dir.string() + " is not a folder; " + kOutExpected);
   }
-  if (carries_marker(out_dir, kFleetMarker)) return;
+  if (carries_marker(out_dir, kFleetMarker)) {
+    // Its own files are replaced: a link or a folder in their place is not its own.
+    for (const auto& entry : fs::directory_iterator(out_dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("fleet.", 0) == 0 && (entry.is_symlink() || !entry.is_regular_file()))
+        throw std::invalid_argument("the output folder " + out_dir.string() + " holds " + entry.path().string() +
+                                    ", which is not a file the fleet report wrote (a link or a folder); it is left "
+                                    "as it is: " + kOutExpected);
+    }
+    return;
+  }
   std::vector<std::string> held;
   for (const auto& entry : fs::directory_iterator(out_dir, ec)) held.push_back(entry.path().filename().string());
   if (ec) throw std::invalid_argument("cannot read the output folder " + out_dir.string() + ": " + ec.message());
@@ -87,6 +97,10 @@ int merge_command(const std::vector<fs::path>& runs, const FleetOptions& options
   std::vector<fs::path> written;
   try {
     require_fleet_folder(options.out_dir);  // before reading anything: a refusal costs nothing
+    for (const fs::path& run : runs)
+      if (fs::exists(run) && folders_overlap(run, options.out_dir))
+        throw std::invalid_argument("the output folder " + options.out_dir.string() + " and the run folder " +
+                                    run.string() + " are one inside the other; give the fleet report a folder of its own");
     report = merge_runs(runs, options);
     written = write_fleet_report(report, options.out_dir);
   } catch (const std::invalid_argument& e) {

@@ -78,6 +78,10 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
     throw std::invalid_argument(run_dir.string() + " is a published report set, not a run folder; give the run "
                                 "folder under the results root (<results root>/runs/<run-id>)");
   }
+  if (fs::is_symlink(fs::symlink_status(run_dir / kRunRecordFile, ec)))
+    throw std::invalid_argument("the run record " + (run_dir / kRunRecordFile).string() +
+                                " is a symbolic link, not the file hazardlab wrote; the report writes it back, so it "
+                                "refuses: give a run folder as hazardlab made it");
   const bool has_record = fs::exists(run_dir / kRunRecordFile, ec);
   if (ec) {
     throw std::runtime_error("cannot read the run record " + (run_dir / kRunRecordFile).string() + ": " +
@@ -181,6 +185,12 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
     }
   } release{root, dir.filename().string(), holder_ended};
 
+  // A report folder inside the run folder (or around it) would write into the record it reports, or prune it.
+  if (!options.out_dir.empty() && fs::exists(run_dir, ec) && folders_overlap(run_dir, options.out_dir)) {
+    err << "hazardlab: the report folder " << options.out_dir.string() << " and the run folder " << run_dir.string()
+        << " are one inside the other; give the reports a folder of their own (--out); no report written\n";
+    return 2;
+  }
   if (!options.prometheus_dir.empty()) {
     try {
       require_prometheus_folder(options.prometheus_dir);
