@@ -104,6 +104,14 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
       absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
   plan.place.reports_dir =
       absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir);
+  // Said at registration, not at the run's first test: a file where a folder must be is a slip.
+  for (const auto& [folder, what] : {std::pair{plan.place.results_root, "results root (HAZARDLAB_RESULTS_ROOT)"},
+                                     std::pair{plan.place.reports_dir, "report folder (HAZARDLAB_REPORTS_DIR)"}}) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(folder, ec)) && !fs::is_directory(folder, ec))
+      throw std::invalid_argument("the " + std::string(what) + " " + folder.string() +
+                                  " is not a folder; hazardlab writes only into a folder of its own");
+  }
   if (folders_overlap(plan.place.results_root, plan.place.reports_dir)) {
     throw std::invalid_argument("the results root " + plan.place.results_root.string() + " and the report folder " +
                                 plan.place.reports_dir.string() + " are the same folder or one inside the other; give "

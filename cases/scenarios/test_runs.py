@@ -239,6 +239,7 @@ def bad_input_exits_2_everywhere(world):
         ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports],
          {"HAZARDLAB_PROMETHEUS_DIR": "P "}, 2, "HAZARDLAB_PROMETHEUS_DIR='P '"),
         (manifest + ["--cases", world.root / "mine.txt"], {}, 2, "expected an executable file"),
+        (manifest, {"HAZARDLAB_RESULTS_ROOT": str(world.root / "mine.txt")}, 2, "is not a folder"),
         # `hazardlab check` reads its numbers as every other option does, and says where the program goes.
         ([tool, "check", "--error-exitcode", "0x46", "--", "true"], {}, 2, "'0x46' is not allowed"),
         ([tool, "check", "--unchecked-exitcode", "+70", "--", "true"], {}, 2, "'+70' is not allowed"),
