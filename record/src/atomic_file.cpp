@@ -30,7 +30,12 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
   const std::filesystem::path tmp =
       dir / ("." + path.filename().string() + ".tmp." + std::to_string(static_cast<long>(::getpid())));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("create", tmp, errno);
+  if (fd < 0) {
+    // Named by the file asked for and its folder, not by the temporary beside it.
+    const int err = errno;
+    throw std::runtime_error("cannot write " + path.string() + ": its folder " + dir.string() + " cannot be written (" +
+                             std::strerror(err) + ")");
+  }
   std::size_t written = 0;
   while (written < contents.size()) {
     const ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);

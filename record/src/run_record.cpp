@@ -171,10 +171,17 @@ void store_run_record(const std::filesystem::path& run_dir, const RunRecord& r) 
 RunRecord load_run_record(const std::filesystem::path& run_dir) {
   const auto path = run_dir / kRunRecordFile;
   nlohmann::json j;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw std::invalid_argument("the run record " + path.string() + " is a folder, not the file hazardlab writes");
+  const std::string text = read_text_file(path);  // missing or unreadable: says which
   try {
-    j = nlohmann::json::parse(read_text_file(path));
-  } catch (const std::exception& e) {
-    throw std::runtime_error("cannot read the run record " + path.string() + ": " + e.what());
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // A record cut short (a full disk, a copy interrupted) or not hazardlab's: bad input, said as such.
+    throw std::invalid_argument("the run record " + path.string() + " is not whole JSON (" +
+                                (text.empty() ? std::string("it is empty") : std::to_string(text.size()) + " bytes") +
+                                "; cut short by a full disk or an interrupted copy?): " + e.what());
   }
   // A newer program may have changed what the fields mean: read it with that program, never guess.
   const auto v = j.is_object() ? j.find("schema_version") : j.end();

@@ -3,6 +3,10 @@
 // and a counter would restart at every run.
 #include "hazardlab/prometheus.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include <algorithm>
@@ -220,6 +224,11 @@ void require_prometheus_folder(const fs::path& dir) {
     throw std::invalid_argument("--prometheus '" + dir.string() +
                                 "' is not a folder: name node_exporter's textfile-collector folder "
                                 "(--collector.textfile.directory), which must already exist");
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    const int err = errno;
+    throw std::invalid_argument("--prometheus '" + dir.string() + "' cannot be written (" + std::strerror(err) +
+                                ")");
   }
   const fs::path file = dir / kPrometheusFile;
   const fs::file_status status = fs::symlink_status(file, ec);

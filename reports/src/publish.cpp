@@ -140,7 +140,7 @@ PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRec
   const fs::path staging = runs / ("." + run.id + ".staging." + std::to_string(::getpid()));
   fs::remove_all(staging, ec);
   fs::create_directories(staging, ec);
-  if (ec) throw std::runtime_error("cannot create " + staging.string() + ": " + ec.message());
+  if (ec) throw std::runtime_error("cannot write the report set into " + runs.string() + ": " + ec.message());
   try {
     write_marker(staging, kReportSetMarker, "A report set written by hazardlab.");  // renamed into place: same folder
     write_file_atomically(staging / kRunRecordFile, nlohmann::json(run).dump(2) + "\n");
