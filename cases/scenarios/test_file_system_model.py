@@ -63,6 +63,16 @@ def start_run(tool, root, run_id, env=None):
     return os.path.join(root, "runs", run_id)
 
 
+def remove_scratch(top):
+    """Removes a scratch folder of this test's, read-only entries included (never a link's target)."""
+    for folder, dirs, files in os.walk(top):
+        for name in dirs + files:
+            path = os.path.join(folder, name)
+            if not os.path.islink(path):
+                os.chmod(path, 0o755)
+    shutil.rmtree(top, ignore_errors=True)
+
+
 # ---- a snapshot of every entry under a folder ----------------------------------------------------------------
 
 def entry_state(path):
@@ -206,12 +216,7 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
                 return f"{said} (refused) but changed {changed[:5]}:\n{out.stderr}", entries, commands
         return None, entries, commands
     finally:
-        for folder, dirs, files in os.walk(base):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o755)
-        shutil.rmtree(base, ignore_errors=True)
+        remove_scratch(base)
 
 
 def shrink(tool, report_tool, fixtures, work, seed, entries, commands):
@@ -257,12 +262,7 @@ def main():
         print(f"{len(seeds)} case(s), {commands_run} command(s): every user entry kept, every refusal changed nothing")
         return 0
     finally:
-        for folder, dirs, files in os.walk(work):
-            for name in dirs + files:
-                path = os.path.join(folder, name)
-                if not os.path.islink(path):
-                    os.chmod(path, 0o755)
-        shutil.rmtree(work, ignore_errors=True)
+        remove_scratch(work)
 
 
 if __name__ == "__main__":
