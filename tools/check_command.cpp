@@ -10,6 +10,7 @@
 #include "checker/launch/session.hpp"
 #include "checker/core/check_settings.hpp"
 #include "cli_checks.hpp"
+#include "lesson/registry.hpp"
 #include "program_paths.hpp"
 
 namespace hazardlab {
@@ -24,6 +25,11 @@ int check_main(int argc, char** argv) {
   app.add_option("--json", options.json, "also write the report as JSON to this file");
   app.add_option("--markdown", options.markdown, "also write the report as Markdown to this file");
   app.add_option("--html", options.html, "also write the report as a self-contained HTML page to this file");
+  app.add_option("--sarif", options.sarif,
+                 "also write the findings as SARIF 2.1.0 to this file, for code scanning and editors");
+  app.add_option("--source-root", options.source_root,
+                 "the folder SARIF's paths are relative to (default: the working folder)")
+      ->check(cli::folder_path());
   // Numbers are read as every hazardlab option reads them (hazardlab/strict_number.hpp): decimal digits only.
   app.add_option("--error-exitcode", options.error_exitcode,
                  "exit status when something was found (default 66; 1-255)")
@@ -49,6 +55,12 @@ int check_main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   }
+  // SARIF's rules carry each hazard's lesson, from the registry `hazardlab explain` reads.
+  options.lesson = [](std::string_view id) -> std::optional<check::HazardLesson> {
+    const Hazard* h = Registry::instance().find(id);
+    if (h == nullptr) return std::nullopt;
+    return check::HazardLesson{h->title, h->explanation};
+  };
   options.inject_library = find_companion("libhazardlab-check-inject.so", {"../checker/inject", "../libexec/hazardlab"});
   if (options.inject_library.empty())
     options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";

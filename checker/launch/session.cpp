@@ -9,12 +9,14 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/check_document.hpp"
 #include "checker/launch/symbolize.hpp"
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/environment.hpp"
+#include "hazardlab/run_record.hpp"
 
 namespace fs = std::filesystem;
 
@@ -110,7 +112,7 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
 struct ReportFile {
   std::string option;
   fs::path path;
-  std::string (*spell)(const CheckReport&);
+  std::function<std::string(const CheckReport&)> spell;
 };
 
 std::vector<ReportFile> report_files(const CheckOptions& options) {
@@ -122,6 +124,11 @@ std::vector<ReportFile> report_files(const CheckOptions& options) {
         {"--markdown", *options.markdown, [](const CheckReport& r) { return doc::to_markdown(check_document(r)); }});
   if (options.html)
     files.push_back({"--html", *options.html, [](const CheckReport& r) { return doc::to_html(check_document(r)); }});
+  if (options.sarif) {
+    const SarifContext context{std::string(hazardlab_version()), options.source_root, options.lesson};
+    files.push_back({"--sarif", *options.sarif,
+                     [context](const CheckReport& r) { return to_sarif(r, context).dump(2) + "\n"; }});
+  }
   return files;
 }
 
@@ -165,6 +172,8 @@ void validate(const CheckOptions& options) {
       if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
         throw CheckUsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
   }
+  if (options.sarif && !fs::is_directory(options.source_root))
+    throw CheckUsageError("--source-root " + options.source_root.string() + ": is not a folder");
   if (!fs::is_regular_file(options.inject_library))
     throw CheckUsageError("the checker's library " + options.inject_library.string() +
                           " is missing: the installation is incomplete");

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checker/launch/check_report.hpp"
+#include "checker/launch/sarif.hpp"
 
 namespace hazardlab::check {
 
@@ -26,6 +27,9 @@ struct CheckOptions {
   std::optional<std::filesystem::path> json;      // also write the report here, as JSON
   std::optional<std::filesystem::path> markdown;  // ...as Markdown
   std::optional<std::filesystem::path> html;      // ...as a self-contained HTML page
+  std::optional<std::filesystem::path> sarif;     // ...as SARIF 2.1.0, for code scanning and editors
+  std::filesystem::path source_root = ".";        // SARIF's paths are relative to it
+  LessonOf lesson;                                // SARIF's rules: each hazard's lesson
   int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;

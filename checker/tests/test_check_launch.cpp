@@ -506,3 +506,159 @@ TEST_F(CheckDocument, ACleanRunSaysSoAndHasNoFindings) {
 
 }  // namespace
 }  // namespace hazardlab::check
+
+// ---- SARIF 2.1.0 ---------------------------------------------------------------------------------------------
+
+namespace hazardlab::check {
+namespace {
+
+// The properties SARIF 2.1.0 requires of what hazardlab writes (sarifLog, run, tool, toolComponent,
+// reportingDescriptor, result, message, location, physicalLocation, artifactLocation, region, codeFlow,
+// threadFlow, threadFlowLocation), checked on a written file; each problem named.
+std::vector<std::string> sarif_problems(const nlohmann::json& log) {
+  std::vector<std::string> p;
+  auto need = [&](bool ok, const std::string& what) {
+    if (!ok) p.push_back(what);
+  };
+  need(log.value("version", "") == "2.1.0", "sarifLog.version is not 2.1.0");
+  need(log.contains("runs") && log["runs"].is_array() && log["runs"].size() == 1, "sarifLog.runs is not one run");
+  if (!p.empty()) return p;
+  const nlohmann::json& run = log["runs"][0];
+  need(run.contains("tool") && run["tool"].contains("driver") && run["tool"]["driver"].contains("name"),
+       "run.tool.driver.name is missing");
+  for (const auto& rule : run["tool"]["driver"].value("rules", nlohmann::json::array()))
+    need(rule.contains("id") && rule["id"].is_string(), "a rule has no id");
+  auto location_ok = [&](const nlohmann::json& l, const std::string& where) {
+    if (!l.contains("physicalLocation")) return;
+    const nlohmann::json& ph = l["physicalLocation"];
+    need(ph.contains("artifactLocation") || ph.contains("address"), where + ": physicalLocation names no artifact");
+    if (ph.contains("region"))
+      need(ph["region"].value("startLine", 0) >= 1, where + ": region.startLine is not 1 or more");
+  };
+  for (const auto& result : run.value("results", nlohmann::json::array())) {
+    need(result.contains("message") && (result["message"].contains("text") || result["message"].contains("id")),
+         "a result has no message text");
+    for (const auto& l : result.value("locations", nlohmann::json::array())) location_ok(l, "result.locations");
+    for (const auto& l : result.value("relatedLocations", nlohmann::json::array()))
+      location_ok(l, "result.relatedLocations");
+    for (const auto& flow : result.value("codeFlows", nlohmann::json::array())) {
+      need(flow.contains("threadFlows") && !flow["threadFlows"].empty(), "a codeFlow has no threadFlows");
+      for (const auto& thread : flow.value("threadFlows", nlohmann::json::array())) {
+        need(thread.contains("locations") && !thread["locations"].empty(), "a threadFlow has no locations");
+        for (const auto& step : thread.value("locations", nlohmann::json::array()))
+          if (step.contains("location")) location_ok(step["location"], "threadFlowLocation");
+      }
+    }
+  }
+  return p;
+}
+
+LoggedFinding finding_at(const std::string& access_file, int access_line, const std::string& copy_file, int copy_line,
+                         std::uintptr_t address, std::uint64_t thread) {
+  Finding f = a_finding();
+  f.address = address;
+  f.thread = thread;
+  LoggedFinding logged{f, {}, {}};
+  logged.copy_stack = {Frame{"/bin/p", 16, "copy_fn", copy_file + ":" + std::to_string(copy_line)}};
+  logged.access_stack = {Frame{"/usr/lib/libcuda.so.1", 8, "driver", ""},
+                         Frame{"/bin/p", 32, "access_fn", access_file + ":" + std::to_string(access_line) + " (discriminator 2)"}};
+  return logged;
+}
+
+CheckReport report_with(std::vector<LoggedFinding> findings) {
+  ProcessLog p;
+  p.pid = 1;
+  p.program = "p";
+  p.watching = true;
+  p.findings = std::move(findings);
+  p.summary = CheckerStats{1, 0, 1, 1, 0};
+  return CheckReport::judge({"p"}, ProgramEnd{}, {p});
+}
+
+TEST(Sarif, AFindingIsAResultAtTheAccessLineWithTheCopyAndTheMissingSynchronizationAsItsFlow) {
+  const fs::path root = fs::temp_directory_path() / "sarif-root";
+  const std::string access = (root / "src" / "train.cpp").string(), copy = (root / "src" / "load.cpp").string();
+  SarifContext context{"9.9.9", root, [](std::string_view id) -> std::optional<HazardLesson> {
+                         if (id != "h2d-pinned-mutate") return std::nullopt;
+                         return HazardLesson{"The host rewrites a pinned source", "The copy reads when it runs."};
+                       }};
+  const nlohmann::json log = to_sarif(report_with({finding_at(access, 42, copy, 17, 0x1000, 5)}), context);
+  EXPECT_EQ(sarif_problems(log), std::vector<std::string>{}) << log.dump(2);
+  const nlohmann::json& run = log["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "hazardlab");
+  EXPECT_EQ(run["tool"]["driver"]["version"], "9.9.9");
+  const nlohmann::json& rule = run["tool"]["driver"]["rules"].at(0);
+  EXPECT_EQ(rule["id"], "h2d-pinned-mutate");
+  EXPECT_EQ(rule["shortDescription"]["text"], "The host rewrites a pinned source");
+  EXPECT_NE(rule["help"]["text"].get<std::string>().find("hazardlab explain h2d-pinned-mutate"), std::string::npos);
+  const nlohmann::json& result = run["results"].at(0);
+  EXPECT_EQ(result["level"], "error");
+  EXPECT_EQ(result["ruleId"], "h2d-pinned-mutate");
+  // The line the access's stack names (the driver's frame, with no line, passed over), relative to the root.
+  const nlohmann::json& where = result["locations"][0]["physicalLocation"];
+  EXPECT_EQ(where["artifactLocation"]["uri"], "src/train.cpp");
+  EXPECT_EQ(where["artifactLocation"]["uriBaseId"], "SRCROOT");
+  EXPECT_EQ(where["region"]["startLine"], 42);
+  EXPECT_EQ(result["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 17);
+  const nlohmann::json& steps = result["codeFlows"][0]["threadFlows"][0]["locations"];
+  ASSERT_EQ(steps.size(), 3u);
+  EXPECT_EQ(steps[0]["location"]["physicalLocation"]["region"]["startLine"], 17);
+  EXPECT_NE(steps[1]["location"]["message"]["text"].get<std::string>().find("missing: "), std::string::npos);
+  EXPECT_EQ(steps[2]["location"]["physicalLocation"]["region"]["startLine"], 42);
+}
+
+// Code scanning matches results across runs by fingerprint: another run of the same program (other addresses,
+// threads and processes) gives the same one; another line gives another.
+TEST(Sarif, FingerprintsAreTheSameFromRunToRunAndDifferForAnotherLine) {
+  const SarifContext context{"1", "/src", {}};
+  auto print = [&](int line, std::uintptr_t address, std::uint64_t thread) {
+    return to_sarif(report_with({finding_at("/src/a.cpp", line, "/src/b.cpp", 3, address, thread)}), context)["runs"][0]
+        ["results"][0]["partialFingerprints"]["hazardlabFinding/v1"];
+  };
+  EXPECT_EQ(print(10, 0x1000, 1), print(10, 0x7f00, 99));
+  EXPECT_NE(print(10, 0x1000, 1), print(11, 0x1000, 1));
+}
+
+TEST(Sarif, APathOutsideTheRootIsAnAbsoluteFileUri) {
+  const nlohmann::json log =
+      to_sarif(report_with({finding_at("/elsewhere/a.cpp", 5, "/elsewhere/b.cpp", 6, 1, 1)}), SarifContext{"1", "/src", {}});
+  EXPECT_EQ(log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "file:///elsewhere/a.cpp");
+}
+
+}  // namespace
+}  // namespace hazardlab::check
+
+namespace hazardlab::check {
+namespace {
+
+TEST_F(Launcher, SarifIsWrittenBesideTheOtherReportsAndRefusedWhereTheyAre) {
+  program(header_line(1, 0, "p", true, "") + finding_line(LoggedFinding{a_finding(), {{"/bin/p", 16, "", ""}}, {}}) +
+          summary_line(CheckerStats{1, 0, 1, 1, 0}));
+  options.sarif = dir / "report.sarif";
+  options.source_root = dir;
+  (void)run_check(options, err);
+  std::ifstream in(dir / "report.sarif");
+  const nlohmann::json log = nlohmann::json::parse(in);
+  EXPECT_EQ(log["runs"][0]["results"].size(), 1u);
+  EXPECT_EQ(sarif_problems(log), std::vector<std::string>{});
+  // Bad input, before the program runs: a folder, the file --json writes, a root that is not a folder.
+  auto refused = [&](const std::string& says) {
+    try {
+      validate(options);
+      return false;
+    } catch (const CheckUsageError& e) {
+      return std::string(e.what()).find(says) != std::string::npos;
+    }
+  };
+  options.sarif = dir;
+  EXPECT_TRUE(refused("--sarif " + dir.string() + ": is a folder"));
+  options.sarif = options.json;
+  EXPECT_TRUE(refused("the same file as --json"));
+  options.sarif = dir / "report.sarif";
+  options.source_root = dir / "no-such-folder";
+  EXPECT_TRUE(refused("--source-root"));
+}
+
+}  // namespace
+}  // namespace hazardlab::check
