@@ -137,7 +137,8 @@ std::vector<ReportFile> report_files(const CheckOptions& options) {
 void validate(const CheckOptions& options) {
   if (options.command.empty())
     throw CheckUsageError("no program to check: hazardlab check [options] -- PROGRAM [ARGS...]");
-  if (resolve(options.command.front()).empty())
+  const std::string program = resolve(options.command.front());
+  if (program.empty())
     throw CheckUsageError("program '" + options.command.front() +
                           "' was not found or is not an executable file (a path, or a name on PATH)");
   for (const auto& [name, value] : {std::pair{"--error-exitcode", options.error_exitcode},
@@ -163,8 +164,7 @@ void validate(const CheckOptions& options) {
     std::error_code ec;
     if (fs::is_symlink(fs::symlink_status(file->path, ec)))
       throw CheckUsageError(what + ": is a symbolic link; hazardlab writes a report only as a file of its own name");
-    const std::string program = resolve(options.command.front());
-    if (!program.empty() && fs::exists(file->path, ec) && fs::equivalent(file->path, program, ec))
+    if (fs::exists(file->path, ec) && fs::equivalent(file->path, program, ec))
       throw CheckUsageError(what + ": is the program to check; give the report another name");
     if (::access(parent.c_str(), W_OK | X_OK) != 0)
       throw CheckUsageError(what + ": the folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
