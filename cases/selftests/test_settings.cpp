@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -142,6 +143,31 @@ TEST(Settings, AnEmptyValueIsAnErrorNamingTheVariable) {
       EXPECT_NE(std::string(e.what()).find(name + " is set but empty"), std::string::npos) << e.what();
     }
   }
+}
+
+TEST(Settings, TheHostLockMustBeAFileInAnExistingFolder) {
+  const std::string folder = ::testing::TempDir() + "host-lock-setting";
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder + "/a-folder");
+  const auto refusal = [](const std::string& value) -> std::string {
+    try {
+      (void)Settings::from_entries({"HAZARDLAB_HOST_LOCK=" + value});
+      return "";
+    } catch (const SettingsError& e) {
+      return e.what();
+    }
+  };
+  EXPECT_EQ(refusal(folder + "/lock"), "");  // made when first taken
+  std::ofstream(folder + "/user-file") << "kept";
+  EXPECT_EQ(refusal(folder + "/user-file"), "");  // opened, never truncated (host_lock.cpp)
+  EXPECT_NE(refusal(folder + "/a-folder").find("HAZARDLAB_HOST_LOCK='" + folder + "/a-folder': " + folder +
+                                               "/a-folder exists and is not a regular file"),
+            std::string::npos)
+      << refusal(folder + "/a-folder");
+  std::filesystem::create_directories(folder + "/other.intent");
+  EXPECT_NE(refusal(folder + "/other").find("other.intent exists and is not a regular file"), std::string::npos);
+  EXPECT_NE(refusal(folder + "/missing/lock").find("does not exist"), std::string::npos);
+  std::filesystem::remove_all(folder);
 }
 
 TEST(Settings, TheSanitizerMustBeAComputeSanitizerTool) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "hazardlab/environment.hpp"
 #include "hazardlab/results_root.hpp"
@@ -32,6 +33,22 @@ const ProfileChoice kSanitizerProfile[] = {{kTrials, "20"},           {kProperty
 // must be drained.
 const ProfileChoice kHealthProfile[] = {
     {kTrials, "20"}, {kPropertyCases, "20"}, {kMaxBytes, "16777216"}, {kMutationCheck, "0"}, {kRequireGpu, "1"}};
+
+// The host lock is a file that every run of the host opens and never deletes. Anything else at
+// that path (a folder, a device, a socket) would leave the cases unlocked without a word, so it is
+// refused here, before anything runs. "" when the path can be the lock.
+std::string host_lock_problem(const std::string& lock) {
+  namespace fs = std::filesystem;
+  for (const std::string& file : {lock, lock + ".intent"}) {
+    std::error_code ec;
+    const fs::file_status st = fs::status(file, ec);
+    if (fs::exists(st) && !fs::is_regular_file(st)) return file + " exists and is not a regular file";
+  }
+  const fs::path parent = fs::path(lock).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !fs::is_directory(parent, ec)) return "its folder " + parent.string() + " does not exist";
+  return "";
+}
 
 template <std::size_t N>
 void choose(SettingSource& source, const ProfileChoice (&profile)[N], const std::string& name) {
@@ -167,6 +184,11 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
     if (!allowed)
       throw SettingsError(std::string(kHostName.name) + "='" + *host +
                           "': expected up to 64 letters, digits, '-', '.' or '_'");
+  }
+  if (const std::string* lock = source.text(kHostLock); lock != nullptr) {
+    if (const std::string why = host_lock_problem(*lock); !why.empty())
+      throw SettingsError(std::string(kHostLock.name) + "='" + *lock + "': " + why +
+                          "; expected a file (made if missing) in an existing folder");
   }
   // The profiles choose first, so that every group reads their values through the declarations.
   if (source.text(kSanitize)) choose(source, kSanitizerProfile, "sanitizer profile");
