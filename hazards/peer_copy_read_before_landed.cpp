@@ -74,7 +74,7 @@ Hazard peer_copy_read_before_landed() {
                 {"CUDA C++ Programming Guide", "Multi-Device System: Stream and Event Behavior",
                  "cudaStreamWaitEvent succeeds even if the stream and the event belong to different devices: it is "
                  "how one device's stream waits for another device's work."}},
-      .requirements = {{"two GPUs", unmet_second_gpu}},
+      .requirements = {{"a second GPU it has peer access to", unmet_peer_pair}},
       .explanation =
           "A peer copy belongs to the stream it was queued on, here one of the source GPU's. The destination "
           "GPU's streams know nothing of it: a kernel or copy there that reads the buffer can run before the "

@@ -62,7 +62,7 @@ Hazard peer_copy_source_rewritten() {
                 {"CUDA C++ Programming Guide", "Streams",
                  "Operations in different streams may run in any order or concurrently; only work within one "
                  "stream is ordered."}},
-      .requirements = {{"two GPUs", unmet_second_gpu}},
+      .requirements = {{"a second GPU it has peer access to", unmet_peer_pair}},
       .explanation =
           "A peer copy reads its source when its stream reaches it, not when it is queued. Work on another "
           "stream of the same GPU that writes the source (the next batch, say) can run first, and the "

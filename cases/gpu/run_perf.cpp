@@ -42,7 +42,7 @@ Measurements measure_part(const std::string& part, const Settings& settings, con
   if (part == "findings") return measure_findings_part(profile);
   soak::SoakOptions o;
   o.seed = settings.seed.value_or(static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
-  o.inject_fault = settings.soak_inject_fault;
+  o.fault = settings.soak_inject_fault;
   o.one_round = part == "integrity";
   o.duration = settings.soak_duration;
   return soak::measure_soak_part(o, device.index, checks);
@@ -145,7 +145,11 @@ int main(int argc, char** argv) {
                   buffers.bytes_ready() >> 20, watch.seconds());
     }
     if (part == "bandwidth" || part == "overlap") alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
+    const auto timed_from = std::chrono::steady_clock::now();
     record.measurements = measure_part(part, settings, profile, device, thresholds, record.checks, buffers);
+    // What every other GPU's measurements wait for on a host of several GPUs: the floor of a run's
+    // time grows by this for each GPU (docs/fleet.md).
+    const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
     record.measurements.host_placement = placement;
     std::printf(
         "   host: NUMA node %d, CPUs %s%s\n", placement.numa_node, placement.cpus.c_str(),
@@ -153,8 +157,8 @@ int main(int argc, char** argv) {
     if (alone) {
       record.measurements.isolation = Isolation{alone->held(), static_cast<long>(alone->waited().count()),
                                                 HostLock::path()};
-      std::printf("   alone on the host: %s (waited %ld ms for the lock)\n", alone->held() ? "yes" : "no",
-                  static_cast<long>(alone->waited().count()));
+      std::printf("   alone on the host: %s (waited %ld ms for the lock, then held it %.2f s)\n",
+                  alone->held() ? "yes" : "no", static_cast<long>(alone->waited().count()), timed_s);
       // Measured beside other work: the figures stand, but no check is decided by them.
       if (!alone->held()) {
         for (Check& c : record.checks) c.untrusted_reason = "not measured alone on the host: " + alone->why_not();

@@ -54,6 +54,7 @@ int main() {
   g.reference = ReferenceComparison{"/usr/bin/nvbandwidth", 3, 0.97, {{"h2d", 256u << 20, 50, 52, {52, 51, 53}, {40, 50}}},
                                     {"nvbandwidth -b 256: exit 1"}};
   g.all_gpus_at_once = {{Direction::HostToDevice, 256u << 20, {{0, 40.0}, {1, 41.0}}, 81.0}};
+  g.peer_matrix = {{0, 1, true, 256u << 20, 370.5}, {1, 0, false, 256u << 20, 20.25}};
 
   Measurements overlap;
   const OverlapResult o{HostMemoryKind::Pinned, true, 64u << 20, 5, 5, 5.2, 0.96};

@@ -222,7 +222,11 @@ TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {
   for (const char* bad : {"0s", "10x", "-5m", "8d", "m", "1.5h"}) {
     EXPECT_THROW(Settings::from_entries({std::string("HAZARDLAB_SOAK_DURATION=") + bad}), SettingsError) << bad;
   }
-  EXPECT_TRUE(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=1"}).soak_inject_fault);
+  EXPECT_EQ(Settings::from_entries({}).soak_inject_fault, SoakFault::None);
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=1"}).soak_inject_fault,
+            SoakFault::PinnedDeviceToHost);
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=peer"}).soak_inject_fault, SoakFault::Peer);
+  EXPECT_THROW(Settings::from_entries({"HAZARDLAB_SOAK_INJECT_FAULT=yes"}), SettingsError);
 }
 
 // The settings page's table is the declaration as a user reads it: the same names, defaults and

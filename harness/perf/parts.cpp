@@ -130,6 +130,13 @@ Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerpr
                   std::string(to_string(d)).c_str(), all.bytes, all.total_gbps);
       out.all_gpus_at_once.push_back(all);
     }
+    const Stopwatch peers;
+    out.peer_matrix = measure_peer_matrix(profile, inventory.devices);
+    for (const PeerBandwidth& pb : out.peer_matrix) {
+      std::printf("   peer gpu%d -> gpu%d, %zu B: %.2f GB/s%s\n", pb.source, pb.destination, pb.bytes, pb.gbps,
+                  pb.peer_access ? "" : " (no peer access: staged through the host)");
+    }
+    std::printf("   peer copies of %zu pairs measured in %.2f s\n", out.peer_matrix.size(), peers.seconds());
   }
   Measurements m;
   m.bandwidth = std::move(out);

@@ -48,6 +48,9 @@ BandwidthPoint point_of(Direction d, HostMemoryKind host, std::size_t bytes, int
 
 AllGpusResult measure_all_gpus_at_once(const Profile& p, const std::vector<DeviceFingerprint>& devices, Direction d);
 
+// Device-to-device copies between every ordered pair of `devices`, one pair at a time (peer_matrix.cpp).
+std::vector<PeerBandwidth> measure_peer_matrix(const Profile& p, const std::vector<DeviceFingerprint>& devices);
+
 // Binds the calling thread to the GPU's CPUs before host memory is allocated (as nvbandwidth does).
 HostPlacement bind_to_device(const DeviceFingerprint& device);
 

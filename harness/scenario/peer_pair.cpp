@@ -41,9 +41,17 @@ PeerPair peer_pair_of(int device) {
   return {device, (device + 1) % count};
 }
 
-std::string unmet_second_gpu(const DeviceFingerprint&) {
+std::string unmet_peer_pair(const DeviceFingerprint& device) {
   const int count = device_count();
-  return count >= 2 ? "" : "a second GPU (this machine has " + std::to_string(count) + ")";
+  if (count < 2) return "a second GPU (this machine has " + std::to_string(count) + ")";
+  const PeerPair pair = peer_pair_of(device.index);
+  int can[2] = {0, 0};
+  if (cudaDeviceCanAccessPeer(&can[0], pair.source, pair.destination) != cudaSuccess ||
+      cudaDeviceCanAccessPeer(&can[1], pair.destination, pair.source) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "peer access between " + pair.describe() + " (cudaDeviceCanAccessPeer failed)";
+  }
+  return can[0] && can[1] ? "" : "peer access between " + pair.describe() + ", which these GPUs do not offer";
 }
 
 PeerAccessScope::PeerAccessScope(const PeerPair& pair, PeerAccess wanted) : pair_(pair) {

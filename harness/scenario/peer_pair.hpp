@@ -1,7 +1,10 @@
 #pragma once
 // Two GPUs of one host: the case's GPU and its peer, the next GPU in PCI bus order (the last one's
-// peer is GPU 0), so that a run over N >= 2 GPUs covers every GPU as a source and as a destination,
-// and on two GPUs both directions. Peer access can be switched on or off per case.
+// peer is GPU 0): a ring, so that a run over N >= 2 GPUs covers every GPU as a source and as a
+// destination, and on two GPUs both directions, in N pairs rather than N(N-1). What these hazards
+// teach is stream order, which is the same over every link; what differs from link to link is the
+// data path, which the soak and the peer bandwidth matrix cover on every ordered pair. Peer access
+// is switched on or off per trial.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -22,8 +25,10 @@ struct PeerPair {
 // The pair of the case's device. Throws std::runtime_error on a machine with fewer than two GPUs.
 PeerPair peer_pair_of(int device);
 
-// "" when this machine has a second GPU; otherwise why peer copies cannot run here.
-std::string unmet_second_gpu(const DeviceFingerprint& device);
+// "" when `device` and its peer can access each other both ways (cudaDeviceCanAccessPeer); otherwise
+// why the peer cases cannot run on it: no second GPU, or a pair without peer access. Such a pair's
+// cases are not run and say so, since a trial asking for peer access would be copied without it.
+std::string unmet_peer_pair(const DeviceFingerprint& device);
 
 // Whether the two GPUs' contexts may address each other's memory (cudaDeviceEnablePeerAccess).
 // The enumerators follow kPeerAccess's labels.

@@ -59,6 +59,24 @@ std::string flag_text(bool v) { return v ? "1" : "0"; }
 
 }  // namespace
 
+SoakFault soak_fault_named(const std::string& word) {
+  if (word == "1") return SoakFault::PinnedDeviceToHost;
+  if (word == "peer") return SoakFault::Peer;
+  return SoakFault::None;  // "0": the choice was checked against the declaration's words
+}
+
+std::string_view setting_word(SoakFault fault) {
+  switch (fault) {
+    case SoakFault::PinnedDeviceToHost:
+      return "1";
+    case SoakFault::Peer:
+      return "peer";
+    case SoakFault::None:
+      break;
+  }
+  return "0";
+}
+
 TrialSettings TrialSettings::read(const SettingSource& source) {
   TrialSettings t;
   t.gate_timeout = std::chrono::milliseconds(source.whole(kGateTimeoutMs, t.gate_timeout.count()));
@@ -111,7 +129,7 @@ RunSettings RunSettings::read(const SettingSource& source) {
   r.sweep_full = source.choice(kSweepProfile, "quick") == "full";
   r.conformance_full = source.choice(kConformanceProfile, "quick") == "full";
   r.soak_duration = source.duration(kSoakDuration, r.soak_duration);
-  r.soak_inject_fault = source.flag(kSoakInjectFault, r.soak_inject_fault);
+  r.soak_inject_fault = soak_fault_named(source.choice(kSoakInjectFault, "0"));
   return r;
 }
 
@@ -124,7 +142,7 @@ void RunSettings::record(SettingsInForce& out) const {
   out.push_back({&kFreshProcesses, flag_text(fresh_processes || !sanitizer.empty())});
   out.push_back({&kProfile, profile});
   out.push_back({&kSoakDuration, std::to_string(soak_duration.count()) + "s"});
-  out.push_back({&kSoakInjectFault, flag_text(soak_inject_fault)});
+  out.push_back({&kSoakInjectFault, std::string(setting_word(soak_inject_fault))});
 }
 
 StorageSettings StorageSettings::read(const SettingSource& source) {

@@ -60,6 +60,11 @@ struct JudgeSettings {
   void record(SettingsInForce& out) const;
 };
 
+// HAZARDLAB_SOAK_INJECT_FAULT, for tests of the soak: which copy gets one byte flipped after it landed.
+enum class SoakFault { None, PinnedDeviceToHost, Peer };
+SoakFault soak_fault_named(const std::string& word);  // a word the declaration allows: 0, 1, peer
+std::string_view setting_word(SoakFault fault);
+
 // What the run plan and the case programs read: which run this is and what it is made of.
 struct RunSettings {
   std::string profile = "validation";       // validation (every case), health or soak
@@ -70,7 +75,7 @@ struct RunSettings {
   bool sweep_full = false;                  // the race-window sweeps' fuller profile
   bool conformance_full = false;            // thousands of generated programs
   std::chrono::seconds soak_duration{600};  // how long a soak copies
-  bool soak_inject_fault = false;           // corrupt one byte of one copy (tests the soak)
+  SoakFault soak_inject_fault = SoakFault::None;  // corrupt one byte of one copy
 
   static RunSettings read(const SettingSource& source);
   void record(SettingsInForce& out) const;

@@ -60,9 +60,9 @@ class Soak {
       : o_(o), stream_(StreamKind::NonBlocking), check_(HostMemoryKind::Pinned, o.bytes), device_(o.bytes),
         sampler_(std::max(1.0, static_cast<double>(o.duration.count()) / 120)) {
     make_host_buffers();
-    if (o.peer_device >= 0) {
-      DeviceScope on_peer(o.peer_device);
-      peer_ = DeviceBuffer(o.bytes);
+    for (const int peer : o.peer_devices) {
+      DeviceScope on_peer(peer);
+      peers_.emplace(peer, DeviceBuffer(o.bytes));
     }
   }
 
@@ -75,7 +75,8 @@ class Soak {
         if (host_to_device(round, kKinds[k], seed) && (o_.one_round || Clock::now() < deadline))
           device_to_host(round, kKinds[k], seed);
       }
-      if (o_.peer_device >= 0 && (o_.one_round || Clock::now() < deadline)) peer_copy(round);
+      for (const int peer : o_.peer_devices)
+        if (o_.one_round || Clock::now() < deadline) peer_copy(round, peer);
       ++result_.rounds;
       if (!o_.one_round && Clock::now() < deadline) {
         make_host_buffers();  // churn: cudaFreeHost / cudaHostUnregister, then allocate and register again
@@ -162,40 +163,48 @@ class Soak {
     HostBuffer& target = host_[static_cast<int>(kind)];
     fill_pattern(target.span(), poison);
     timed_copy(target.data(), device_.data(), cudaMemcpyDeviceToHost, copy);
-    if (o_.inject_fault && !result_.fault_injected && kind == HostMemoryKind::Pinned && o_.bytes > kInjectedOffset) {
-      target.data()[kInjectedOffset] ^= std::byte{0x01};  // the test-only fault: one byte of one copy
-      result_.fault_injected = true;
-      std::printf("   HAZARDLAB_SOAK_INJECT_FAULT: flipped byte %zu of this %s copy\n", kInjectedOffset, copy.c_str());
-    }
+    if (kind == HostMemoryKind::Pinned) inject_fault_into(target.span(), SoakFault::PinnedDeviceToHost, copy);
     judge(target.span(), seed, poison, copy, round);
   }
 
-  // This GPU's buffer (holding the last pattern written) to the next GPU's, read back from there.
-  void peer_copy(int round) {
-    const std::uint64_t seed = splitmix64(o_.seed ^ (static_cast<std::uint64_t>(round) << 8 | 0xff));
+  // The test-only fault (HAZARDLAB_SOAK_INJECT_FAULT): one byte of the first copy of the chosen kind,
+  // flipped after it landed, where the verifier reads it next.
+  void inject_fault_into(std::span<std::byte> landed, SoakFault here, const std::string& copy) {
+    if (o_.fault != here || result_.fault_injected || landed.size() <= kInjectedOffset) return;
+    landed[kInjectedOffset] ^= std::byte{0x01};
+    result_.fault_injected = true;
+    std::printf("   HAZARDLAB_SOAK_INJECT_FAULT: flipped byte %zu of this %s copy\n", kInjectedOffset, copy.c_str());
+  }
+
+  // This GPU's buffer (holding a fresh pattern) to `peer`'s, read back from there.
+  void peer_copy(int round, int peer) {
+    const std::uint64_t seed = splitmix64(o_.seed ^ (static_cast<std::uint64_t>(round) << 16 | 0xff00 | peer));
     const std::uint64_t poison = ~seed;
-    const std::string copy = "peer gpu" + std::to_string(o_.device) + "->gpu" + std::to_string(o_.peer_device);
+    const std::string copy = "peer gpu" + std::to_string(o_.device) + "->gpu" + std::to_string(peer);
+    DeviceBuffer& peer_buffer = peers_.at(peer);
     fill_pattern(check_.span(), seed);
     HL_CUDA(cudaMemcpyAsync(device_.data(), check_.data(), o_.bytes, cudaMemcpyHostToDevice, stream_.get()));
-    poison_device(peer_.data(), poison);
+    poison_device(peer_buffer.data(), poison);
     Event start(cudaEventDefault), end(cudaEventDefault);
     start.record(stream_.get());
-    HL_CUDA(cudaMemcpyPeerAsync(peer_.data(), o_.peer_device, device_.data(), o_.device, o_.bytes, stream_.get()));
+    HL_CUDA(cudaMemcpyPeerAsync(peer_buffer.data(), peer, device_.data(), o_.device, o_.bytes, stream_.get()));
     end.record(stream_.get());
     HL_CUDA(cudaStreamSynchronize(stream_.get()));
     float ms = 0;
     HL_CUDA(cudaEventElapsedTime(&ms, start.get(), end.get()));
     sampler_.add(copy, seconds_since_begin(), o_.bytes, ms);
     fill_pattern(check_.span(), poison);  // it held the source: poisoned before reading back into it
-    HL_CUDA(cudaMemcpyAsync(check_.data(), peer_.data(), o_.bytes, cudaMemcpyDefault, stream_.get()));
+    HL_CUDA(cudaMemcpyAsync(check_.data(), peer_buffer.data(), o_.bytes, cudaMemcpyDefault, stream_.get()));
     HL_CUDA(cudaStreamSynchronize(stream_.get()));
+    inject_fault_into(check_.span(), SoakFault::Peer, copy);
     judge(check_.span(), seed, poison, copy, round);
   }
 
   SoakOptions o_;
   Stream stream_;
   HostBuffer check_;
-  DeviceBuffer device_, peer_;
+  DeviceBuffer device_;
+  std::map<int, DeviceBuffer> peers_;  // by GPU index
   HostBuffer host_[6];  // by HostMemoryKind
   Sampler sampler_;
   std::map<std::string, CopyTally> tallies_;

@@ -1,6 +1,6 @@
 #pragma once
-// The soak: copies of every host memory kind in both directions (and to the next GPU, where there
-// is one), each verified byte for byte against the round's pattern (pattern.hpp), with the pinned
+// The soak: copies of every host memory kind in both directions (and to every other GPU, where there
+// are others: with each GPU's soak copying to all the others, every ordered pair is covered), each verified byte for byte against the round's pattern (pattern.hpp), with the pinned
 // and registered buffers freed and made again between rounds, and the throughput sampled over time.
 // It stops on time. The health profile's integrity part is one round of it on small buffers.
 //
@@ -15,6 +15,7 @@
 
 #include "hazardlab/measurements.hpp"
 #include "hazardlab/perf_check.hpp"
+#include "settings/settings.hpp"
 
 namespace hazardlab::soak {
 
@@ -22,16 +23,16 @@ struct SoakOptions {
   std::chrono::seconds duration{600};
   std::size_t bytes = std::size_t{64} << 20;  // per copy
   bool one_round = false;                     // the health profile's integrity check: every copy once
-  bool inject_fault = false;                  // HAZARDLAB_SOAK_INJECT_FAULT: flip one byte of one copy
+  SoakFault fault = SoakFault::None;          // HAZARDLAB_SOAK_INJECT_FAULT: flip one byte of one copy
   int device = 0;
-  int peer_device = -1;  // the next GPU, for peer copies; -1: none
+  std::vector<int> peer_devices;  // the other GPUs, a copy to each per round; none on a one-GPU host
   std::uint64_t seed = 0;
 };
 
 SoakResult run_soak(const SoakOptions& options);  // throws CudaError
 
 // The soak (or the health profile's integrity part, one round on small buffers) as hazardlab-perf runs
-// it: `options` with the device and the peer filled in (the next GPU, where there is one), printed as
+// it: `options` with the device and the peers filled in (every other GPU), printed as
 // it goes, its check decided, its typed record returned.
 Measurements measure_soak_part(SoakOptions options, int device_index, std::vector<perf::Check>& checks);
 

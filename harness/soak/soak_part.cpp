@@ -10,13 +10,12 @@ Measurements measure_soak_part(SoakOptions o, int device_index, std::vector<perf
   o.device = device_index;
   if (o.one_round) o.bytes = std::size_t{8} << 20;
   const DeviceInventory inventory = discover_devices();
-  for (std::size_t i = 0; inventory.devices.size() > 1 && i < inventory.devices.size(); ++i) {
-    if (inventory.devices[i].index == device_index)
-      o.peer_device = inventory.devices[(i + 1) % inventory.devices.size()].index;
-  }
+  for (const auto& other : inventory.devices)
+    if (other.index != device_index) o.peer_devices.push_back(other.index);
   std::printf("   %s: %zu MiB per copy, %s, seed %llu%s\n", o.one_round ? "integrity" : "soak", o.bytes >> 20,
               o.one_round ? "one round" : (std::to_string(o.duration.count()) + " s").c_str(),
-              static_cast<unsigned long long>(o.seed), o.peer_device >= 0 ? ", with peer copies" : "");
+              static_cast<unsigned long long>(o.seed),
+              o.peer_devices.empty() ? "" : (", with peer copies to " + std::to_string(o.peer_devices.size()) + " GPU(s)").c_str());
   Measurements m;
   m.soak = run_soak(o);
   const SoakResult& r = *m.soak;

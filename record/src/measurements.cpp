@@ -19,6 +19,7 @@ constexpr const char* checked_sizes = "checked_sizes";
 constexpr const char* link_threshold_gbps = "link_threshold_gbps";
 constexpr const char* reference = "reference";
 constexpr const char* all_gpus_at_once = "all_gpus_at_once";
+constexpr const char* peer_matrix = "peer_matrix";
 constexpr const char* overlap = "overlap";
 constexpr const char* overlap_attempts = "overlap_attempts";
 constexpr const char* findings = "findings";
@@ -46,6 +47,9 @@ constexpr const char* per_gpu = "per_gpu";
 constexpr const char* device_index = "device_index";
 constexpr const char* gbps = "gbps";
 constexpr const char* total_gbps = "total_gbps";
+constexpr const char* source_index = "source_index";
+constexpr const char* destination_index = "destination_index";
+constexpr const char* peer_access = "peer_access";
 constexpr const char* tool = "tool";
 constexpr const char* runs_per_size = "runs_per_size";
 constexpr const char* remeasured_below = "remeasured_below_fraction";
@@ -189,6 +193,19 @@ AllGpusResult read_all_gpus(const json& j) {
   for (const json& g : j.at(key::per_gpu)) r.per_gpu.emplace_back(g.at(key::device_index), g.at(key::gbps));
   j.at(key::total_gbps).get_to(r.total_gbps);
   return r;
+}
+
+json write(const PeerBandwidth& p) {
+  return {{key::source_index, p.source},
+          {key::destination_index, p.destination},
+          {key::peer_access, p.peer_access},
+          {key::bytes, p.bytes},
+          {key::gbps, p.gbps}};
+}
+
+PeerBandwidth read_peer(const json& j) {
+  return {j.at(key::source_index).get<int>(), j.at(key::destination_index).get<int>(),
+          j.at(key::peer_access).get<bool>(), j.at(key::bytes).get<std::size_t>(), j.at(key::gbps).get<double>()};
 }
 
 json write(const ReferenceComparison& c) {
@@ -340,6 +357,7 @@ void to_json(nlohmann::json& j, const Measurements& m) {
     if (g->link_threshold_gbps) j[key::link_threshold_gbps] = *g->link_threshold_gbps;
     if (g->reference) j[key::reference] = write(*g->reference);
     if (!g->all_gpus_at_once.empty()) j[key::all_gpus_at_once] = write_list(g->all_gpus_at_once);
+    if (!g->peer_matrix.empty()) j[key::peer_matrix] = write_list(g->peer_matrix);
   }
   if (m.overlap && !m.overlap->attempts.empty()) {
     j[key::overlap] = write_list(m.overlap->deciding());
@@ -373,6 +391,7 @@ void from_json(const nlohmann::json& j, Measurements& m) {
     if (const auto r = j.find(key::reference); r != j.end()) g.reference = read_reference(*r);
     if (const auto a = j.find(key::all_gpus_at_once); a != j.end())
       g.all_gpus_at_once = read_list<AllGpusResult>(*a, read_all_gpus);
+    if (const auto a = j.find(key::peer_matrix); a != j.end()) g.peer_matrix = read_list<PeerBandwidth>(*a, read_peer);
     m.bandwidth = std::move(g);
   }
   if (const auto it = j.find(key::overlap); it != j.end()) {

@@ -129,6 +129,20 @@ void add_bandwidth(doc::Document& d, const PerfRecord& p, const BandwidthGroup& 
                 std::to_string(all.bytes) + " B per GPU, released together): " + number_text("%.2f", all.total_gbps) +
                 " GB/s in total;" + per_gpu);
   }
+  if (!g.peer_matrix.empty()) {
+    d.paragraph(doc::strong("Peer copies") +
+                " between every ordered pair of GPUs (cudaMemcpyPeerAsync, one pair at a time, alone on the host). "
+                "A pair without peer access is copied through the host by the driver: its figure is no link's.");
+    doc::Table peers;
+    peers.headers = {"From", "To", "Peer access", "Bytes", "GB/s"};
+    for (const PeerBandwidth& p : g.peer_matrix) {
+      peers.add({"GPU " + std::to_string(p.source), "GPU " + std::to_string(p.destination),
+                 p.peer_access ? "yes" : "no: staged through the host", std::to_string(p.bytes),
+                 number_text("%.2f", p.gbps)},
+                p.peer_access ? "" : "idle");
+    }
+    d.table(std::move(peers));
+  }
 }
 
 void add_overlap(doc::Document& d, const OverlapGroup& g) {

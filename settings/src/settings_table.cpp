@@ -117,8 +117,9 @@ constexpr SettingDeclaration kSoakDuration{
     1,
     7 * 86400};
 constexpr SettingDeclaration kSoakInjectFault{
-    "HAZARDLAB_SOAK_INJECT_FAULT", T::Flag, "0", "a flag",
-    "tests only: 1 flips one byte of one soak copy, to see the soak catch it"};
+    "HAZARDLAB_SOAK_INJECT_FAULT", T::Choice, "0", "0, 1, peer",
+    "tests only: flips one byte of one soak copy, to see the soak catch it: 1 the first pinned "
+    "device-to-host copy, peer the first copy to another GPU"};
 constexpr SettingDeclaration kRunDir{"HAZARDLAB_RUN_DIR", T::Path, "set for each case", "a folder",
                                      "the run folder a case writes its result into; ctest and `hazardlab run` set it"};
 // Not HAZARDLAB_*: the suite warns of unknown HAZARDLAB_* names, and its cases may run under the checker.

@@ -69,6 +69,16 @@ struct AllGpusResult {
   double total_gbps = 0;
 };
 
+// A device-to-device copy from one GPU to another of the host (cudaMemcpyPeerAsync), timed alone.
+// Without peer access the driver stages the copy through the host: that row says so and is no
+// measurement of a direct link.
+struct PeerBandwidth {
+  int source = 0, destination = 0;  // device indices
+  bool peer_access = false;         // cudaDeviceCanAccessPeer both ways, and enabled for the copy
+  std::size_t bytes = 0;
+  double gbps = 0;
+};
+
 // One of our figures beside nvbandwidth's median for it, with every run of nvbandwidth and every
 // attempt of ours when ours was measured again.
 struct ReferenceFigure {
@@ -128,6 +138,7 @@ struct BandwidthGroup {
   std::optional<double> link_threshold_gbps;              // likewise
   std::optional<ReferenceComparison> reference;           // nvbandwidth beside ours, when it ran
   std::vector<AllGpusResult> all_gpus_at_once;            // on the lowest-numbered of several GPUs
+  std::vector<PeerBandwidth> peer_matrix;                 // likewise: every ordered pair of GPUs
 };
 
 // The overlap group: a miss is measured again, every attempt kept; the last attempt decided.
