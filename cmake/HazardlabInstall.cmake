@@ -39,6 +39,16 @@ install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.
               record/schema/run-record.schema.json DESTINATION ${CMAKE_INSTALL_DATADIR}/hazardlab/schema)
 # The documents keep their places relative to each other, so that their links work installed as in the tree
 # (cases/lint/test_doc_links.py checks both); SCHEMA.md's schemas are beside it as in the tree.
+# The pytest plugin, where Debian's python3 imports from, with the entry point that makes pytest load it
+# (`pytest --hazardlab`); it finds the hazardlab program installed beside it (<prefix>/bin).
+set(HAZARDLAB_PYTHON_DIR lib/python3/dist-packages CACHE STRING "where the pytest plugin is installed, under the prefix")
+install(FILES checker/pytest/hazardlab_pytest.py DESTINATION ${HAZARDLAB_PYTHON_DIR})
+file(WRITE ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/METADATA
+     "Metadata-Version: 2.1\nName: hazardlab-pytest\nVersion: ${PROJECT_VERSION}\n"
+     "Summary: pytest --hazardlab: each hazardlab check finding fails the test it happened in\n")
+file(WRITE ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/entry_points.txt "[pytest11]\nhazardlab = hazardlab_pytest\n")
+install(DIRECTORY ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/
+        DESTINATION ${HAZARDLAB_PYTHON_DIR}/hazardlab_pytest-${PROJECT_VERSION}.dist-info)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
 foreach(page IN ITEMS reports/SCHEMA.md hazards/README.md conformance/README.md lessons/README.md checker/README.md

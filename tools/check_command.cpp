@@ -5,7 +5,12 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "checker/core/process_log.hpp"
 
 #include "checker/launch/session.hpp"
 #include "checker/core/check_settings.hpp"
@@ -80,6 +85,42 @@ int check_main(int argc, char** argv) {
     std::cerr << "hazardlab check: " << e.what() << '\n';
     return 1;
   }
+}
+
+int findings_main(int argc, char** argv) {
+  std::vector<std::filesystem::path> logs;
+  CLI::App app{
+      "hazardlab findings: the findings that checked processes wrote so far into their logs (the files "
+      "process-<pid>.jsonl in the folder HL_CHECK_LOG_FOLDER names), as JSON on stdout: each process's pid, "
+      "parent, whether it was watched and why not, and its findings with the hazard, what happened, the missing "
+      "synchronization, the fix and the Python frames. A line still being written is left for the next call."};
+  app.name("hazardlab findings");
+  app.add_option("logs", logs, "process logs")->required()->check(CLI::ExistingFile);
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  nlohmann::json processes = nlohmann::json::array();
+  try {
+    for (const std::filesystem::path& log : logs) {
+      const check::ProcessLog p = check::read_process_log(log);
+      nlohmann::json findings = nlohmann::json::array();
+      for (const check::LoggedFinding& f : p.findings)
+        findings.push_back({{"finding", f.finding}, {"copy_python", f.copy_python}, {"access_python", f.access_python}});
+      processes.push_back({{"log", log.string()},
+                           {"pid", p.pid},
+                           {"parent", p.parent},
+                           {"watching", p.watching},
+                           {"not_watching_because", p.not_watching_because},
+                           {"findings", findings}});
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "hazardlab findings: " << e.what() << '\n';
+    return 1;
+  }
+  std::cout << nlohmann::json{{"processes", processes}}.dump() << '\n';
+  return 0;
 }
 
 }  // namespace hazardlab

@@ -146,6 +146,7 @@ static int merge_in_report_tool(int argc, char** argv) {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_in_report_tool(argc, argv);
   if (argc > 1 && std::string_view(argv[1]) == "check") return check_main(argc, argv);
+  if (argc > 1 && std::string_view(argv[1]) == "findings") return findings_main(argc, argv);
   // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab: warning: " << w << '\n';
@@ -221,6 +222,7 @@ int main(int argc, char** argv) {
           ->check(cli::not_blank());
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
+  app.add_subcommand("findings", "the findings checked processes logged so far, as JSON (for the pytest plugin)");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
   report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
@@ -237,7 +239,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::OptionNotFound&) {
       std::cerr << "hazardlab: no command '" << argv[1]
                 << "'; the commands are list, explain, devices, settings, run, ctest-manifest, session-start, report, "
-                   "merge and check\n";
+                   "merge, check and findings\n";
       return 2;
     }
   }
