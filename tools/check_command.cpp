@@ -107,7 +107,10 @@ int findings_main(int argc, char** argv) {
       const check::ProcessLog p = check::read_process_log(log);
       nlohmann::json findings = nlohmann::json::array();
       for (const check::LoggedFinding& f : p.findings)
-        findings.push_back({{"finding", f.finding}, {"copy_python", f.copy_python}, {"access_python", f.access_python}});
+        findings.push_back({{"finding", f.finding},
+                            {"copy_python", f.copy_python},
+                            {"access_python", f.access_python},
+                            {"access_python_of_main_thread", f.access_python_of_main_thread}});
       processes.push_back({{"log", log.string()},
                            {"pid", p.pid},
                            {"parent", p.parent},

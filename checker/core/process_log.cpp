@@ -19,7 +19,8 @@ namespace key {
 constexpr const char *type = "type", *pid = "pid", *parent = "parent", *program = "program", *watching = "watching",
                      *not_watching_because = "not_watching_because", *text = "text", *finding = "finding",
                      *copy_stack = "copy_stack", *access_stack = "access_stack", *copy_python = "copy_python",
-                     *access_python = "access_python", *stats = "stats", *driver_calls = "driver_calls";
+                     *access_python = "access_python", *stats = "stats", *driver_calls = "driver_calls",
+                     *access_python_of_main_thread = "access_python_of_main_thread";
 // A frame, a Python frame, a finding, its copy, a deviation it relies on, the counts.
 constexpr const char *module = "module", *offset = "offset", *function = "function", *location = "location",
                      *file = "file", *line = "line";
@@ -152,12 +153,14 @@ std::string header_line(std::int64_t pid, std::int64_t parent, const std::string
 std::string note_line(const std::string& note) { return line({{key::type, kNote}, {key::text, note}}); }
 
 std::string finding_line(const LoggedFinding& f) {
-  return line({{key::type, kFinding},
-               {key::finding, finding_facts(f.finding)},
-               {key::copy_stack, f.copy_stack},
-               {key::access_stack, f.access_stack},
-               {key::copy_python, f.copy_python},
-               {key::access_python, f.access_python}});
+  nlohmann::json j = {{key::type, kFinding},
+                      {key::finding, finding_facts(f.finding)},
+                      {key::copy_stack, f.copy_stack},
+                      {key::access_stack, f.access_stack},
+                      {key::copy_python, f.copy_python},
+                      {key::access_python, f.access_python}};
+  if (f.access_python_of_main_thread) j[key::access_python_of_main_thread] = true;
+  return line(std::move(j));
 }
 
 std::string summary_line(const CheckerStats& stats) { return line({{key::type, kSummary}, {key::stats, stats}}); }
@@ -193,6 +196,7 @@ ProcessLog read_process_log(const std::filesystem::path& file) {
       for (const auto& fr : j.value(key::copy_python, nlohmann::json::array())) f.copy_python.push_back(python_frame_from(fr));
       for (const auto& fr : j.value(key::access_python, nlohmann::json::array()))
         f.access_python.push_back(python_frame_from(fr));
+      f.access_python_of_main_thread = j.value(key::access_python_of_main_thread, false);
       log.findings.push_back(std::move(f));
     } else if (type == kProgress) {
       log.driver_calls_watched = std::max<std::uint64_t>(log.driver_calls_watched, j.at(key::driver_calls));

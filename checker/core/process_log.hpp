@@ -34,6 +34,8 @@ struct LoggedFinding {
   Finding finding;
   std::vector<Frame> copy_stack, access_stack;
   std::vector<PythonFrame> copy_python = {}, access_python = {};
+  // The accessing thread never ran Python (a PyTorch intra-op worker): access_python is the main thread's stack.
+  bool access_python_of_main_thread = false;
 };
 
 // Why a process was not (or not wholly) watched. Any of these means its run cannot be called clean.

@@ -107,6 +107,8 @@ def load_expectations(path):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: an exclusion without its reason")
             if program.get("mask") and not program.get("why_masked"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
+            if program.get("unordered") and not program.get("why_unordered"):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: 'unordered' without 'why_unordered'")
             verdict = program.get("verdict")
             if verdict is not None and (verdict.get("is") not in ("not-checked", "found") or not verdict.get("why")):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a verdict needs 'is' "
@@ -298,6 +300,8 @@ def compare(name, command, cwd, masks, expected, args, env=None):
         replaced = [PYTEST_DURATION] if command[1:3] == ["-m", "pytest"] else []
         a, b = masked(plain["stdout"], masks, replaced), masked(checked["stdout"], masks, replaced)
         a2 = masked(again["stdout"], masks, replaced)
+        if expected.get("unordered"):  # processes that print at once: the same lines, in any order
+            a, b, a2 = sorted(a), sorted(b), sorted(a2)
         noisy = {i for i in range(max(len(a), len(a2))) if i >= min(len(a), len(a2)) or a[i] != a2[i]}
         row["lines_varying_without_the_checker"] = len(noisy)
         if len(a) == len(a2):

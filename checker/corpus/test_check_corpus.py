@@ -82,6 +82,14 @@ class BadInput(unittest.TestCase):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", other),
                             "something-else")
 
+    def test_an_unordered_program_needs_its_reason(self):
+        bare = os.path.join(self.tmp.name, "unordered.json")
+        with open(bare, "w") as f:
+            json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1,
+                       "corpora": {"cuda-samples": {"programs": {"memMapIPCDrv": {"unordered": True}}}}}, f)
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", bare),
+                            "memMapIPCDrv", "why_unordered")
+
     def test_out_of_range_numbers_are_refused(self):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--jobs", "0"), "--jobs 0")
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--timeout", "0"), "--timeout 0")

@@ -168,7 +168,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
       outcome = the_checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
       if (!outcome.findings.empty() && the_sink)
         the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
-                 std::string_view(python.text, static_cast<std::size_t>(python.length)));
+                 python);
     } catch (...) {
       // The checker's own failure must not become the program's: open the page for good and let the access
       // run; the injected library stops watching at its next callback and says why.

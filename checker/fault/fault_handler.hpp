@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "checker/core/checker.hpp"
+#include "checker/fault/python_stack.hpp"
 
 namespace hazardlab::check {
 
@@ -28,9 +29,10 @@ int protection_of(PageAccess access);
 
 // Where findings from a fault go (the injected library writes them to the process's log at once, so
 // that a crash right after the access keeps them). `frames`: the access's stack, innermost first.
-// `python`: the Python stack of the access ("File ..." lines; empty outside Python).
+// `python`: the Python stack of the access ("File ..." lines; empty outside Python; the main thread's where
+// the accessing thread never ran Python).
 using FaultFindings = std::function<void(std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames,
-                                         std::string_view python)>;
+                                         const PythonStackText& python)>;
 
 class FaultHandler {
  public:

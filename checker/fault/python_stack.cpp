@@ -12,22 +12,54 @@ namespace hazardlab::check {
 namespace {
 using ThreadStateOf = void* (*)();
 using DumpTraceback = void (*)(int, void*);
+using MainInterpreter = void* (*)();
+using FirstThreadState = void* (*)(void*);
+using NextThreadState = void* (*)(void*);
 std::atomic<ThreadStateOf> this_thread_state{nullptr};
 std::atomic<DumpTraceback> dump_traceback{nullptr};
+std::atomic<MainInterpreter> main_interpreter{nullptr};
+std::atomic<FirstThreadState> thread_head{nullptr};
+std::atomic<NextThreadState> next_thread{nullptr};
+
+// The main interpreter's oldest thread state: its list is newest first, and the main thread's state is made
+// first. Plain pointer reads, as faulthandler's dump of every thread does.
+void* main_thread_state() {
+  const MainInterpreter main = main_interpreter.load();
+  const FirstThreadState head = thread_head.load();
+  const NextThreadState next = next_thread.load();
+  if (main == nullptr || head == nullptr || next == nullptr) return nullptr;
+  void* interpreter = main();
+  if (interpreter == nullptr) return nullptr;
+  void* state = head(interpreter);
+  for (int hops = 0; state != nullptr && hops < 4096; ++hops) {
+    void* later = next(state);
+    if (later == nullptr) return state;
+    state = later;
+  }
+  return nullptr;
+}
 }  // namespace
 
 void find_python() {
   this_thread_state = reinterpret_cast<ThreadStateOf>(::dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
   dump_traceback = reinterpret_cast<DumpTraceback>(::dlsym(RTLD_DEFAULT, "_Py_DumpTraceback"));
+  main_interpreter = reinterpret_cast<MainInterpreter>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_Main"));
+  thread_head = reinterpret_cast<FirstThreadState>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_ThreadHead"));
+  next_thread = reinterpret_cast<NextThreadState>(::dlsym(RTLD_DEFAULT, "PyThreadState_Next"));
 }
 
 void capture_python_stack(PythonStackText& out) {
   out.length = 0;
+  out.of_main_thread = false;
   const ThreadStateOf state_of = this_thread_state.load();
   const DumpTraceback dump = dump_traceback.load();
   if (state_of == nullptr || dump == nullptr) return;
   void* state = state_of();
-  if (state == nullptr) return;  // a thread that never ran Python
+  if (state == nullptr) {  // a thread that never ran Python: the main thread's frames, said to be so
+    state = main_thread_state();
+    if (state == nullptr) return;
+    out.of_main_thread = true;
+  }
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return;
   dump(fds[1], state);

@@ -317,7 +317,7 @@ void pinned_released(const Call& c) {
   const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
   const std::vector<Finding> found =
       checker().pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), thread_id());
-  if (!found.empty()) injection().writer.findings(found, {}, {});
+  if (!found.empty()) injection().writer.findings(found, {}, {}, false);
 }
 
 void launch_host_func_entering(const Call& c) {

@@ -71,8 +71,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     }
   }
   FaultHandler::install(in.checker, [](std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames,
-                                       std::string_view python) {
-    inject::injection().writer.findings(findings, frames, parse_python_stack(python));
+                                       const PythonStackText& python) {
+    inject::injection().writer.findings(findings, frames, parse_python_stack(python.view()), python.of_main_thread);
   });
   for (const std::string& refused : refused_check_settings())
     in.writer.note("a checker setting was refused, and its default taken: " + refused);

@@ -67,7 +67,7 @@ std::vector<Frame> ProcessWriter::frames_of(const std::vector<std::uintptr_t>& p
 }
 
 void ProcessWriter::findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
-                             const std::vector<PythonFrame>& access_python) {
+                             const std::vector<PythonFrame>& access_python, bool access_python_of_main_thread) {
   for (const Finding& f : findings) {
     Site copy;
     {
@@ -75,7 +75,8 @@ void ProcessWriter::findings(const std::vector<Finding>& findings, const std::ve
       if (auto it = sites_.find(f.copy.site); it != sites_.end()) copy = it->second;
     }
     write_line(finding_line(
-        LoggedFinding{f, frames_of(copy.frames), frames_of(access_frames), copy.python, access_python}));
+        LoggedFinding{f, frames_of(copy.frames), frames_of(access_frames), copy.python, access_python,
+                      access_python_of_main_thread}));
   }
 }
 

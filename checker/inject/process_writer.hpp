@@ -21,8 +21,9 @@ class ProcessWriter {
   void note(const std::string& text);
   // Keeps the stack of a copy's call site (captured once per site).
   void remember_site(SiteId site, std::vector<std::uintptr_t> frames, std::vector<PythonFrame> python);
+  // `access_python_of_main_thread`: the accessing thread never ran Python; its Python frames are the main thread's.
   void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
-                const std::vector<PythonFrame>& access_python);
+                const std::vector<PythonFrame>& access_python, bool access_python_of_main_thread);
   void summary(const CheckerStats& stats);
   // One more driver call watched: a progress line at each power of two, so that a process that dies before
   // its summary still says how far it was watched.

@@ -38,7 +38,7 @@ std::vector<doc::Text> native_frames(const std::vector<Frame>& stack) {
 
 // One stack, folded: the Python frames first when the program is Python, then the native ones.
 void add_stack(doc::Document& d, const std::string& title, const std::vector<PythonFrame>& python,
-               const std::vector<Frame>& native) {
+               const std::vector<Frame>& native, const std::string& python_title = "Python") {
   std::vector<doc::Text> natives = native_frames(native);
   const std::size_t count = python.size() + natives.size();
   if (natives.empty()) natives.push_back("(no frames)");
@@ -46,7 +46,7 @@ void add_stack(doc::Document& d, const std::string& title, const std::vector<Pyt
   if (python.empty()) {
     for (doc::Text& t : natives) items.push_back({std::move(t), {}});
   } else {
-    doc::Item python_item{"Python", {}};
+    doc::Item python_item{python_title, {}};
     for (const PythonFrame& f : python) python_item.children.push_back(doc::code(python_frame_text(f)));
     items.push_back(std::move(python_item));
     items.push_back({"Native", std::move(natives)});
@@ -78,7 +78,10 @@ void add_findings(doc::Document& d, const CheckReport& report) {
     for (const LoggedFinding& lf : p.findings) {
       d.subheading("Finding " + std::to_string(++number) + ": " + doc::code(lf.finding.hazard()) + ", process " +
                    std::to_string(p.pid) + " (" + p.program + ")");
-      add_stack(d, "Host access", lf.access_python, lf.access_stack);
+      add_stack(d, "Host access", lf.access_python, lf.access_stack,
+                lf.access_python_of_main_thread ? "Python, the main thread's (the access ran on a thread without "
+                                                  "Python, such as a PyTorch intra-op worker)"
+                                                : "Python");
       add_stack(d, "Copy issued", lf.copy_python, lf.copy_stack);
     }
 }

@@ -124,6 +124,13 @@ std::string frame_text(const Frame& frame) {
   return out.str();
 }
 
+std::string access_python_title(const LoggedFinding& finding) {
+  return finding.access_python_of_main_thread
+             ? "Host access, Python (the main thread's: the access ran on a thread that never ran Python, such as a "
+               "PyTorch intra-op worker, for the main thread's line)"
+             : "Host access, Python";
+}
+
 std::string python_frame_text(const PythonFrame& frame) {
   return frame.file + ":" + std::to_string(frame.line) + " in " + frame.function;
 }
@@ -132,7 +139,7 @@ namespace {
 
 constexpr const char* kBar = "========= ";
 
-void print_python(std::ostream& out, const char* title, const std::vector<PythonFrame>& stack) {
+void print_python(std::ostream& out, const std::string& title, const std::vector<PythonFrame>& stack) {
   if (stack.empty()) return;
   out << kBar << "    " << title << '\n';
   int shown = 0;
@@ -163,7 +170,7 @@ void CheckReport::print(std::ostream& out) const {
       out << kBar << "Hazard " << f.hazard() << ": " << to_string(f.kind) << " (process " << p.pid << ", thread "
           << f.thread << ")\n";
       out << kBar << "    " << f.what() << '\n';
-      print_python(out, "Host access, Python:", lf.access_python);
+      print_python(out, access_python_title(lf) + ":", lf.access_python);
       print_python(out, "Copy issued, Python:", lf.copy_python);
       if (!lf.access_stack.empty()) print_stack(out, "Host access:", lf.access_stack);
       print_stack(out, "Copy issued:", lf.copy_stack);
@@ -186,7 +193,8 @@ nlohmann::json CheckReport::to_json() const {
                           {"copy_stack", lf.copy_stack},
                           {"access_stack", lf.access_stack},
                           {"copy_python", lf.copy_python},
-                          {"access_python", lf.access_python}});
+                          {"access_python", lf.access_python},
+                          {"access_python_of_main_thread", lf.access_python_of_main_thread}});
     nlohmann::json summary = nullptr;
     if (p.summary) summary = *p.summary;
     processes_json.push_back({{"pid", p.pid},

@@ -58,6 +58,8 @@ std::string ending_text(const ProgramEnd& end);  // "exited with status 0", "end
 std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end);
 // Frames of the driver, CUPTI and the checker itself say nothing about the program: both leave them out.
 bool tells_about_the_program(const Frame& frame);
+// The title of a finding's access's Python frames: whose they are when the accessing thread never ran Python.
+std::string access_python_title(const LoggedFinding& finding);
 std::string frame_text(const Frame& frame);          // "function at file:line (module+0xoffset)"
 std::string python_frame_text(const PythonFrame& frame);  // "file:line in function"
 

@@ -109,7 +109,10 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
       } else if (!f.access_stack.empty()) {
         access_location["physicalLocation"] = {{"artifactLocation", artifact(f.access_stack.front().module, root)}};
       }
-      access_location["message"] = {{"text", "host access"}};
+      access_location["message"] = {
+          {"text", f.access_python_of_main_thread
+                       ? "host access, on a thread without Python: the line is the main thread's, which started it"
+                       : "host access"}};
       result["locations"] = nlohmann::json::array({access_location});
       nlohmann::json copy_location = {{"message", {{"text", "copy issued: " + f.finding.copy.api}}}};
       if (copy) {

@@ -192,7 +192,9 @@ class _Watcher:
         f = finding["finding"]
         lines = [f"hazardlab check: {f['hazard']}: {f['kind']} (process {finding['pid']}, {where})",
                  f"    {f['what']}",
-                 f"    host access: {_python_line(finding.get('access_python', []))}",
+                 f"    host access: {_python_line(finding.get('access_python', []))}"
+                 + (" (the main thread's line: the access ran on a thread without Python, such as a PyTorch "
+                    "intra-op worker)" if finding.get("access_python_of_main_thread") else ""),
                  f"    copy issued: {_python_line(finding.get('copy_python', []))}",
                  f"    missing: {f['missing']}",
                  f"    fix: {f['fix']}",

@@ -316,6 +316,29 @@ TEST_F(Launcher, APythonProgramsFindingKeepsBothStacksNamed) {
             std::string::npos);
 }
 
+// An access on a thread that never ran Python (a PyTorch intra-op worker) is logged with the main thread's Python
+// frames, and every report says whose they are; an access on a Python thread says nothing of the kind.
+TEST_F(Launcher, AnAccessOnAThreadWithoutPythonSaysItsLineIsTheMainThreads) {
+  LoggedFinding worker{a_finding(), {}, {}, {{"train.py", 50, "stage"}}, {{"train.py", 49, "stage"}}, true};
+  LoggedFinding own = worker;
+  own.access_python_of_main_thread = false;
+  own.finding.access_site = 2;
+  program(header_line(1, 0, "python3", true, "") + finding_line(worker) + finding_line(own) +
+          summary_line(CheckerStats{1, 0, 2, 2, 0}));
+  const CheckOutcome out = run_check(options, err);
+  ASSERT_EQ(out.report.finding_count(), 2u);
+  EXPECT_TRUE(out.report.processes.at(0).findings.at(0).access_python_of_main_thread);
+  EXPECT_FALSE(out.report.processes.at(0).findings.at(1).access_python_of_main_thread);
+  const std::string text = err.str();
+  const std::size_t first = text.find("Host access, Python (the main thread's");
+  EXPECT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find("Host access, Python (the main thread's", first + 1), std::string::npos) << text;
+  EXPECT_NE(text.find("Host access, Python:"), std::string::npos) << text;
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir / "report.json"));
+  EXPECT_EQ(j.at("processes").at(0).at("findings").at(0).at("access_python_of_main_thread"), true);
+  EXPECT_EQ(j.at("processes").at(0).at("findings").at(1).at("access_python_of_main_thread"), false);
+}
+
 // A report holding everything a report can: a finding of a Python program with both stacks (a driver frame
 // among them, which is left out), a free in a child process that also left a note, a process that was not
 // watched, and copies the faster mode left out.

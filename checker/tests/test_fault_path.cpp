@@ -30,7 +30,7 @@ struct FaultPath : ::testing::Test {
     std::memset(memory, 0x11, kPages * page_size());
     checker.pinned_allocated(addr(0), kPages * page_size(), PinnedKind::Registered);
     FaultHandler::install(checker, [this](std::vector<Finding>&& f, const std::vector<std::uintptr_t>& frames,
-                                          std::string_view) {
+                                          const PythonStackText&) {
       EXPECT_FALSE(frames.empty());
       std::lock_guard lock(found_mutex);
       for (Finding& x : f) found.push_back(std::move(x));
