@@ -3,12 +3,9 @@
 namespace hazardlab::check {
 namespace {
 
+// The verdicts' colours; the rest is the style every page shares (reports/src/document.cpp).
 constexpr const char* kStyle =
-    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
-    "vertical-align:top}th{background:#f4f4f4}.verdict{font-size:1.4em;padding:.4em .8em;display:inline-block}"
-    ".clean{background:#d9f2d9}.found{background:#f8d0d0}.not-checked,.sampled{background:#fcefc7}"
-    "blockquote{color:#555}details{margin:.3em 0}";
+    ".clean{background:#d9f2d9}.found{background:#f8d0d0}.not-checked,.sampled{background:#fcefc7}";
 
 // The command as a shell would take it back: an argument with anything but plain characters is quoted.
 std::string shell_text(const std::vector<std::string>& command) {

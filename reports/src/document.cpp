@@ -185,11 +185,24 @@ std::string to_markdown(const Document& d) {
   return m.out.str();
 }
 
+// The style every page shares: readable from a phone (390 px) to a desktop. Text breaks anywhere rather than
+// run past its box (paths, API names), plots scale down to the width, and tables scroll inside their own box.
+constexpr const char* kPageStyle =
+    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
+    "@media (max-width:600px){body{margin:.8em}}"
+    "h1,h2,h3,p,li,blockquote,summary{overflow-wrap:anywhere}"
+    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
+    "vertical-align:top}th{background:#f4f4f4}"
+    "svg{max-width:100%;height:auto;margin:.5em 0;border:1px solid #eee}"
+    "blockquote{color:#555;margin:1em 0 1em 1em}details{margin:.3em 0}ul{padding-left:1.4em}"
+    ".verdict{font-size:1.4em;padding:.4em .8em;display:inline-block}";
+
 std::string to_html(const Document& d) {
   HtmlOut h;
-  h.out << "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n<title>" << escape_markup(d.title)
-        << "</title>\n<style>\n" << d.style << "\n</style>\n</head>\n<body>\n<h1>" << escape_markup(d.title)
-        << "</h1>\n";
+  h.out << "<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
+        << "<meta name='viewport' content='width=device-width, initial-scale=1'>\n<title>" << escape_markup(d.title)
+        << "</title>\n<style>\n" << kPageStyle << d.style << "\n</style>\n</head>\n<body>\n<h1>"
+        << escape_markup(d.title) << "</h1>\n";
   render(d, h);
   h.out << "</body>\n</html>\n";
   return h.out.str();

@@ -81,10 +81,9 @@ Section rules(const FleetReport& report) {
   return s;
 }
 
+// The rows' colours by verdict; the rest is the style every page shares (document.cpp).
 constexpr const char* kStyle =
-    "body{font-family:sans-serif;margin:1.5em}table{border-collapse:collapse;font-size:0.9em}"
-    "th,td{border:1px solid #ccc;padding:0.25em 0.5em;text-align:left}th{background:#eee}"
-    "tr.PASS td{background:#e8f5e9}tr.FAIL td{background:#ffebee}tr.INCONCLUSIVE td{background:#fff3e0}"
+    "table{font-size:0.9em}tr.PASS td{background:#e8f5e9}tr.FAIL td{background:#ffebee}tr.INCONCLUSIVE td{background:#fff3e0}"
     "tr.PARTIAL td{background:#fffde7}tr.SKIPPED td{background:#f5f5f5}";
 
 // Everything the two pages say, in order.

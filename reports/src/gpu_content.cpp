@@ -10,13 +10,10 @@
 namespace hazardlab {
 namespace {
 
+// The verdicts' and rows' colours; the rest is the style every page shares (document.cpp).
 constexpr const char* kStyle =
-    "body{font-family:system-ui,sans-serif;margin:2em;max-width:1100px;color:#222}"
-    "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;"
-    "vertical-align:top}th{background:#f4f4f4}.verdict{font-size:1.4em;padding:.4em .8em;display:inline-block}"
     ".PASS,.good{background:#d9f2d9}.FAIL,.bad{background:#f8d0d0}.INCONCLUSIVE,.warn{background:#fcefc7}"
-    ".SKIPPED,.PARTIAL,.idle{background:#eee}svg{margin:.5em 1em .5em 0;border:1px solid #eee}"
-    "blockquote{color:#555}";
+    ".SKIPPED,.PARTIAL,.idle{background:#eee}";
 
 std::string yes_no(bool b) { return b ? "yes" : "no"; }
 

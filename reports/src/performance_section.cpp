@@ -135,11 +135,11 @@ void add_bandwidth(doc::Document& d, const PerfRecord& p, const BandwidthGroup& 
                 "A pair without peer access is copied through the host by the driver: its figure is no link's.");
     doc::Table peers;
     peers.headers = {"From", "To", "Peer access", "Bytes", "GB/s"};
-    for (const PeerBandwidth& p : g.peer_matrix) {
-      peers.add({"GPU " + std::to_string(p.source), "GPU " + std::to_string(p.destination),
-                 p.peer_access ? "yes" : "no: staged through the host", std::to_string(p.bytes),
-                 number_text("%.2f", p.gbps)},
-                p.peer_access ? "" : "idle");
+    for (const PeerBandwidth& pair : g.peer_matrix) {
+      peers.add({"GPU " + std::to_string(pair.source), "GPU " + std::to_string(pair.destination),
+                 pair.peer_access ? "yes" : "no: staged through the host", std::to_string(pair.bytes),
+                 number_text("%.2f", pair.gbps)},
+                pair.peer_access ? "" : "idle");
     }
     d.table(std::move(peers));
   }

@@ -35,7 +35,9 @@ std::string to_svg(const Plot& p) {
   const auto x = [&](double v) { return kLeft + (placed(p.x_scale, v) - x0) / span * (w - kLeft - kRight); };
   const auto y = [&](double v) { return h - kBottom - v / y_top * (h - kTop - kBottom); };
   std::ostringstream svg;
-  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "' role='img' aria-label='"
+  // The view box lets the page scale the chart down to a narrow window, keeping its proportions.
+  svg << "<svg xmlns='http://www.w3.org/2000/svg' width='" << w << "' height='" << h << "' viewBox='0 0 " << w << ' '
+      << h << "' role='img' aria-label='"
       << escape_markup(p.description) << "'>";
   if (!p.title.empty())
     svg << "<text x='" << kLeft << "' y='18' font-weight='bold'>" << escape_markup(p.title) << "</text>";

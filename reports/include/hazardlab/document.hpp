@@ -97,7 +97,7 @@ struct Block {
 
 struct Document {
   std::string title;
-  std::string style;  // HTML: the page's CSS
+  std::string style;  // HTML: the page's own CSS (its classes), after the style every page shares
   std::vector<Block> blocks;
 
   void heading(Text t) { blocks.push_back({Block::Kind::Heading, std::move(t), {}, {}, {}, {}}); }
