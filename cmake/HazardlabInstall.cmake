@@ -50,7 +50,7 @@ file(WRITE ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/entry_points.txt "[pyt
 install(DIRECTORY ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/
         DESTINATION ${HAZARDLAB_PYTHON_DIR}/hazardlab_pytest-${PROJECT_VERSION}.dist-info)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
-install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md")
+install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs FILES_MATCHING PATTERN "*.md" PATTERN "*.png")
 foreach(page IN ITEMS reports/SCHEMA.md hazards/README.md conformance/README.md lessons/README.md checker/README.md
                       checker/corpus/README.md reports/schema/gpu-report.schema.json
                       reports/schema/fleet-report.schema.json reports/schema/check-report.schema.json
