@@ -6,20 +6,7 @@
 #   hazardlab_add_scenarios(<script.py> TOOL <t> REPORT_TOOL <t> CASES <t> PERF <t> STANDIN_WORKER <t>)
 function(hazardlab_add_scenarios script)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TOOL;REPORT_TOOL;CASES;PERF;STANDIN_WORKER" "")
-  # The first interpreter that has jsonschema: a version manager's python3 may come first on PATH
-  # without it, while the system's has the Debian package.
-  find_package(Python3 COMPONENTS Interpreter QUIET)
-  set(candidates ${Python3_EXECUTABLE})
-  find_program(_hl_system_python NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
-  list(APPEND candidates ${_hl_system_python})
-  set(python "")
-  foreach(candidate IN LISTS candidates)
-    execute_process(COMMAND ${candidate} -c "import jsonschema" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
-    if(rc EQUAL 0)
-      set(python ${candidate})
-      break()
-    endif()
-  endforeach()
+  hazardlab_python_with(jsonschema python)
   if(python STREQUAL "")
     if(TEST scenarios/need-python-jsonschema)  # said once, whatever the number of scenario scripts
       return()

@@ -16,6 +16,21 @@ enable_testing()
 include(GoogleTest)
 include(HazardlabWarnings)
 
+# hazardlab_python_with(<module> <variable>): the first Python interpreter that imports <module>, or "".
+# A version manager's python3 may come first on PATH without a Debian package the system's python3 has.
+function(hazardlab_python_with module variable)
+  find_package(Python3 COMPONENTS Interpreter QUIET)
+  find_program(_hl_system_python NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+  foreach(candidate IN ITEMS ${Python3_EXECUTABLE} ${_hl_system_python})
+    execute_process(COMMAND ${candidate} -c "import ${module}" RESULT_VARIABLE rc OUTPUT_QUIET ERROR_QUIET)
+    if(rc EQUAL 0)
+      set(${variable} ${candidate} PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  set(${variable} "" PARENT_SCOPE)
+endfunction()
+
 function(hazardlab_add_test_file file)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "LABELS;LIBRARIES")
   get_filename_component(name ${file} NAME_WE)
