@@ -82,6 +82,25 @@ MODULE_RACES = textwrap.dedent('''
         pass
 ''')
 
+# A process whose checker could not subscribe to CUPTI writes only its header, saying why.
+UNWATCHED = textwrap.dedent('''
+    import json, os
+
+    def setup_module():
+        path = os.path.join(os.environ["HL_CHECK_LOG_FOLDER"], f"process-{os.getpid()}.jsonl")
+        with open(path, "w") as log:
+            log.write(json.dumps({"type": "process", "pid": os.getpid(), "parent": os.getppid(), "program": "python3",
+                                  "watching": False, "not_watching_because": "CUPTI refused a subscriber "
+                                  "(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED): another tool, such as a "
+                                  "profiler, already holds it"}) + "\\n")
+
+    def test_one():
+        pass
+
+    def test_two():
+        pass
+''')
+
 failures = []
 
 
@@ -175,6 +194,16 @@ def main(hazardlab):
                "while test_module_races.py was collected" in done.stdout and
                "test_module_races.py:3 in <module>" in done.stdout, "a finding at import errors the module's collection")
         os.remove(os.path.join(work, "test_module_races.py"))
+
+        # 3b. A process the checker could not watch (a profiler holds CUPTI): said once, and no test fails for it.
+        with open(os.path.join(work, "test_unwatched.py"), "w") as f:
+            f.write(UNWATCHED)
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", "test_unwatched.py"],
+                          log_folder=fresh_logs())
+        expect(done.returncode == 0 and "2 passed" in done.stdout, "an unwatched process fails no test")
+        expect(done.stdout.count("were not watched") == 1 and "CUPTI refused a subscriber" in done.stdout,
+               "that a process was not watched, and why, is said once in the summary")
+        os.remove(os.path.join(work, "test_unwatched.py"))
 
         # 4. Not under the checker: the session starts again under the real `hazardlab check`. Without a GPU
         # nothing is watched: said once, no test fails, and the verdict is the checker's (not-checked, 67).
