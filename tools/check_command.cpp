@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checker/core/process_log.hpp"
+#include "checker/launch/check_report.hpp"
 
 #include "checker/launch/session.hpp"
 #include "checker/core/check_settings.hpp"
@@ -92,8 +93,8 @@ int findings_main(int argc, char** argv) {
   CLI::App app{
       "hazardlab findings: the findings that checked processes wrote so far into their logs (the files "
       "process-<pid>.jsonl in the folder HL_CHECK_LOG_FOLDER names), as JSON on stdout: each process's pid, "
-      "parent, whether it was watched and why not, and its findings with the hazard, what happened, the missing "
-      "synchronization, the fix and the Python frames. A line still being written is left for the next call."};
+      "parent, whether it was watched and why not, and its findings as the JSON report gives them: the hazard, what "
+      "happened, the missing synchronization, the fix, the stacks (module and offset) and the Python frames. A line still being written is left for the next call."};
   app.name("hazardlab findings");
   app.add_option("logs", logs, "process logs")->required()->check(CLI::ExistingFile);
   try {
@@ -106,11 +107,7 @@ int findings_main(int argc, char** argv) {
     for (const std::filesystem::path& log : logs) {
       const check::ProcessLog p = check::read_process_log(log);
       nlohmann::json findings = nlohmann::json::array();
-      for (const check::LoggedFinding& f : p.findings)
-        findings.push_back({{"finding", f.finding},
-                            {"copy_python", f.copy_python},
-                            {"access_python", f.access_python},
-                            {"access_python_of_main_thread", f.access_python_of_main_thread}});
+      for (const check::LoggedFinding& f : p.findings) findings.push_back(check::logged_finding_json(f));
       processes.push_back({{"log", log.string()},
                            {"pid", p.pid},
                            {"parent", p.parent},

@@ -76,9 +76,7 @@ void add_findings(doc::Document& d, const CheckReport& report) {
       d.subheading("Finding " + std::to_string(++number) + ": " + doc::code(lf.finding.hazard()) + ", process " +
                    std::to_string(p.pid) + " (" + p.program + ")");
       add_stack(d, "Host access", lf.access_python, lf.access_stack,
-                lf.access_python_of_main_thread ? "Python, the main thread's (the access ran on a thread without "
-                                                  "Python, such as a PyTorch intra-op worker)"
-                                                : "Python");
+                lf.access_python_of_main_thread ? std::string("Python (") + kAccessPythonOfMainThread + ")" : "Python");
       add_stack(d, "Copy issued", lf.copy_python, lf.copy_stack);
     }
 }

@@ -125,10 +125,8 @@ std::string frame_text(const Frame& frame) {
 }
 
 std::string access_python_title(const LoggedFinding& finding) {
-  return finding.access_python_of_main_thread
-             ? "Host access, Python (the main thread's: the access ran on a thread that never ran Python, such as a "
-               "PyTorch intra-op worker, for the main thread's line)"
-             : "Host access, Python";
+  return finding.access_python_of_main_thread ? std::string("Host access, Python (") + kAccessPythonOfMainThread + ")"
+                                              : "Host access, Python";
 }
 
 std::string python_frame_text(const PythonFrame& frame) {
@@ -184,17 +182,20 @@ void CheckReport::print(std::ostream& out) const {
   out << kBar << "HAZARDLAB CHECK SUMMARY: " << summary() << '\n';
 }
 
+nlohmann::json logged_finding_json(const LoggedFinding& lf) {
+  return {{"finding", lf.finding},
+          {"copy_stack", lf.copy_stack},
+          {"access_stack", lf.access_stack},
+          {"copy_python", lf.copy_python},
+          {"access_python", lf.access_python},
+          {"access_python_of_main_thread", lf.access_python_of_main_thread}};
+}
+
 nlohmann::json CheckReport::to_json() const {
   nlohmann::json processes_json = nlohmann::json::array();
   for (const ProcessLog& p : processes) {
     nlohmann::json findings = nlohmann::json::array();
-    for (const LoggedFinding& lf : p.findings)
-      findings.push_back({{"finding", lf.finding},
-                          {"copy_stack", lf.copy_stack},
-                          {"access_stack", lf.access_stack},
-                          {"copy_python", lf.copy_python},
-                          {"access_python", lf.access_python},
-                          {"access_python_of_main_thread", lf.access_python_of_main_thread}});
+    for (const LoggedFinding& lf : p.findings) findings.push_back(logged_finding_json(lf));
     nlohmann::json summary = nullptr;
     if (p.summary) summary = *p.summary;
     processes_json.push_back({{"pid", p.pid},

@@ -58,6 +58,12 @@ std::string ending_text(const ProgramEnd& end);  // "exited with status 0", "end
 std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end);
 // Frames of the driver, CUPTI and the checker itself say nothing about the program: both leave them out.
 bool tells_about_the_program(const Frame& frame);
+// Why a finding's access Python frames are the main thread's (LoggedFinding::access_python_of_main_thread): said
+// the same in the console text, the page and SARIF.
+inline constexpr const char* kAccessPythonOfMainThread =
+    "the main thread's: the access ran on a thread that never ran Python, such as a PyTorch intra-op worker";
+// A finding as the JSON report gives it (its sentences, both stacks, both Python stacks); `hazardlab findings` too.
+nlohmann::json logged_finding_json(const LoggedFinding& finding);
 // The title of a finding's access's Python frames: whose they are when the accessing thread never ran Python.
 std::string access_python_title(const LoggedFinding& finding);
 std::string frame_text(const Frame& frame);          // "function at file:line (module+0xoffset)"

@@ -110,9 +110,8 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
         access_location["physicalLocation"] = {{"artifactLocation", artifact(f.access_stack.front().module, root)}};
       }
       access_location["message"] = {
-          {"text", f.access_python_of_main_thread
-                       ? "host access, on a thread without Python: the line is the main thread's, which started it"
-                       : "host access"}};
+          {"text", f.access_python_of_main_thread ? std::string("host access; its line is ") + kAccessPythonOfMainThread
+                                                  : std::string("host access")}};
       result["locations"] = nlohmann::json::array({access_location});
       nlohmann::json copy_location = {{"message", {{"text", "copy issued: " + f.finding.copy.api}}}};
       if (copy) {
