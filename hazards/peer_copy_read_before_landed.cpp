@@ -86,11 +86,11 @@ Hazard peer_copy_read_before_landed() {
       .variants = {labelled(make_variant(VariantKind::Control, "unsafe-read-on-destination",
                                          "the destination GPU reads on its own stream with no event", space,
                                          destination_reader(false)),
-                            "peer"),
+                            std::string(kTwoGpuLabel)),
                    labelled(make_variant(VariantKind::Guard, "cross-device-event-wait",
                                          "an event after the peer copy, waited for by the destination GPU's stream",
                                          space, destination_reader(true)),
-                            "peer")},
+                            std::string(kTwoGpuLabel))},
       .pytorch = R"py(y = x0.to("cuda:1", non_blocking=True)   # queued on cuda:0's current stream
 with torch.cuda.device(1):
     z = y * 2                                # cuda:1's stream: may read y before it landed

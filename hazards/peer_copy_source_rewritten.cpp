@@ -73,11 +73,11 @@ Hazard peer_copy_source_rewritten() {
       .variants = {labelled(make_variant(VariantKind::Control, "unsafe-rewrite-on-other-stream",
                                          "a kernel on another stream of the source GPU rewrites the source, no event",
                                          space, rewriter_of(false)),
-                            "peer"),
+                            std::string(kTwoGpuLabel)),
                    labelled(make_variant(VariantKind::Guard, "stream-wait-event",
                                          "the rewriting stream waits for an event recorded after the peer copy", space,
                                          rewriter_of(true)),
-                            "peer")},
+                            std::string(kTwoGpuLabel))},
       .pytorch = R"py(side = torch.cuda.Stream()
 y = x.to("cuda:1", non_blocking=True)   # queued on cuda:0's current stream
 with torch.cuda.stream(side):

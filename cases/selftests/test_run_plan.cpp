@@ -42,7 +42,7 @@ Strings lines_about(const std::string& text, const std::string& test) {
   Strings found;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    if (line.find('\t' + test + '\t') != std::string::npos) found.push_back(line);
+    if (line.find('\t' + test + '\t') == line.find('\t')) found.push_back(line);  // the line's own test
   return found;
 }
 
@@ -61,8 +61,10 @@ TEST(RunPlan, TwoGpusGetTheFixturesThenEachGpusCasesThenItsMeasurements) {
                                        "CUDA_DEVICE_ORDER=PCI_BUS_ID"}));
   Strings expected = {"hazardlab/session-start", "hazardlab/report"};
   for (const int d : {0, 1}) {
-    for (const Hazard& h : Registry::instance().hazards())
-      for (const Variant& v : h.variants) expected.push_back("gpu" + std::to_string(d) + "/" + h.id + "/" + v.id);
+    for (const bool two_gpus : {false, true})  // the cases that use two GPUs last
+      for (const Hazard& h : Registry::instance().hazards())
+        for (const Variant& v : h.variants)
+          if (uses_two_gpus(v) == two_gpus) expected.push_back("gpu" + std::to_string(d) + "/" + h.id + "/" + v.id);
     for (const char* part : {"bandwidth", "overlap", "findings"})
       expected.push_back("gpu" + std::to_string(d) + "/perf/" + part);
   }
@@ -122,6 +124,17 @@ TEST(RunPlan, EachGpuTakesItsTurnsInThePlansOrder) {
     EXPECT_EQ(turn.front()->phase, Phase::Case);
     EXPECT_EQ(turn.back()->name.substr(4), "/perf/findings");  // the verified copies after the cases
     EXPECT_TRUE(std::all_of(turn.begin(), turn.end(), [&](const PlannedTest* t) { return t->lock == turn[0]->lock; }));
+  }
+}
+
+TEST(RunPlan, TheCasesThatUseTwoGpusComeLastOnEachGpu) {
+  const RunPlan plan = plan_run(two_gpus());
+  for (const auto& turn : turns_by_gpu(plan, {Phase::Case})) {
+    std::vector<bool> two;
+    for (const PlannedTest* t : turn)
+      two.push_back(std::find(t->labels.begin(), t->labels.end(), kTwoGpuLabel) != t->labels.end());
+    ASSERT_EQ(std::count(two.begin(), two.end(), true), 4);  // two hazards, two variants each
+    EXPECT_TRUE(std::is_partitioned(two.begin(), two.end(), [](bool b) { return !b; }));
   }
 }
 
@@ -194,6 +207,26 @@ TEST(CtestPlan, GivesCtestEachTestWithItsProperties) {
             "property\thazardlab/session-start\tFIXTURES_SETUP\thazardlab_session");
   EXPECT_EQ(lines_about(text.str(), "hazardlab/report")[1],
             "property\thazardlab/report\tFIXTURES_CLEANUP\thazardlab_session");
+}
+
+TEST(CtestPlan, ACaseThatUsesTwoGpusFollowsItsGpusOtherCases) {
+  const RunPlan plan = plan_run(two_gpus());
+  std::ostringstream text;
+  write_ctest_plan(text, plan, {});
+  const std::string peer = "gpu1/peer-copy-source-rewritten/stream-wait-event";
+  std::string depends;
+  for (const std::string& line : lines_about(text.str(), peer))
+    if (const auto at = line.find("\tDEPENDS\t"); at != std::string::npos) depends = line.substr(at + 8) + '\t';
+  EXPECT_NE(depends.find("\tgpu1/perf/bandwidth\t"), std::string::npos);
+  EXPECT_NE(depends.find("\tgpu0/perf/bandwidth\t"), std::string::npos);
+  EXPECT_NE(depends.find("\tgpu1/h2d-pinned-mutate/stream-synchronize\t"), std::string::npos);
+  EXPECT_EQ(depends.find("\tgpu0/h2d-pinned-mutate/stream-synchronize\t"), std::string::npos);  // not another GPU's
+  EXPECT_EQ(depends.find("\tgpu1/peer-copy"), std::string::npos);  // not its fellow peer cases
+  // An ordinary case follows the measurements only.
+  for (const std::string& line : lines_about(text.str(), "gpu1/h2d-pinned-mutate/stream-synchronize"))
+    if (line.find("\tDEPENDS\t") != std::string::npos) {
+      EXPECT_EQ(line.find("\tgpu1/d2h"), std::string::npos);
+    }
 }
 
 TEST(CtestPlan, RefusesWhatCtestCannotPassOn) {

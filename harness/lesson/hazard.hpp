@@ -2,6 +2,7 @@
 // A hazard is one way to misuse asynchronous transfers, written as a lesson: what is unsafe,
 // which documented rule makes it so, and the variants that show it (the positive control) and
 // fix it (the guards). Each file in hazards/ builds one Hazard and registers it (registry.hpp).
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -38,6 +39,13 @@ struct Variant {
   // family of cases that spans hazards can be selected with -L.
   std::vector<std::string> labels{};
 };
+
+// The label of a variant that uses two GPUs: its own and a peer.
+inline constexpr std::string_view kTwoGpuLabel = "peer";
+
+inline bool uses_two_gpus(const Variant& v) {
+  return std::find(v.labels.begin(), v.labels.end(), kTwoGpuLabel) != v.labels.end();
+}
 
 struct Hazard {
   std::string id;

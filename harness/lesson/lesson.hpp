@@ -42,8 +42,8 @@ Variant measurement(std::string id, std::string title, Measurement measure);
 // swept length queued ahead of the racing work, and the tutorial's own demo as a point.
 Variant race_window(RaceWindowSpec spec);
 
-// The variant with one more ctest label: "peer" for a variant that uses two GPUs (the
-// registration then holds both GPUs for it).
+// The variant with one more ctest label: kTwoGpuLabel for a variant that uses two GPUs (it holds its
+// own GPU's lock only, and comes last on its GPU: harness/plan/run_plan.cpp).
 Variant labelled(Variant variant, std::string label);
 
 // The guard that waits with `fence` before the host touches its buffer, named after the fence.

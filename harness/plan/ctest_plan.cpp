@@ -1,7 +1,10 @@
 #include "plan/ctest_plan.hpp"
 
+#include <algorithm>
 #include <ostream>
 #include <stdexcept>
+
+#include "lesson/hazard.hpp"
 
 namespace hazardlab {
 
@@ -29,6 +32,10 @@ void line(std::ostream& out, const std::string& kind, const std::string& where, 
 
 void line(std::ostream& out, const std::string& kind, const std::string& test, const std::vector<std::string>& values) {
   line(out, kind, "the test " + test, test, values);
+}
+
+bool uses_two_gpus(const PlannedTest& t) {
+  return std::find(t.labels.begin(), t.labels.end(), kTwoGpuLabel) != t.labels.end();
 }
 
 void property(std::ostream& out, const std::string& test, const std::string& name, const std::vector<std::string>& values) {
@@ -67,8 +74,15 @@ void write_ctest_plan(std::ostream& out, const RunPlan& plan, const std::vector<
     if (t.phase != Phase::Case) property(out, t.name, "COST", {"1000"});
     property(out, t.name, "SKIP_RETURN_CODE", {"77"});
     property(out, t.name, "TIMEOUT", {std::to_string(t.timeout.count())});
-    // DEPENDS only orders; it does not pull the measurements into a selection.
-    if (t.phase == Phase::Case && !timed.empty()) property(out, t.name, "DEPENDS", timed);
+    // DEPENDS only orders; it does not pull the measurements into a selection. A case that uses two GPUs
+    // also follows its GPU's other cases, as in the plan (run_plan.cpp says why): ctest would otherwise
+    // order them by the times of earlier runs.
+    std::vector<std::string> before = t.phase == Phase::Case ? timed : std::vector<std::string>{};
+    if (t.phase == Phase::Case && uses_two_gpus(t))
+      for (const PlannedTest& other : plan.tests)
+        if (other.phase == Phase::Case && other.device_index == t.device_index && !uses_two_gpus(other))
+          before.push_back(other.name);
+    if (!before.empty()) property(out, t.name, "DEPENDS", before);
   }
 }
 
