@@ -18,13 +18,23 @@ namespace hazardlab::check {
 
 namespace {
 
-std::mutex failure_mutex;
-std::optional<std::string> failure;
+// The fault path's process state, in one object: what judges an access, where its findings go, whether the
+// path failed in its own code, and the handlers it stands in front of. Set by install() before the handlers
+// are; read by them.
+struct FaultPath {
+  Checker* checker = nullptr;
+  FaultFindings sink;
+  std::atomic<bool> failed{false};
+  struct sigaction previous_segv{}, previous_trap{};
+};
+FaultPath path;
 
-Checker* the_checker = nullptr;
-std::atomic<bool> fault_path_failed{false};
-FaultFindings the_sink;
-struct sigaction previous_segv{}, previous_trap{};
+// The first mprotect that failed, for the summary (MprotectProtector::first_failure).
+struct FirstProtectionFailure {
+  std::mutex mutex;
+  std::optional<std::string> text;
+};
+FirstProtectionFailure protection_failure;
 
 // Per thread: the pages opened for the one instruction being stepped, and the host function it runs.
 // Initial-exec TLS: a signal handler must not make the loader allocate a thread's block.
@@ -133,7 +143,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   bool handled = false;
 #if defined(__x86_64__)
-  if (the_checker != nullptr && info->si_code == SEGV_ACCERR) {
+  if (path.checker != nullptr && info->si_code == SEGV_ACCERR) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & kWriteFault) != 0;
     // A page another thread opened after this fault was raised reads as not held: run the instruction
     // again, but not forever (the same address three times running is not ours).
@@ -151,7 +161,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
       return id;
     };
     if (state.in_cuda_call) {
-      const PageAccess held = the_checker->access_at(address);
+      const PageAccess held = path.checker->access_at(address);
       if (held != PageAccess::ReadWrite) {
         if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), uc);
         errno = saved_errno;
@@ -165,14 +175,14 @@ void on_segv(int sig, siginfo_t* info, void* context) {
                                                                              : Accessor::program_thread();
     Checker::FaultOutcome outcome;
     try {
-      outcome = the_checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
-      if (!outcome.findings.empty() && the_sink)
-        the_sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
+      outcome = path.checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
+      if (!outcome.findings.empty() && path.sink)
+        path.sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
                  python);
     } catch (...) {
       // The checker's own failure must not become the program's: open the page for good and let the access
       // run; the injected library stops watching at its next callback and says why.
-      fault_path_failed.store(true);
+      path.failed.store(true);
       ::mprotect(reinterpret_cast<void*>(page_floor(address)), page_size(), PROT_READ | PROT_WRITE);
       errno = saved_errno;
       return;
@@ -180,22 +190,22 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     if (outcome.ours) {
       handled = true;
       if (outcome.step) open_page_for_one_instruction(page_floor(address), uc);
-    } else if (state.repeats < 3 && the_checker->pinned_kind(address).has_value()) {
+    } else if (state.repeats < 3 && path.checker->pinned_kind(address).has_value()) {
       handled = true;  // stale: retry
     }
   }
 #endif
-  if (!handled) chain(previous_segv, sig, info, context);
+  if (!handled) chain(path.previous_segv, sig, info, context);
   errno = saved_errno;
 }
 
 void on_trap(int sig, siginfo_t* info, void* context) {
   if (state.open == 0) {
-    chain(previous_trap, sig, info, context);
+    chain(path.previous_trap, sig, info, context);
     return;
   }
   const int saved_errno = errno;
-  for (int i = 0; i < state.open; ++i) the_checker->restore_page(state.pages[i]);
+  for (int i = 0; i < state.open; ++i) path.checker->restore_page(state.pages[i]);
   state.open = 0;
 #if defined(__x86_64__)
   static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
@@ -230,18 +240,18 @@ void MprotectProtector::apply(const PageChange& change) {
   if (::mprotect(reinterpret_cast<void*>(change.begin), change.end - change.begin, protection_of(change.access)) == 0)
     return;
   const int err = errno;
-  std::lock_guard lock(failure_mutex);
-  if (!failure) {
+  std::lock_guard lock(protection_failure.mutex);
+  if (!protection_failure.text) {
     char text[160];
     std::snprintf(text, sizeof text, "mprotect(0x%lx, %lu) failed: %s", static_cast<unsigned long>(change.begin),
                   static_cast<unsigned long>(change.end - change.begin), std::strerror(err));
-    failure = text;
+    protection_failure.text = text;
   }
 }
 
 std::optional<std::string> MprotectProtector::first_failure() const {
-  std::lock_guard lock(failure_mutex);
-  return failure;
+  std::lock_guard lock(protection_failure.mutex);
+  return protection_failure.text;
 }
 
 bool FaultHandler::supported() {
@@ -253,13 +263,13 @@ bool FaultHandler::supported() {
 }
 
 void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
-  the_checker = &checker;
-  the_sink = std::move(on_findings);
+  path.checker = &checker;
+  path.sink = std::move(on_findings);
   void* warm[2];
   (void)backtrace(warm, 2);  // loads the unwinder now, not first inside a fault
   find_python();
-  install_handler(SIGSEGV, on_segv, &previous_segv);
-  install_handler(SIGTRAP, on_trap, &previous_trap);
+  install_handler(SIGSEGV, on_segv, &path.previous_segv);
+  install_handler(SIGTRAP, on_trap, &path.previous_trap);
 }
 
 bool FaultHandler::ensure_installed() {
@@ -267,7 +277,7 @@ bool FaultHandler::ensure_installed() {
   sigaction(SIGSEGV, nullptr, &current);
   if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_segv) return true;
   // The program installed its own handler: put ours back in front and pass it what is not ours.
-  install_handler(SIGSEGV, on_segv, &previous_segv);
+  install_handler(SIGSEGV, on_segv, &path.previous_segv);
   return false;
 }
 
@@ -277,7 +287,7 @@ void FaultHandler::set_inside_cuda_call(bool inside) {
 }
 
 const char* FaultHandler::failure() {
-  return fault_path_failed.load(std::memory_order_relaxed)
+  return path.failed.load(std::memory_order_relaxed)
              ? "the fault path failed (an exception or a failed allocation while judging an access)"
              : nullptr;
 }
