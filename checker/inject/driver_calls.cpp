@@ -11,7 +11,8 @@
 
 #include "checker/fault/fault_handler.hpp"
 #include "checker/fault/python_stack.hpp"
-#include "checker/inject/injection.hpp"
+#include "checker/inject/driver_calls.hpp"
+#include "checker/inject/process_state.hpp"
 
 namespace hazardlab::check::inject {
 

@@ -1,6 +1,4 @@
 // The entry CUDA calls when it loads this library (CUDA_INJECTION64_PATH), at the program's first cuInit.
-#include "checker/inject/injection.hpp"
-
 #include <pthread.h>
 
 #include <cstdlib>
@@ -8,14 +6,10 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/fault/python_stack.hpp"
+#include "checker/inject/driver_calls.hpp"
+#include "checker/inject/process_state.hpp"
 
 namespace hazardlab::check::inject {
-
-Injection& injection() {
-  // Never destroyed: driver calls and faults can come while static objects are being torn down.
-  static Injection* the = new Injection;
-  return *the;
-}
 
 namespace {
 

@@ -3,7 +3,7 @@
 namespace hazardlab::check {
 namespace {
 
-// The verdicts' colours; the rest is the style every page shares (reports/src/document.cpp).
+// The verdicts' colours; the rest is the style every page shares (document/src/document.cpp).
 constexpr const char* kStyle =
     ".clean{background:#d9f2d9}.found{background:#f8d0d0}.not-checked,.sampled{background:#fcefc7}";
 

@@ -163,7 +163,7 @@ void Builder::lower(CommandIndex index, const Command& c) {
     case CommandKind::StreamSynchronize:
     case CommandKind::StreamQuery: {
       // Synchronizing the legacy stream waits for what work enqueued there now would wait for (rule 2), as
-      // the stream sync of a pageable cudaMemcpy does (lower_copies.cpp): conformance/probes showed it. A query
+      // the stream sync of a pageable cudaMemcpy does (lower_copies.cpp): conformance_gpu/probes showed it. A query
       // the program saw succeed says the same; one that answered cudaErrorNotReady orders nothing.
       std::vector<ActionId> waits;
       if (rules_.has(Rule::kHostSynchronization) && (c.kind == CommandKind::StreamSynchronize || c.observed_complete)) {

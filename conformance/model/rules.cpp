@@ -60,21 +60,21 @@ constexpr std::array<DeviationInfo, kDeviationCount> kDeviations{{
      "by each run, RuleSet::small_upload_bytes; 24 KiB where not measured) does not wait for the work rule 2 puts "
      "ahead of it (legacy-stream work for a copy on a blocking stream, and the reverse)",
      "seen by generated programs on an H200 and settled on an H100 (CUDA 13.0 driver) by "
-     "conformance/probes/implicit_sync_small_copies.cu: 0 of 10 trials waited up to 24 KiB, 10 of 10 from 32 KiB; "
+     "conformance_gpu/probes/implicit_sync_small_copies.cu: 0 of 10 trials waited up to 24 KiB, 10 of 10 from 32 KiB; "
      "an event made the same copies wait 10 of 10; an independent probe on an H100 and an H200 saw 28 KiB obey"},
     {Deviation::kStreamSyncSkipsWhatItsMarkersWaitFor, "stream-sync-skips-what-its-markers-wait-for",
      "a cudaEventRecord or cudaStreamWaitEvent on a blocking stream enqueues no work; cudaStreamSynchronize of that "
      "stream need not wait for the legacy-stream work rule 2 puts ahead of them, though an event recorded there "
      "still captures it",
      "seen by generated programs on an H200 and an H100 (CUDA 13.0 driver) and settled for records on the H100 by "
-     "conformance/probes/synchronize_and_legacy_stream.cu: with the legacy stream held, cudaStreamSynchronize of a "
+     "conformance_gpu/probes/synchronize_and_legacy_stream.cu: with the legacy stream held, cudaStreamSynchronize of a "
      "blocking stream holding only a record waited 0 of 10 times, cudaEventSynchronize of its event 10 of 10, "
      "and a kernel in place of the record made the synchronize wait 10 of 10"},
     {Deviation::kUnrecordedEventWaitOnLegacyIsNoWork, "unrecorded-event-wait-on-legacy-is-no-work",
      "a cudaStreamWaitEvent on the legacy stream for an event never recorded enqueues no work: blocking-stream work "
      "queued after it need not wait for the blocking-stream work that rule 2 puts ahead of legacy-stream work",
      "seen by a generated program on an H100 (CUDA 13.0 driver, seed 1213461122) and settled there by "
-     "conformance/probes/synchronize_and_legacy_stream.cu: with a blocking stream held, a kernel on a second "
+     "conformance_gpu/probes/synchronize_and_legacy_stream.cu: with a blocking stream held, a kernel on a second "
      "blocking stream queued after such a wait on the legacy stream waited 0 of 10 times, after a record there "
      "10 of 10, and after a kernel there 10 of 10"},
 }};

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "conformance/check/compare.hpp"
-#include "conformance/runner/tags.hpp"
+#include "conformance/check/tags.hpp"
 #include "conformance/schedule/predict.hpp"
 #include "conformance/tests/simulated_gpu.hpp"
 
@@ -357,7 +357,7 @@ TEST(GpuFindings, AnUnrecordedEventWaitOnTheLegacyStreamPassesNoWaitOn) {
 }
 
 // Seed 1434168090 and four others on the H100 (quick and full profiles): cudaStreamSynchronize of the
-// legacy stream waited for a gate closed on a blocking stream; conformance/probes measured it alone.
+// legacy stream waited for a gate closed on a blocking stream; conformance_gpu/probes measured it alone.
 TEST(GpuFindings, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
   for (StreamKind kind : {StreamKind::Blocking, StreamKind::NonBlocking}) {
     Program p;

@@ -5,7 +5,7 @@
 
 #include "gpu_content.hpp"
 #include "hazardlab/number_text.hpp"
-#include "markup_escape.hpp"
+#include "hazardlab/markup_escape.hpp"
 
 namespace hazardlab {
 namespace {

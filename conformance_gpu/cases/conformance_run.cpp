@@ -1,4 +1,4 @@
-#include "conformance/cases/conformance_run.hpp"
+#include "conformance_gpu/cases/conformance_run.hpp"
 
 #include <rapidcheck.h>
 
@@ -9,8 +9,8 @@
 
 #include "conformance/generate/generate.hpp"
 #include "conformance/print/print_program.hpp"
-#include "conformance/runner/run_program.hpp"
-#include "conformance/runner/upload_probe.hpp"
+#include "conformance_gpu/runner/run_program.hpp"
+#include "conformance_gpu/runner/upload_probe.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab::conformance {

@@ -1,6 +1,6 @@
 #pragma once
 // A report for people, laid out once as plain content (headings, paragraphs, lists, tables, plots)
-// and then rendered in Markdown or HTML (reports/src/document.cpp). The fleet report, every GPU's report
+// and then rendered in Markdown or HTML (document/src/document.cpp). The fleet report, every GPU's report
 // and `hazardlab check`'s report are built this way: what a report says is decided in one place, how each
 // markup spells it in another.
 #include <string>

@@ -1,4 +1,4 @@
-#include "conformance/runner/upload_probe.hpp"
+#include "conformance_gpu/runner/upload_probe.hpp"
 
 #include <algorithm>
 #include <cstring>

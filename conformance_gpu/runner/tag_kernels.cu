@@ -1,4 +1,4 @@
-#include "conformance/runner/tag_kernels.hpp"
+#include "conformance_gpu/runner/tag_kernels.hpp"
 #include "cuda/check.hpp"
 #include "cuda/kernel_loading.hpp"
 

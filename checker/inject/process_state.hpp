@@ -1,8 +1,9 @@
-// The library CUDA loads into a checked program (CUDA_INJECTION64_PATH): what it holds for the process's
-// lifetime, and the translation of driver calls (driver_calls.cpp) into the checker's calls.
+// What the library CUDA loads into a checked program (CUDA_INJECTION64_PATH) holds for the process's lifetime:
+// the checker, the process log, and what the driver calls told it of streams and graphs. The entry
+// (injection.cpp) sets it up; the driver calls (driver_calls.cpp) keep it.
 #pragma once
 
-#include <cupti.h>
+#include <cuda.h>
 
 #include <atomic>
 #include <cstdint>
@@ -44,10 +45,8 @@ struct Injection {
   std::map<CUgraphExec, CUgraph> executables;
 };
 
+// The process's one Injection, never destroyed: driver calls and faults can come while static objects are
+// being torn down.
 Injection& injection();
-
-void CUPTIAPI on_driver_call(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
-// The driver calls on_driver_call needs, to be enabled one by one.
-const std::vector<CUpti_CallbackId>& watched_calls();
 
 }  // namespace hazardlab::check::inject

@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "hazardlab/document.hpp"
-#include "markup_escape.hpp"
+#include "hazardlab/markup_escape.hpp"
 
 namespace hazardlab::doc {
 namespace {

@@ -1,4 +1,4 @@
-#include "conformance/runner/run_program.hpp"
+#include "conformance_gpu/runner/run_program.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,8 +8,8 @@
 #include <set>
 #include <vector>
 
-#include "conformance/runner/tag_kernels.hpp"
-#include "conformance/runner/tags.hpp"
+#include "conformance_gpu/runner/tag_kernels.hpp"
+#include "conformance/check/tags.hpp"
 #include "conformance/schedule/predict.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device_memory.hpp"

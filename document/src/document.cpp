@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "markup_escape.hpp"
+#include "hazardlab/markup_escape.hpp"
 
 namespace hazardlab::doc {
 
