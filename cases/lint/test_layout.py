@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""The harness layout holds: every file sits in one of the folders harness/CMakeLists.txt
-declares, no file passes 250 lines, and a folder includes only the folders declared before it
-(the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
+"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS). The harness
+layout holds: every file sits in one of the folders harness/CMakeLists.txt declares, no file passes 250
+lines, and a folder includes only the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
 and states its guard through the Guard handle without reading the sabotage switch itself. Only the
 one environment reader (settings/src/environment.cpp) calls getenv, and no code outside the
 settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again).
@@ -207,6 +207,61 @@ def trials_receive_trial_settings(root: Path) -> list[str]:
     return problems
 
 
+# The house, from the ground up (docs/architecture.md, "The house"): a top-level folder includes its own files
+# and those of the floors below it, never one beside it or above it. The suite (harness, reports, hazards,
+# cases, conformance_gpu) and the checker stand on one ground; tools/ is the door of both.
+FLOORS = (("settings", "conformance", "document"), ("record",), ("harness", "reports", "checker"),
+          ("hazards", "cases", "conformance_gpu", "tools"))
+STANDALONE = ("lessons",)  # plain CUDA programs a student compiles alone: they include nothing of the project
+
+
+def floor_of(folder: str) -> int | None:
+    return next((i for i, floor in enumerate(FLOORS) if folder in floor), None)
+
+
+def included_folder(root: Path, path: Path, include: str) -> str | None:
+    """The top-level folder a quoted include names: a harness folder's header, a folder's own path
+    ("checker/core/..."), a public header ("hazardlab/..." under some folder's include/), or a file
+    beside the includer."""
+    if (root / "harness" / include).is_file():
+        return "harness"
+    first = include.split("/")[0]
+    if floor_of(first) is not None and (root / include).is_file():
+        return first
+    if first == "hazardlab":
+        for public in sorted(root.glob("*/include/" + include)):
+            return public.relative_to(root).parts[0]
+    if (path.parent / include).is_file():
+        return path.relative_to(root).parts[0]
+    return None
+
+
+def house_floors(root: Path) -> list[str]:
+    problems = []
+    for top in sorted(p for p in root.iterdir() if p.is_dir() and not outside_the_project(p.relative_to(root))):
+        sources = [p for p in sorted(top.rglob("*")) if p.suffix in SOURCE_SUFFIXES]
+        if not sources or top.name in STANDALONE:
+            continue
+        here = floor_of(top.name)
+        if here is None:
+            problems.append(f"{top.name}/: holds code but stands on no floor of the house; "
+                            "add it to FLOORS (cases/lint/test_layout.py) and to docs/architecture.md")
+            continue
+        for path in sources:
+            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                target = included_folder(root, path, m.group(1)) if m else None
+                if target is None or target == top.name:
+                    continue
+                there = floor_of(target)
+                if there is not None and there >= here:
+                    where = "beside it" if there == here else "above it"
+                    problems.append(f"{path.relative_to(root)}:{number}: {top.name}/ includes \"{m.group(1)}\" of "
+                                    f"{target}/, which stands {where} (floor {there + 1}; {top.name}/ is on "
+                                    f"floor {here + 1})")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -237,6 +292,7 @@ def check(root: Path) -> list[str]:
             if include != "lesson/lesson.hpp":
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
+    problems += house_floors(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -262,6 +318,13 @@ BREAKAGES = [
      "tools/broken_name.cpp:2: spells a setting's name"),
     ("the record looks a setting up by its spelling", "reports/src/broken_lookup.cpp",
      'auto* s = run.setting("HAZARDLAB_MIN_OVERLAP");\n', "reports/src/broken_lookup.cpp:1: spells a setting's name"),
+    ("the record includes the harness, a floor above it", "record/src/broken_up.cpp", '#include "cuda/check.hpp"\n',
+     "record/src/broken_up.cpp:1: record/ includes \"cuda/check.hpp\" of harness/, which stands above it"),
+    ("the reports include the harness, beside them", "reports/src/broken_beside.cpp",
+     '#include "plan/run_plan.hpp"\n',
+     "reports/src/broken_beside.cpp:1: reports/ includes \"plan/run_plan.hpp\" of harness/, which stands beside it"),
+    ("a folder of code on no floor", "annex/broken_room.cpp", '#include "hazardlab/result.hpp"\n',
+     "annex/: holds code but stands on no floor of the house"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),
