@@ -34,16 +34,16 @@ namespace {
 constexpr int kSkipExitCode = 77;
 
 // The part asked for, measured (harness/perf/parts.hpp, harness/soak/soak.hpp).
-Measurements measure_part(const std::string& part, const Settings& settings, const Profile& profile,
+Measurements measure_part(MeasurementGroup part, const Settings& settings, const Profile& profile,
                           const DeviceFingerprint& device, const Thresholds& thresholds, std::vector<Check>& checks,
                           PreparedBuffers& buffers) {
-  if (part == "bandwidth") return measure_bandwidth_part(profile, device, thresholds, checks, buffers);
-  if (part == "overlap") return measure_overlap_part(profile, device, thresholds, checks);
-  if (part == "findings") return measure_findings_part(profile);
+  if (part == MeasurementGroup::Bandwidth) return measure_bandwidth_part(profile, device, thresholds, checks, buffers);
+  if (part == MeasurementGroup::Overlap) return measure_overlap_part(profile, device, thresholds, checks);
+  if (part == MeasurementGroup::Findings) return measure_findings_part(profile);
   soak::SoakOptions o;
   o.seed = settings.seed.value_or(static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()));
   o.fault = settings.soak_inject_fault;
-  o.one_round = part == "integrity";
+  o.one_round = part == MeasurementGroup::Integrity;
   o.duration = settings.soak_duration;
   return soak::measure_soak_part(o, device.index, checks);
 }
@@ -68,17 +68,22 @@ int main(int argc, char** argv) {
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab-perf: warning: " << w << '\n';
   CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
-  std::string device_arg = "0", part;
+  std::string device_arg = "0", part_name;
+  std::vector<std::string> groups;
+  for (MeasurementGroup g : {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap, MeasurementGroup::Findings,
+                             MeasurementGroup::Integrity, MeasurementGroup::Soak})
+    groups.emplace_back(to_string(g));
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");
-  app.add_option("--part", part, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
+  app.add_option("--part", part_name, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
       ->required()
-      ->check(CLI::IsMember({"bandwidth", "overlap", "findings", "integrity", "soak"}));
+      ->check(CLI::IsMember(groups));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // --help exits 0; any bad argument exits 2, as every bad input does.
     return app.exit(e) == 0 ? 0 : 2;
   }
+  const MeasurementGroup part = *measurement_group_from_string(part_name);  // IsMember checked it
 
   Settings settings;
   Profile profile;
@@ -122,7 +127,7 @@ int main(int argc, char** argv) {
   const DeviceFingerprint& device = *choice.device;
   record.device_index = device.index;
   record.device_uuid = device.uuid;
-  std::cout << "== perf/" << part << " (" << profile.name << " profile) on GPU " << device.index << " (" << device.name
+  std::cout << "== perf/" << to_string(part) << " (" << profile.name << " profile) on GPU " << device.index << " (" << device.name
             << ")\n";
 
   const auto start = std::chrono::steady_clock::now();
@@ -137,14 +142,14 @@ int main(int argc, char** argv) {
     DeviceScope scope(device.index);
     load_harness_kernels();
     PreparedBuffers buffers;
-    if (part == "bandwidth") {
+    if (part == MeasurementGroup::Bandwidth) {
       const HostLock in_use(HostLock::Mode::Shared, std::chrono::minutes(2));
       const Stopwatch watch;
       buffers = prepare_bandwidth_buffers(profile, bandwidth_kinds(device));
       std::printf("   %zu MiB of host buffers prepared in %.2f s, before the host was held alone\n",
                   buffers.bytes_ready() >> 20, watch.seconds());
     }
-    if (part == "bandwidth" || part == "overlap") alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
+    if (timed_alone(part)) alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
     const auto timed_from = std::chrono::steady_clock::now();
     record.measurements = measure_part(part, settings, profile, device, thresholds, record.checks, buffers);
     // What every other GPU's measurements wait for on a host of several GPUs: the floor of a run's

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS). The harness
-layout holds: every file sits in one of the folders harness/CMakeLists.txt declares, no file passes 250
-lines, and a folder includes only the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other harness header,
-and states its guard through the Guard handle without reading the sabotage switch itself. Only the
-one environment reader (settings/src/environment.cpp) calls getenv, and no code outside the
-settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again).
-A hazard's trial receives the trial's settings only (TrialSettings), never the whole run's.
-The run is planned once (harness/plan/): ctest's registration script sets no property the plan owns,
-and no source but record/'s results layout spells a measurement's test name.
-Measurements cross from harness/perf to the reports as typed records only (measurement_seam).
+"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS), and a
+measurement group is compared as its enum, never as text. The harness layout holds: every file sits in
+one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only
+the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and
+no other harness header, and states its guard through the Guard handle without reading the sabotage
+switch itself. Only the one environment reader (settings/src/environment.cpp) calls getenv, and no code
+outside the settings table reads, sets or looks up a setting by spelling its name
+(setting_spelled_again). A hazard's trial receives the trial's settings only (TrialSettings), never the
+whole run's. The run is planned once (harness/plan/): ctest's registration script sets no property the
+plan owns, and no source but record/'s results layout spells a measurement's test name. Measurements
+cross from harness/perf to the reports as typed records only (measurement_seam).
 
 Usage: test_layout.py SOURCE_DIR
        test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
@@ -262,6 +263,25 @@ def house_floors(root: Path) -> list[str]:
     return problems
 
 
+GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
+GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|overlap|findings|integrity|soak)"')
+
+
+def measurement_group_as_text(root: Path) -> list[str]:
+    """A measurement group is a MeasurementGroup (hazardlab/perf_store.hpp), spelled once; code compares the
+    enum, never a group's name."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == GROUP_SPELLING:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if GROUP_AS_TEXT.search(line.split("//")[0]):
+                problems.append(f"{relative}:{number}: compares a measurement group as text; compare the "
+                                "MeasurementGroup (hazardlab/perf_store.hpp)")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -293,6 +313,7 @@ def check(root: Path) -> list[str]:
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "lesson/lesson.hpp and nothing else of the harness")
     problems += house_floors(root)
+    problems += measurement_group_as_text(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -325,6 +346,9 @@ BREAKAGES = [
      "reports/src/broken_beside.cpp:1: reports/ includes \"plan/run_plan.hpp\" of harness/, which stands beside it"),
     ("a folder of code on no floor", "annex/broken_room.cpp", '#include "hazardlab/result.hpp"\n',
      "annex/: holds code but stands on no floor of the house"),
+    ("a report compares a measurement group as text", "reports/src/broken_group.cpp",
+     'bool b(const PerfRecord& p) { return p.part == "bandwidth"; }\n',
+     "reports/src/broken_group.cpp:1: compares a measurement group as text"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),

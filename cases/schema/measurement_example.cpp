@@ -14,7 +14,7 @@ namespace {
 
 Spread spread(double median) { return {5, median, median - 1, median + 1, median - 0.5, median + 0.5, 0.01}; }
 
-PerfRecord record(const std::string& part, Measurements m) {
+PerfRecord record(MeasurementGroup part, Measurements m) {
   PerfRecord r;
   r.part = part;
   r.profile = "quick";
@@ -68,8 +68,8 @@ int main() {
                                {{0.5, "pinned d2h", 50.1}}, true};
 
   nlohmann::json out = nlohmann::json::array();
-  for (const PerfRecord& r : {record("bandwidth", bandwidth), record("overlap", overlap),
-                              record("findings", findings), record("soak", soak)})
+  for (const PerfRecord& r : {record(MeasurementGroup::Bandwidth, bandwidth), record(MeasurementGroup::Overlap, overlap),
+                              record(MeasurementGroup::Findings, findings), record(MeasurementGroup::Soak, soak)})
     out.push_back(r);
   std::cout << out.dump(2) << '\n';
   // Read back: the typed record is what it wrote.

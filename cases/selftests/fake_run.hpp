@@ -75,7 +75,7 @@ inline VariantResult result(const std::string& hazard, const std::string& varian
   return r;
 }
 
-inline PerfRecord measured(const std::string& part, int device) {
+inline PerfRecord measured(MeasurementGroup part, int device) {
   PerfRecord p;
   p.part = part;
   p.profile = "quick";
@@ -112,9 +112,9 @@ inline RunContents complete_run(int devices) {
         c.results.push_back(result(h.id, v.id, d, o, v.kind));
       }
     }
-    for (std::string_view part : kPerfParts) {
-      c.run.registered.push_back(measurement_name(d, part));
-      PerfRecord p = measured(std::string(part), d);
+    for (const MeasurementGroup part : kPerfParts) {
+      c.run.registered.push_back(measurement_name(d, to_string(part)));
+      PerfRecord p = measured(part, d);
       if (d < 0) p.status = PerfStatus::Skipped;
       c.perf[d].push_back(p);
     }

@@ -46,7 +46,7 @@ inline void set_bandwidth(RunContents& c, int device, double h2d, double d2h) {
                           {"max_gbps", gbps}};
   };
   for (PerfRecord& p : c.perf[device]) {
-    if (p.part != "bandwidth") continue;
+    if (p.part != MeasurementGroup::Bandwidth) continue;
     p.measurements = nlohmann::json{{"bandwidth",
                        {point("h2d", std::size_t{64} << 20, 1.0), point("h2d", std::size_t{256} << 20, h2d),
                         point("d2h", std::size_t{256} << 20, d2h)}},
@@ -106,14 +106,14 @@ inline Fleet write_fleet(const std::string& name) {
   b1.inventory.devices[0].name = "Other GPU";
   b1.run.devices = b1.inventory.devices;
   set_bandwidth(b1, 0, 25.0, 26.0);
-  std::erase_if(b1.perf[0], [](const PerfRecord& p) { return p.part == "findings"; });
+  std::erase_if(b1.perf[0], [](const PerfRecord& p) { return p.part == MeasurementGroup::Findings; });
   add("node-b", b1);
 
   RunContents c1 = host_run("node-c", "2026-11-10T00:00:00Z", 2);
   set_bandwidth(c1, 0, 55.2, 54.9);
   set_bandwidth(c1, 1, 41.0, 54.8);
   for (PerfRecord& p : c1.perf[1]) {
-    if (p.part != "bandwidth") continue;
+    if (p.part != MeasurementGroup::Bandwidth) continue;
     perf::Check check;
     check.id = "pinned-h2d-link-fraction";
     check.description = "pinned h2d reaches 80% of the link";

@@ -19,7 +19,8 @@ RunContents health_run(int devices) {
   std::erase_if(c.results, [](const VariantResult& r) { return r.variant_id == "event-query"; });
   for (auto& [device, records] : c.perf) {
     records.clear();
-    for (const char* part : {"bandwidth", "integrity"}) records.push_back(measured(part, device));
+    for (const MeasurementGroup part : {MeasurementGroup::Bandwidth, MeasurementGroup::Integrity})
+      records.push_back(measured(part, device));
   }
   for (int d = 0; d < std::max(devices, 1); ++d) {
     const std::string label = device_label(devices ? d : -1);
@@ -32,7 +33,7 @@ RunContents health_run(int devices) {
 
 void miss_link(RunContents& c, int device, double h2d_gbps) {
   for (PerfRecord& p : c.perf[device]) {
-    if (p.part != "bandwidth") continue;
+    if (p.part != MeasurementGroup::Bandwidth) continue;
     p.measurements = nlohmann::json{{"bandwidth",
                        {{{"direction", "h2d"}, {"host_memory", "pinned"}, {"bytes", 256u << 20}, {"median_gbps", h2d_gbps}},
                         {{"direction", "d2h"}, {"host_memory", "pinned"}, {"bytes", 256u << 20}, {"median_gbps", 55.0}}}},
@@ -99,7 +100,7 @@ TEST(NodeHealth, ABadCaseAndNoGpuAreNamed) {
 TEST(NodeHealth, ACorruptedSoakCopyReachesEveryReportWithItsOffset) {
   RunContents c = health_run(1);
   for (PerfRecord& p : c.perf[0]) {
-    if (p.part != "integrity") continue;
+    if (p.part != MeasurementGroup::Integrity) continue;
     p.measurements = nlohmann::json{{"soak",
                        {{"seconds", 1.5},
                         {"rounds", 1},

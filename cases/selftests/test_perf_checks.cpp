@@ -293,7 +293,7 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
   const auto dir = std::filesystem::temp_directory_path() / ("hazardlab-perf-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   PerfRecord record;
-  record.part = "bandwidth";
+  record.part = MeasurementGroup::Bandwidth;
   record.profile = "quick";
   record.device_index = 0;
   record.status = PerfStatus::Measured;
@@ -324,7 +324,7 @@ TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
 
 TEST(PerfReport, MeasurementsAloneWithThresholdsMetArePartialNeverPass) {
   PerfRecord record;
-  record.part = "overlap";
+  record.part = MeasurementGroup::Overlap;
   record.device_index = 0;
   record.status = PerfStatus::Measured;
   record.checks = check_overlap({{HostMemoryKind::Pinned, true, 1, 5, 5, 5.1, 0.98}}, gen5_x16(), Thresholds{});
@@ -341,7 +341,7 @@ TEST(PerfReport, MeasurementsAloneWithThresholdsMetArePartialNeverPass) {
 
 TEST(PerfReport, AThresholdMeasuredBesideOtherWorkIsInconclusiveNeverPassOrFail) {
   PerfRecord record;
-  record.part = "overlap";
+  record.part = MeasurementGroup::Overlap;
   record.device_index = 0;
   record.status = PerfStatus::Measured;
   record.checks = check_overlap({{HostMemoryKind::Pinned, true, 1, 5, 5, 5.1, 0.98}}, gen5_x16(), Thresholds{});

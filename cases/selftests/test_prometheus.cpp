@@ -48,7 +48,7 @@ std::string python_with_client() {
 const fs::path kParser = fs::path(HAZARDLAB_SOURCE_DIR) / "cases/selftests/parse_prometheus.py";
 
 PerfRecord bandwidth(int device, double h2d_256, double link) {
-  PerfRecord p = measured("bandwidth", device);
+  PerfRecord p = measured(MeasurementGroup::Bandwidth, device);
   nlohmann::json points = nlohmann::json::array();
   for (std::size_t mib : {64, 256, 1024, 4}) {
     for (const char* d : {"h2d", "d2h"}) {

@@ -23,10 +23,10 @@ std::vector<ProfileCase> profile_cases(const std::string& profile) {
   return cases;
 }
 
-std::vector<std::string_view> profile_perf_parts(const std::string& profile) {
-  if (profile == "health") return {"bandwidth", "integrity"};
-  if (profile == "soak") return {"soak"};
-  return std::vector<std::string_view>(std::begin(kPerfParts), std::end(kPerfParts));
+std::vector<MeasurementGroup> profile_perf_parts(const std::string& profile) {
+  if (profile == "health") return {MeasurementGroup::Bandwidth, MeasurementGroup::Integrity};
+  if (profile == "soak") return {MeasurementGroup::Soak};
+  return std::vector<MeasurementGroup>(std::begin(kPerfParts), std::end(kPerfParts));
 }
 
 }  // namespace hazardlab

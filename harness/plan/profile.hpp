@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/perf_store.hpp"
 #include "lesson/registry.hpp"
 
 namespace hazardlab {
@@ -24,6 +25,6 @@ struct ProfileCase {
 };
 
 std::vector<ProfileCase> profile_cases(const std::string& profile);
-std::vector<std::string_view> profile_perf_parts(const std::string& profile);
+std::vector<MeasurementGroup> profile_perf_parts(const std::string& profile);
 
 }  // namespace hazardlab

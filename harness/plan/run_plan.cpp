@@ -19,9 +19,7 @@ std::vector<int> planned_devices(const std::vector<int>& devices) {
 }
 
 // Bandwidth and overlap are timed: they run before any case, with nothing else on the host's GPUs.
-Phase phase_of_part(std::string_view part) {
-  return part == "bandwidth" || part == "overlap" ? Phase::Timed : Phase::Untimed;
-}
+Phase phase_of_part(MeasurementGroup part) { return timed_alone(part) ? Phase::Timed : Phase::Untimed; }
 
 std::string device_argument(int device_index) {
   return device_index < 0 ? std::string("none") : std::to_string(device_index);
@@ -74,8 +72,8 @@ RunPlan plan_run(const PlanRequest& r) {
 
   const std::vector<ProfileCase> cases = cases_in_turn_order(r.profile);
   // Nothing is timed under a sanitizer: it slows every call.
-  const std::vector<std::string_view> parts =
-      r.sanitizer.empty() ? profile_perf_parts(r.profile) : std::vector<std::string_view>{};
+  const std::vector<MeasurementGroup> parts =
+      r.sanitizer.empty() ? profile_perf_parts(r.profile) : std::vector<MeasurementGroup>{};
   for (const int d : planned_devices(r.devices)) {
     const std::string gpu = device_label(d);
     const std::filesystem::path logs = std::filesystem::path("logs") / gpu;
@@ -90,12 +88,13 @@ RunPlan plan_run(const PlanRequest& r) {
       plan.tests.push_back({case_name(d, h->id, v->id), Phase::Case, d, case_command(r, d, *h, *v), std::move(labels),
                             gpu, kTestLimit, logs / (h->id + "--" + v->id + ".log")});
     }
-    for (const std::string_view part : parts) {
+    for (const MeasurementGroup group : parts) {
+      const std::string part(to_string(group));
       // A soak runs for its duration and stops on time; the limit only catches one that does not.
-      const std::chrono::seconds limit = part == "soak" ? kTestLimit + r.soak_duration : kTestLimit;
-      plan.tests.push_back({measurement_name(d, part), phase_of_part(part), d,
-                            {r.programs.perf.string(), "--device", device_argument(d), "--part", std::string(part)},
-                            {"gpu", "perf", gpu}, gpu, limit, logs / ("perf--" + std::string(part) + ".log")});
+      const std::chrono::seconds limit = group == MeasurementGroup::Soak ? kTestLimit + r.soak_duration : kTestLimit;
+      plan.tests.push_back({measurement_name(d, part), phase_of_part(group), d,
+                            {r.programs.perf.string(), "--device", device_argument(d), "--part", part},
+                            {"gpu", "perf", gpu}, gpu, limit, logs / ("perf--" + part + ".log")});
     }
   }
   return plan;
@@ -105,7 +104,7 @@ std::vector<std::string> registered_names(const std::vector<int>& devices, const
   std::vector<std::string> names;
   for (const int d : planned_devices(devices)) {
     for (const auto& [h, v] : cases_in_turn_order(profile)) names.push_back(case_name(d, h->id, v->id));
-    for (const std::string_view part : profile_perf_parts(profile)) names.push_back(measurement_name(d, part));
+    for (const MeasurementGroup part : profile_perf_parts(profile)) names.push_back(measurement_name(d, to_string(part)));
   }
   return names;
 }

@@ -31,8 +31,31 @@ std::optional<PerfStatus> perf_status_from_string(std::string_view name) noexcep
   return std::nullopt;
 }
 
+std::string_view to_string(MeasurementGroup g) noexcept {
+  switch (g) {
+    case MeasurementGroup::Bandwidth: return "bandwidth";
+    case MeasurementGroup::Overlap: return "overlap";
+    case MeasurementGroup::Findings: return "findings";
+    case MeasurementGroup::Integrity: return "integrity";
+    case MeasurementGroup::Soak: return "soak";
+  }
+  return "?";
+}
+
+std::optional<MeasurementGroup> measurement_group_from_string(std::string_view name) noexcept {
+  for (MeasurementGroup g : {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap, MeasurementGroup::Findings,
+                             MeasurementGroup::Integrity, MeasurementGroup::Soak}) {
+    if (to_string(g) == name) return g;
+  }
+  return std::nullopt;
+}
+
+bool timed_alone(MeasurementGroup g) noexcept {
+  return g == MeasurementGroup::Bandwidth || g == MeasurementGroup::Overlap;
+}
+
 void to_json(nlohmann::json& j, const PerfRecord& r) {
-  j = {{"part", r.part},
+  j = {{"part", std::string(to_string(r.part))},
        {"profile", r.profile},
        {"device_index", r.device_index},
        {"device_uuid", r.device_uuid},
@@ -44,7 +67,10 @@ void to_json(nlohmann::json& j, const PerfRecord& r) {
 }
 
 void from_json(const nlohmann::json& j, PerfRecord& r) {
-  j.at("part").get_to(r.part);
+  const std::string part = j.at("part").get<std::string>();
+  const auto group = measurement_group_from_string(part);
+  if (!group) throw nlohmann::json::other_error::create(501, "unknown measurement group '" + part + "'", &j);
+  r.part = *group;
   r.profile = j.value("profile", "");
   j.at("device_index").get_to(r.device_index);
   r.device_uuid = j.value("device_uuid", "");
@@ -59,7 +85,8 @@ void from_json(const nlohmann::json& j, PerfRecord& r) {
 }
 
 void store_perf(const fs::path& run_dir, const PerfRecord& r) {
-  write_file_atomically(perf_dir(run_dir, r.device_index) / (r.part + ".json"), nlohmann::json(r).dump(2) + "\n");
+  write_file_atomically(perf_dir(run_dir, r.device_index) / (std::string(to_string(r.part)) + ".json"),
+                        nlohmann::json(r).dump(2) + "\n");
 }
 
 std::vector<PerfRecord> load_perf(const fs::path& run_dir, int device_index) {
@@ -78,8 +105,11 @@ std::vector<PerfRecord> load_perf(const fs::path& run_dir, int device_index) {
     try {
       records.push_back(nlohmann::json::parse(read_text_file(file)).get<PerfRecord>());
     } catch (const std::exception& e) {
+      // A file named after no group is none of hazardlab's: a group it misses is reported as not run.
+      const auto group = measurement_group_from_string(file.stem().string());
+      if (!group) continue;
       PerfRecord r;
-      r.part = file.stem().string();
+      r.part = *group;
       r.device_index = device_index;
       r.status = PerfStatus::Failed;
       r.reason = "the result file " + file.filename().string() + " is unreadable: " + e.what();

@@ -10,7 +10,7 @@ namespace {
 // The pinned median at the key size in one direction, if the bandwidth group measured it.
 std::optional<double> key_figure(const std::vector<PerfRecord>& perf, perf::Direction direction) {
   for (const PerfRecord& p : perf) {
-    if (p.part != "bandwidth" || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
+    if (p.part != MeasurementGroup::Bandwidth || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
     for (const perf::BandwidthPoint& b : p.measurements.bandwidth->points) {
       if (b.direction == direction && b.host == HostMemoryKind::Pinned && b.bytes == kKeyFigureBytes)
         return b.median_gbps;
@@ -61,7 +61,7 @@ FleetRow row_from_report(const GpuReport& report) {
   }
   for (const VariantResult& r : report.unknown_results) count_outcome(row, r.hazard_id + "/" + r.variant_id, r);
   for (const PerfRecord& p : report.perf) {
-    if (p.status == PerfStatus::Failed) row.failing_checks.push_back("perf/" + p.part);
+    if (p.status == PerfStatus::Failed) row.failing_checks.push_back("perf/" + std::string(to_string(p.part)));
     for (const perf::Check& c : p.checks) {
       if (c.missed()) row.failing_checks.push_back(c.id);
     }

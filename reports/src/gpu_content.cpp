@@ -240,8 +240,8 @@ std::vector<CaseLine> case_lines(const GpuReport& report) {
       lines.push_back(std::move(c));
     }
   }
-  for (std::string_view part : kPerfParts) {
-    CaseLine c{"perf", std::string(part), "measurement", Standing::NotRun, "NOT RUN"};
+  for (const MeasurementGroup part : kPerfParts) {
+    CaseLine c{"perf", std::string(to_string(part)), "measurement", Standing::NotRun, "NOT RUN"};
     const PerfRecord* record = nullptr;
     for (const PerfRecord& p : report.perf)
       if (p.part == part) record = &p;

@@ -17,7 +17,7 @@ std::string upper(std::string s) {
 std::vector<std::string> link_misses(const GpuReport& r) {
   std::vector<std::string> misses;
   for (const PerfRecord& p : r.perf) {
-    if (p.part != "bandwidth" || !p.measurements.bandwidth) continue;
+    if (p.part != MeasurementGroup::Bandwidth || !p.measurements.bandwidth) continue;
     const perf::BandwidthGroup& g = *p.measurements.bandwidth;
     const double link = g.link_raw_gbps_per_direction;
     const double threshold = g.link_threshold_gbps.value_or(0);
@@ -44,7 +44,7 @@ std::string gpu_problem(const GpuReport& r) {
   if (!r.device) return "no usable GPU: " + r.no_device_reason;
   std::vector<std::string> problems = link_misses(r);
   for (const PerfRecord& p : r.perf) {
-    if (p.status == PerfStatus::Failed) problems.push_back(p.part + " failed: " + p.reason);
+    if (p.status == PerfStatus::Failed) problems.push_back(std::string(to_string(p.part)) + " failed: " + p.reason);
     for (const perf::Check& c : p.checks) {
       if (c.missed() && c.id.rfind("pinned-", 0) != 0) problems.push_back(c.id + ": " + c.measured);
       if (c.missed() && c.id.rfind("pinned-", 0) == 0 && problems.empty()) problems.push_back(c.id + " missed");

@@ -178,7 +178,7 @@ void add_placement(doc::Document& d, const PerfRecord& p) {
   const Measurements& m = p.measurements;
   if (!m.host_placement) return;
   const HostPlacement& h = *m.host_placement;
-  std::string text = p.part + ": host thread on NUMA node " + std::to_string(h.numa_node) + ", CPUs " +
+  std::string text = std::string(to_string(p.part)) + ": host thread on NUMA node " + std::to_string(h.numa_node) + ", CPUs " +
                      (h.cpus.empty() ? "?" : h.cpus) +
                      (h.bound ? " (bound to the GPU's CPUs)" : " (not bound: " + h.not_bound_reason + ")");
   if (const auto& i = m.isolation) {
@@ -197,7 +197,7 @@ void add_performance(doc::Document& d, const GpuReport& report) {
   checks.headers = {"Check", "Result", "Measured", "Why this threshold"};
   for (const PerfRecord& p : report.perf) {
     if (p.status != PerfStatus::Measured) {
-      checks.add({p.part + " measurements", std::string(to_string(p.status)), p.reason, ""},
+      checks.add({std::string(to_string(p.part)) + " measurements", std::string(to_string(p.status)), p.reason, ""},
                  p.status == PerfStatus::Skipped ? "idle" : "bad");
     }
     for (const Check& c : p.checks) {

@@ -99,7 +99,7 @@ Labels with(Labels labels, const std::string& name, const std::string& value) {
 // measurement recorded, else (an older run) the check's sizes and the recorded fraction of the link.
 void bandwidth_samples(Exposition& e, const GpuReport& r, const Labels& labels, double fallback_fraction) {
   for (const PerfRecord& p : r.perf) {
-    if (p.part != "bandwidth" || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
+    if (p.part != MeasurementGroup::Bandwidth || p.status != PerfStatus::Measured || !p.measurements.bandwidth) continue;
     const perf::BandwidthGroup& g = *p.measurements.bandwidth;
     const std::vector<std::size_t> checked = g.checked_sizes.value_or(
         std::vector<std::size_t>{std::size_t{64} << 20, std::size_t{256} << 20, std::size_t{1} << 30});

@@ -84,7 +84,8 @@ GpuReport make_report(const RunContents& in, int device_index) {
     }
   }
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
-  std::vector<std::string> parts(std::begin(kPerfParts), std::end(kPerfParts));
+  std::vector<std::string> parts;
+  for (const MeasurementGroup g : kPerfParts) parts.emplace_back(to_string(g));
   if (in.run.profile != "validation") {
     parts.clear();
     const std::string prefix = measurement_name(device_index, "");
@@ -93,8 +94,10 @@ GpuReport make_report(const RunContents& in, int device_index) {
   }
   for (const std::string& part : parts) {
     const std::string name = measurement_name(device_index, part);
-    const bool ran =
-        std::any_of(report.perf.begin(), report.perf.end(), [&](const PerfRecord& p) { return p.part == part; });
+    // A registered name that is no group hazardlab knows cannot have run.
+    const std::optional<MeasurementGroup> group = measurement_group_from_string(part);
+    const bool ran = group && std::any_of(report.perf.begin(), report.perf.end(),
+                                          [&](const PerfRecord& p) { return p.part == *group; });
     if (!ran) {
       report.not_run.push_back(name);
       ++report.totals.not_run;

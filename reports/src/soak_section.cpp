@@ -46,7 +46,7 @@ void add_soak(doc::Document& d, const GpuReport& report) {
   for (const PerfRecord& p : report.perf) {
     if (!p.measurements.soak) continue;
     const soak::SoakResult& r = *p.measurements.soak;
-    d.heading("Verified copies (" + p.part + ")");
+    d.heading("Verified copies (" + std::string(to_string(p.part)) + ")");
     d.paragraph(number_text("%.1f s (", r.seconds) + number_text("%.1f s past the duration), ", r.overshoot_s) +
                 std::to_string(r.rounds) + " round(s), " + std::to_string(r.churns) +
                 " churn(s) of the pinned and registered buffers, " + std::to_string(r.bytes >> 20) + " MiB per copy" +

@@ -17,11 +17,26 @@ enum class PerfStatus { Measured, Failed, Skipped };
 std::string_view to_string(PerfStatus s) noexcept;
 std::optional<PerfStatus> perf_status_from_string(std::string_view name) noexcept;
 
-// The measurement groups every GPU gets, in the order they run.
-inline constexpr std::string_view kPerfParts[] = {"bandwidth", "overlap", "findings"};
+// A measurement group: a part that hazardlab-perf runs (--part), its test (gpuN/perf/<group>) and its file
+// (<run>/gpuN/perf/<group>.json). to_string is its one spelling.
+enum class MeasurementGroup {
+  Bandwidth,  // host<->device bandwidth by memory kind and size, beside the reference; timed alone on the host
+  Overlap,    // copy-compute overlap; timed alone on the host
+  Findings,   // the tutorial's performance claims, each a comparison within the group
+  Integrity,  // the health profile's one round of verified copies
+  Soak,       // verified copies for a duration
+};
+std::string_view to_string(MeasurementGroup g) noexcept;
+std::optional<MeasurementGroup> measurement_group_from_string(std::string_view name) noexcept;
+// Whether a group's timed part must have the host to itself (harness/perf/host_lock.hpp).
+bool timed_alone(MeasurementGroup g) noexcept;
+
+// The measurement groups every GPU gets in a validation run, in the order they run.
+inline constexpr MeasurementGroup kPerfParts[] = {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap,
+                                                  MeasurementGroup::Findings};
 
 struct PerfRecord {
-  std::string part;     // one of kPerfParts
+  MeasurementGroup part = MeasurementGroup::Bandwidth;
   std::string profile;  // quick, full
   int device_index = -1;
   std::string device_uuid;
