@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS), and a
-measurement group is compared as its enum, never as text. The harness layout holds: every file sits in
+"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a
+measurement group is compared as its enum, never as text, and the checker's process log is read by key
+in checker/core/process_log.cpp alone. The harness layout holds: every file sits in
 one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only
 the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and
 no other harness header, and states its guard through the Guard handle without reading the sabotage
@@ -263,6 +264,40 @@ def house_floors(root: Path) -> list[str]:
     return problems
 
 
+PROCESS_LOG = Path("checker/core/process_log.cpp")  # namespace key: each key of the process log, named once
+
+
+def process_log_keys(root: Path) -> list[str]:
+    text = (root / PROCESS_LOG).read_text() if (root / PROCESS_LOG).is_file() else ""
+    block = re.search(r"namespace key \{(.*?)\}\s*// namespace key", text, re.S)
+    return re.findall(r'\*?\w+\s*=\s*"(\w+)"', block.group(1)) if block else []
+
+
+def process_log_read_by_key(root: Path) -> list[str]:
+    """The process log that the injected library writes is read and written through
+    checker/core/process_log.hpp alone, whose keys are named once: no other source of the checker (its
+    tests aside) reads a log line by its key."""
+    if not (root / "checker").is_dir():
+        return []
+    keys = process_log_keys(root)
+    if not keys:
+        return [f"{PROCESS_LOG}: names no process-log key (namespace key)"]
+    # Reads only: other documents of the checker (its report, SARIF) write keys of the same names.
+    reads = re.compile("|".join(r'\.(?:value|contains|at|find|count)\(\s*"{key}"\s*[,)]'.format(key=re.escape(k))
+                                for k in keys))
+    problems = []
+    for path in sorted((root / "checker").rglob("*")):
+        relative = path.relative_to(root)
+        if (path.suffix not in SOURCE_SUFFIXES or relative == PROCESS_LOG
+                or any(folder in relative.parents for folder in TEST_FOLDERS)):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if reads.search(line.split("//")[0]):
+                problems.append(f"{relative}:{number}: reads a process-log key as JSON; read the log through "
+                                "checker/core/process_log.hpp, which names each key once")
+    return problems
+
+
 GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
 GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|overlap|findings|integrity|soak)"')
 
@@ -314,6 +349,7 @@ def check(root: Path) -> list[str]:
                                 "lesson/lesson.hpp and nothing else of the harness")
     problems += house_floors(root)
     problems += measurement_group_as_text(root)
+    problems += process_log_read_by_key(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -349,6 +385,9 @@ BREAKAGES = [
     ("a report compares a measurement group as text", "reports/src/broken_group.cpp",
      'bool b(const PerfRecord& p) { return p.part == "bandwidth"; }\n',
      "reports/src/broken_group.cpp:1: compares a measurement group as text"),
+    ("the checker's report reads a process-log key itself", "checker/launch/broken_log_read.cpp",
+     'long n(const nlohmann::json& stats) { return stats.value("neighbour_faults", 0L); }\n',
+     "checker/launch/broken_log_read.cpp:1: reads a process-log key as JSON"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),
@@ -361,7 +400,7 @@ def self_test(root: Path) -> int:
     for what, relative, text, expected in BREAKAGES:
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch)
-            for folder in ("harness", "hazards", "record", "reports", "cmake"):
+            for folder in ("harness", "hazards", "record", "reports", "cmake", "checker"):
                 shutil.copytree(root / folder, copy / folder)
             (copy / relative).parent.mkdir(parents=True, exist_ok=True)
             (copy / relative).write_text(text)
