@@ -55,8 +55,7 @@ VariantResult measure_host_reads(const DeviceFingerprint&, const Settings& setti
                 intact ? "intact" : "WRONG");
   r.reason = text;
   r.finding = text;
-  r.observations["host_read_gbps"] = {{"write_combined", static_cast<double>(bytes) / wc / 1e9},
-                                      {"pinned", static_cast<double>(bytes) / pinned / 1e9}};
+  r.observations.host_read = HostReadSpeed{static_cast<double>(bytes) / wc / 1e9, static_cast<double>(bytes) / pinned / 1e9};
   return r;
 }
 

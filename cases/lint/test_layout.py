@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a
 measurement group is compared as its enum, never as text, and the checker's process log is read by key
-in checker/core/process_log.cpp alone. The harness layout holds: every file sits in
+in checker/core/process_log.cpp alone, and a variant's observations in record/src/observations.cpp. The harness layout holds: every file sits in
 one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only
 the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and
 no other harness header, and states its guard through the Guard handle without reading the sabotage
@@ -298,6 +298,33 @@ def process_log_read_by_key(root: Path) -> list[str]:
     return problems
 
 
+OBSERVATIONS = Path("record/src/observations.cpp")  # namespace key: a result's observations, each key once
+OBSERVATION_KEYS = ("blocking", "property_runs", "per_size", "by_gate", "race_window", "self_check", "host_read",
+                    "conformance")  # the names, in that file, of the observations' own keys
+
+
+def observation_read_by_key(root: Path) -> list[str]:
+    """A variant's observations are typed (hazardlab/observations.hpp) and their JSON keys named once in
+    record/src/observations.cpp: no other source (the self-tests aside) reads or writes them by key."""
+    text = (root / OBSERVATIONS).read_text() if (root / OBSERVATIONS).is_file() else ""
+    spelled = dict(re.findall(r'\*?(\w+)\s*=\s*"(\w+)"', text))
+    missing = [name for name in OBSERVATION_KEYS if name not in spelled]
+    if missing:
+        return [f"{OBSERVATIONS}: does not name the observation key(s) {missing}"]
+    access = re.compile("|".join(JSON_READ.format(key=re.escape(spelled[n])) for n in OBSERVATION_KEYS))
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == OBSERVATIONS
+                or any(folder in relative.parents for folder in TEST_FOLDERS)):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if access.search(line.split("//")[0]):
+                problems.append(f"{relative}:{number}: handles a variant's observation by its JSON key; use the "
+                                "typed Observations (hazardlab/observations.hpp)")
+    return problems
+
+
 GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
 GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|overlap|findings|integrity|soak)"')
 
@@ -350,6 +377,7 @@ def check(root: Path) -> list[str]:
     problems += house_floors(root)
     problems += measurement_group_as_text(root)
     problems += process_log_read_by_key(root)
+    problems += observation_read_by_key(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -388,6 +416,9 @@ BREAKAGES = [
     ("the checker's report reads a process-log key itself", "checker/launch/broken_log_read.cpp",
      'long n(const nlohmann::json& stats) { return stats.value("neighbour_faults", 0L); }\n',
      "checker/launch/broken_log_read.cpp:1: reads a process-log key as JSON"),
+    ("a report reads an observation by its key", "reports/src/broken_observation.cpp",
+     'auto w = result["observations"]["race_window"];\n',
+     "reports/src/broken_observation.cpp:1: handles a variant's observation by its JSON key"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),

@@ -102,7 +102,7 @@ GpuReport report_with(const RaceWindow& w, Outcome control) {
   VariantResult sweep;
   sweep.outcome = Outcome::Observed;
   sweep.kind = VariantKind::Observation;
-  sweep.observations["race_window"] = w;
+  sweep.observations.race_window = w;
   he.variants.push_back({"race-window", VariantKind::Observation, "sweep", sweep});
   report.hazards.push_back(he);
   return report;

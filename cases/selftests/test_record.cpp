@@ -40,7 +40,7 @@ TEST(ResultStore, ResultsRoundTripWithTypedFindings) {
   VariantResult r = result("h2d-pinned-mutate", "event-query", 0, Outcome::Passed);
   r.finding = "the call returned at once in 100 of 100 trials";
   r.mutation_check = MutationCheck{true, Outcome::Incorrect, "wrong data", {{"bytes", 1}}};
-  r.observations["per_size"] = nlohmann::json::array({1, 2});
+  r.observations.per_size = {{4096, 10, 0, 3}, {65536, 10, 2, 1}};
   store_result(dir, r);
   const LoadedResults loaded = load_results(dir);
   ASSERT_EQ(loaded.results.size(), 1u);
@@ -51,8 +51,9 @@ TEST(ResultStore, ResultsRoundTripWithTypedFindings) {
   ASSERT_TRUE(back.mutation_check);
   EXPECT_TRUE(back.mutation_check->caught);
   EXPECT_EQ(back.mutation_check->outcome_without_synchronization, Outcome::Incorrect);
-  EXPECT_EQ(back.observations["per_size"].size(), 2u);
-  EXPECT_FALSE(back.observations.contains("finding"));
+  ASSERT_EQ(back.observations.per_size.size(), 2u);
+  EXPECT_EQ(back.observations.per_size[1].bytes, 65536u);
+  EXPECT_EQ(back.observations.per_size[1].waited, 2);
   EXPECT_EQ(*back.seed, 7u);
   // On disk the findings keep the places reports of schema version 1 had them.
   const auto j = nlohmann::json::parse(read(result_path(dir, r)));

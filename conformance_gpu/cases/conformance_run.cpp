@@ -35,16 +35,12 @@ std::vector<std::string> disagreements_with(const Program& executed, const RuleS
                        observation);
 }
 
-// The threshold as the run records it: the measured figure (null when not measured), why not, every probe.
-nlohmann::json threshold_json(const SmallUploadThreshold& t) {
-  nlohmann::json probes = nlohmann::json::array();
-  for (const UploadProbeTally& p : t.probes)
-    probes.push_back({{"bytes", p.bytes}, {"skipped", p.skipped}, {"obeyed", p.obeyed}, {"neither", p.neither}});
-  return {{"largest_skipping_bytes", t.largest_skipping ? nlohmann::json(*t.largest_skipping) : nlohmann::json()},
-          {"model_bytes", t.largest_skipping.value_or(kSmallUploadBytes)},
-          {"problem", t.problem},
-          {"summary", describe(t)},
-          {"probes", probes}};
+// The threshold as the run records it: the measured figure (none when not measured), why not, every probe.
+SmallUploadThresholdFound threshold_found(const SmallUploadThreshold& t) {
+  SmallUploadThresholdFound found{t.largest_skipping, t.largest_skipping.value_or(kSmallUploadBytes), t.problem,
+                                  describe(t), {}};
+  for (const UploadProbeTally& p : t.probes) found.probes.push_back({p.bytes, p.skipped, p.obeyed, p.neither});
+  return found;
 }
 
 }  // namespace
@@ -136,7 +132,7 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
   VariantResult r;
   r.seed = params.seed;
   r.trials = programs;
-  nlohmann::json json_mutants = nlohmann::json::array();
+  ConformanceRun recorded;
   bool all_refutable_refuted = true;
   for (const MutantTally& m : mutants) {
     const RuleInfo& info = rule_info(m.rule);
@@ -147,30 +143,22 @@ VariantResult run_conformance(const DeviceFingerprint&, const Settings& settings
                     : "not refuted within " + std::to_string(programs) + " programs";
       if (m.rule != Rule::kAsyncCopyPageableD2HNoHostGuarantee) all_refutable_refuted = false;
     }
-    json_mutants.push_back({{"rule", info.name},
-                            {"citation", info.citation},
-                            {"refuted", m.refuted_at.has_value()},
-                            {"programs_to_refute", m.refuted_at ? nlohmann::json(*m.refuted_at) : nlohmann::json()},
-                            {"why_not", why_not}});
+    recorded.mutants.push_back({std::string(info.name), std::string(info.citation), m.refuted_at.has_value(),
+                                m.refuted_at ? std::optional<long>(*m.refuted_at) : std::nullopt, why_not});
   }
-  nlohmann::json json_deviations = nlohmann::json::array();
   for (const DeviationInfo& d : all_deviations())
-    json_deviations.push_back({{"deviation", d.name},
-                               {"allows", d.summary},
-                               {"evidence", d.evidence},
-                               {"programs_taking_it", deviation_taken[static_cast<std::size_t>(d.deviation)]}});
-  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  r.observations["conformance"] = {{"profile", profile.name},
-                                   {"programs", programs},
-                                   {"operations", operations},
-                                   {"reads_checked", coverage.reads_checked},
-                                   {"racy_reads", coverage.racy_reads},
-                                   {"racy_reads_non_latest", coverage.racy_reads_non_latest},
-                                   {"violations", violations},
-                                   {"wall_ms", wall_ms},
-                                   {"mutants", json_mutants},
-                                   {"deviations", json_deviations},
-                                   {"small_upload_threshold", threshold_json(threshold)}};
+    recorded.deviations.push_back({std::string(d.name), std::string(d.summary), std::string(d.evidence),
+                                   deviation_taken[static_cast<std::size_t>(d.deviation)]});
+  recorded.profile = profile.name;
+  recorded.programs = programs;
+  recorded.operations = operations;
+  recorded.reads_checked = coverage.reads_checked;
+  recorded.racy_reads = coverage.racy_reads;
+  recorded.racy_reads_non_latest = coverage.racy_reads_non_latest;
+  recorded.violations = violations;
+  recorded.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  recorded.small_upload_threshold = threshold_found(threshold);
+  r.observations.conformance = std::move(recorded);
   long programs_with_deviation = 0;
   for (long n : deviation_taken) programs_with_deviation += n;
   const std::string beyond_plan = programs > profile.programs

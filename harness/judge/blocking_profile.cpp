@@ -16,13 +16,8 @@ void BlockingProfile::add(std::size_t bytes, bool blocked, bool hazard_visible) 
   }
 }
 
-nlohmann::json BlockingProfile::to_json() const {
-  return {{"trials", trials_},
-          {"returned_while_stream_held", trials_ - blocked_},
-          {"waited_for_stream", blocked_},
-          {"largest_bytes_returned_while_held", largest_returned_early_},
-          {"smallest_bytes_that_waited", smallest_blocked_},
-          {"damage_reached_data", visible_}};
+BlockingTally BlockingProfile::tally() const {
+  return {trials_, trials_ - blocked_, blocked_, largest_returned_early_, smallest_blocked_, visible_};
 }
 
 std::string BlockingProfile::summary() const {

@@ -3,15 +3,16 @@
 // "this call is asynchronous to the host" or "this call waits for the stream". Properties and
 // observations keep one; a rule's finding is its summary.
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include "hazardlab/observations.hpp"
 
 namespace hazardlab {
 
 class BlockingProfile {
  public:
   void add(std::size_t bytes, bool blocked, bool hazard_visible);
-  nlohmann::json to_json() const;
+  BlockingTally tally() const;
   std::string summary() const;
   int trials() const noexcept { return trials_; }
   int blocked() const noexcept { return blocked_; }

@@ -12,7 +12,6 @@ VariantResult observe(const RunContext& ctx, const TrialPlan& plan) {
   BlockingProfile blocking;
   VariantResult r;
   int stale = 0;
-  nlohmann::json per_size_json = nlohmann::json::array();
   int index = 0;
   int sizes = 0;
   for (std::size_t bytes = space.min_bytes; bytes <= rig.max_bytes(); bytes *= 2) ++sizes;
@@ -37,13 +36,11 @@ VariantResult observe(const RunContext& ctx, const TrialPlan& plan) {
       size_stale += obs.hazard_visible;
     }
     stale += size_stale;
-    per_size_json.push_back(
-        {{"bytes", bytes}, {"trials", size_trials}, {"waited", size_blocked}, {"raced", size_stale}});
+    r.observations.per_size.push_back({bytes, size_trials, size_blocked, size_stale});
   }
   r.outcome = Outcome::Observed;
   r.reproduced = stale;
-  r.observations["blocking"] = blocking.to_json();
-  r.observations["per_size"] = per_size_json;
+  r.observations.blocking = blocking.tally();
   r.reason = blocking.summary() + ".";
   return r;
 }

@@ -15,26 +15,23 @@ VariantResult check_positive_control(const RunContext& ctx, const TrialPlan& pla
   Rig rig(std::min(plan.largest_bytes, std::max(kControlRigBytes, plan.space.min_bytes)), ctx.device);
   VariantResult r;
   std::string first_blocked, first_missed;
-  nlohmann::json by_gate = nlohmann::json::object();
   for (int i = 0; i < ctx.settings.control_trials; ++i) {
     const TrialCase c = plan.planned(i, rig.max_bytes());
     const TrialObservation obs = plan.trial(rig, c, ctx.settings);
     ++r.trials;
-    auto& tally = by_gate[std::string(to_string(c.gate))];
-    if (tally.is_null()) tally = {{"trials", 0}, {"reproduced", 0}};
-    tally["trials"] = tally["trials"].get<int>() + 1;
+    GateTally& tally = r.observations.by_gate[std::string(to_string(c.gate))];
+    ++tally.trials;
     if (obs.call_blocked || obs.gate_timed_out || !obs.undecided.empty()) {
       ++r.inconclusive;
       if (first_blocked.empty()) first_blocked = c.describe() + ": " + obs.describe();
     } else if (obs.hazard_visible) {
       ++r.reproduced;
-      tally["reproduced"] = tally["reproduced"].get<int>() + 1;
+      ++tally.reproduced;
     } else if (first_missed.empty()) {
       first_missed = c.describe() + ": " + obs.describe();
       r.minimal_case = c;
     }
   }
-  r.observations["by_gate"] = by_gate;
   std::ostringstream why;
   if (r.reproduced == r.trials) {
     r.outcome = Outcome::Reproduced;

@@ -85,8 +85,8 @@ PropertyVerdict check_property(const RunContext& ctx, const TrialPlan& plan, Rig
 
   VariantResult r;
   r.seed = params.seed;
-  r.observations["blocking"] = blocking.to_json();
-  r.observations["property_runs_including_shrinking"] = runs;
+  r.observations.blocking = blocking.tally();
+  r.observations.property_runs_including_shrinking = runs;
   rc::detail::SuccessResult success;
   rc::detail::FailureResult failure;
   rc::detail::GaveUpResult gave_up;

@@ -11,7 +11,7 @@
 namespace hazardlab {
 
 struct PropertyVerdict {
-  VariantResult result;      // outcome, trials, seed, minimal case; observations["blocking"]
+  VariantResult result;      // outcome, trials, seed, minimal case; observations.blocking
   BlockingProfile blocking;  // how the calls under test behaved
 };
 

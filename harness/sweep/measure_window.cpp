@@ -52,7 +52,7 @@ VariantResult failed_self_check(const std::vector<std::string>& problems) {
   r.outcome = Outcome::Inconclusive;
   r.reason = "the sweep failed its own self-check, so its curves cannot be trusted: ";
   for (std::size_t i = 0; i < problems.size(); ++i) r.reason += (i ? "; " : "") + problems[i];
-  r.observations["self_check"] = {{"held", false}, {"problems", problems}};
+  r.observations.self_check = SweepSelfCheck{false, problems};
   return r;
 }
 
@@ -123,10 +123,10 @@ VariantResult measure_race_window(const RaceWindowSpec& spec, const DeviceFinger
     }
   }
   r.finding = window.summary();
-  r.observations["race_window"] = window;
+  r.observations.race_window = window;
   // Timing checks need undisturbed timing: under a sanitizer every call is slowed and moves every race.
   const std::vector<std::string> problems = sweep_self_check(window, {}, settings.sanitizer.empty());
-  r.observations["self_check"] = {{"held", problems.empty()}, {"problems", problems}};
+  r.observations.self_check = SweepSelfCheck{problems.empty(), problems};
   if (!problems.empty()) {
     const VariantResult failed = failed_self_check(problems);
     r.outcome = failed.outcome;

@@ -40,7 +40,7 @@ struct WindowPlan {
 };
 WindowPlan window_plan(const Settings& settings);
 
-// Runs the sweep on the current device: an Observed result whose observations["race_window"]
+// Runs the sweep on the current device: an Observed result whose observations.race_window
 // holds the curves, the demo and the headline (hazardlab/race_window.hpp).
 VariantResult measure_race_window(const RaceWindowSpec& spec, const DeviceFingerprint& device,
                                   const Settings& settings);

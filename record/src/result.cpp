@@ -35,7 +35,8 @@ std::string impossible_content(const VariantResult& r) {
 }
 
 void to_json(nlohmann::json& j, const VariantResult& r) {
-  nlohmann::json observations = r.observations.is_object() ? r.observations : nlohmann::json::object();
+  nlohmann::json observations = nlohmann::json::object();
+  write_observations(observations, r.observations);
   if (!r.finding.empty()) observations["finding"] = r.finding;
   if (r.mutation_check) {
     const MutationCheck& m = *r.mutation_check;
@@ -78,20 +79,16 @@ void from_json(const nlohmann::json& j, VariantResult& r) {
   const auto& seed = j.at("seed");
   r.seed = seed.is_null() ? std::nullopt : std::optional<std::uint64_t>(seed.get<std::uint64_t>());
   r.minimal_case = j.value("minimal_case", nlohmann::json(nullptr));
-  r.observations = j.value("observations", nlohmann::json::object());
-  if (!r.observations.is_object()) r.observations = nlohmann::json::object();
-  if (const auto it = r.observations.find("finding"); it != r.observations.end()) {
-    r.finding = it->get<std::string>();
-    r.observations.erase(it);
-  }
-  if (const auto it = r.observations.find("mutation_check"); it != r.observations.end()) {
+  const nlohmann::json observations = j.value("observations", nlohmann::json::object());
+  r.observations = read_observations(observations, {"finding", "mutation_check"});
+  if (const auto it = observations.find("finding"); it != observations.end()) r.finding = it->get<std::string>();
+  if (const auto it = observations.find("mutation_check"); it != observations.end()) {
     MutationCheck m;
     it->at("caught").get_to(m.caught);
     m.outcome_without_synchronization = outcome_at(*it, "outcome_without_synchronization");
     m.reason = it->value("reason", "");
     m.failing_case = it->value("failing_case", nlohmann::json(nullptr));
     r.mutation_check = m;
-    r.observations.erase(it);
   }
   r.duration_ms = j.value("duration_ms", 0.0);
 }

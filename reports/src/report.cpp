@@ -21,13 +21,8 @@ std::vector<RaceWindowEntry> race_windows(const GpuReport& report) {
   std::vector<RaceWindowEntry> entries;
   for (const HazardEntry& he : report.hazards) {
     for (const VariantEntry& v : he.variants) {
-      if (!v.result || !v.result->observations.contains("race_window")) continue;
-      RaceWindowEntry e{he.hazard.id, he.hazard.title, {}, {}};
-      try {
-        e.window = v.result->observations["race_window"].get<RaceWindow>();
-      } catch (const nlohmann::json::exception&) {
-        continue;  // an unreadable sweep is shown by its variant's row; it has no curve to draw
-      }
+      if (!v.result || !v.result->observations.race_window) continue;
+      RaceWindowEntry e{he.hazard.id, he.hazard.title, *v.result->observations.race_window, {}};
       if (e.window.never_reproduced() && control_reproduced(he)) {
         e.gate_note =
             "The gated positive control reproduced this hazard in every trial, yet with no gate no delay "

@@ -2,7 +2,7 @@
 // The race window of a hazard on one GPU: with no gate, only a sleep kernel of a chosen length
 // queued ahead of the racing work, how often the hazard shows, as a function of that delay, the
 // copy size and what the host does. Measured by the sweep cases (harness/sweep/); kept in a
-// result's observations["race_window"]; read back by the reports. An observation: it never
+// result's observations.race_window; read back by the reports. An observation: it never
 // decides a verdict.
 #include <cstddef>
 #include <nlohmann/json.hpp>

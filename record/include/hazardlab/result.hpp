@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "hazardlab/observations.hpp"
 #include "hazardlab/outcome.hpp"
 #include "hazardlab/variant_kind.hpp"
 
@@ -35,7 +36,7 @@ struct VariantResult {
   nlohmann::json minimal_case;        // the shrunk failing case, null unless a property failed
   std::string finding;                // what was measured, in one sentence; empty if nothing to say
   std::optional<MutationCheck> mutation_check;             // guards that held, unless mutation checks are off
-  nlohmann::json observations = nlohmann::json::object();  // further measured facts, the hazard's own
+  Observations observations;           // further measured facts (observations.hpp)
   double duration_ms = 0;
 };
 

@@ -101,7 +101,7 @@ struct RunContents {
 // One report per device in the inventory, or a single "no GPU" report.
 std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu);
 
-// The sweep variants' curves, read from their observations["race_window"].
+// The sweep variants' curves, read from their observations.race_window.
 std::vector<RaceWindowEntry> race_windows(const GpuReport& report);
 
 nlohmann::json report_to_json(const GpuReport& report);
