@@ -35,16 +35,7 @@ bool executable(const fs::path& p) { return !p.empty() && ::access(p.c_str(), X_
 
 // compute-sanitizer ships with the CUDA Toolkit, which is often not on PATH.
 fs::path find_compute_sanitizer() {
-  if (const std::optional<std::string> path = environment_value("PATH")) {
-    const std::string& dirs = *path;
-    std::size_t start = 0;
-    while (start <= dirs.size()) {
-      const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
-      const fs::path candidate = fs::path(dirs.substr(start, colon - start)) / "compute-sanitizer";
-      if (executable(candidate)) return candidate;
-      start = colon + 1;
-    }
-  }
+  if (const std::optional<fs::path> on_path = find_program("compute-sanitizer")) return *on_path;
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
     if (const std::optional<std::string> home = environment_value_given(var)) {
       if (const fs::path p = fs::path(*home) / "bin" / "compute-sanitizer"; executable(p)) return p;

@@ -16,8 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "warm_socket.hpp"
 #include "hazardlab/environment.hpp"
+#include "hazardlab/fnv1a.hpp"
+#include "warm_socket.hpp"
 
 namespace hazardlab::warm {
 namespace {
@@ -38,9 +39,8 @@ std::string worker_name(const CaseRequest& r, pid_t owner) {
   char exe[4096] = {};
   parts.emplace_back(exe, std::max<ssize_t>(0, ::readlink("/proc/self/exe", exe, sizeof exe - 1)));
   parts.push_back(r.device);
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
-  for (const std::string& p : parts)
-    for (unsigned char c : p + '\n') hash = (hash ^ c) * 1099511628211ull;
+  std::uint64_t hash = kFnv1aOffsetBasis;
+  for (const std::string& p : parts) hash = fnv1a(p + '\n', hash);
   char name[96];
   std::snprintf(name, sizeof name, "hazardlab-cases/%u/%d/%016llx", ::getuid(), owner,
                 static_cast<unsigned long long>(hash));

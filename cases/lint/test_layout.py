@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
-"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a
-measurement group is compared as its enum, never as text, and the checker's process log is read by key
-in checker/core/process_log.cpp alone, and a variant's observations in record/src/observations.cpp. The harness layout holds: every file sits in
-one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only
-the folders declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and
-no other harness header, and states its guard through the Guard handle without reading the sabotage
-switch itself. Only the one environment reader (settings/src/environment.cpp) calls getenv, and no code
-outside the settings table reads, sets or looks up a setting by spelling its name
-(setting_spelled_again). A hazard's trial receives the trial's settings only (TrialSettings), never the
-whole run's. The run is planned once (harness/plan/): ctest's registration script sets no property the
-plan owns, and no source but record/'s results layout spells a measurement's test name. Measurements
-cross from harness/perf to the reports as typed records only (measurement_seam).
+"""The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a measurement
+group is compared as its enum, never as text, and the checker's process log is read by key in
+checker/core/process_log.cpp alone, a variant's observations in record/src/observations.cpp, and FNV-1a
+in hazardlab/fnv1a.hpp. The harness layout holds: every file sits in one of the folders
+harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only the folders
+declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other
+harness header, and states its guard through the Guard handle without reading the sabotage switch
+itself. Only the one environment reader (settings/src/environment.cpp) calls getenv, and no code outside
+the settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again). A
+hazard's trial receives the trial's settings only (TrialSettings), never the whole run's. The run is
+planned once (harness/plan/): ctest's registration script sets no property the plan owns, and no source
+but record/'s results layout spells a measurement's test name. Measurements cross from harness/perf to
+the reports as typed records only (measurement_seam).
 
 Usage: test_layout.py SOURCE_DIR
        test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
@@ -325,6 +326,22 @@ def observation_read_by_key(root: Path) -> list[str]:
     return problems
 
 
+HASH = Path("settings/include/hazardlab/fnv1a.hpp")  # the one hash
+
+
+def hash_written_again(root: Path) -> list[str]:
+    """FNV-1a is written once (hazardlab/fnv1a.hpp): no other source multiplies by its prime."""
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == HASH:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            if re.search(r"\b1099511628211|0x100000001b3", line.split("//")[0], re.I):
+                problems.append(f"{relative}:{number}: writes FNV-1a again; use hazardlab/fnv1a.hpp")
+    return problems
+
+
 GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
 GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|overlap|findings|integrity|soak)"')
 
@@ -378,6 +395,7 @@ def check(root: Path) -> list[str]:
     problems += measurement_group_as_text(root)
     problems += process_log_read_by_key(root)
     problems += observation_read_by_key(root)
+    problems += hash_written_again(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -419,6 +437,9 @@ BREAKAGES = [
     ("a report reads an observation by its key", "reports/src/broken_observation.cpp",
      'auto w = result["observations"]["race_window"];\n',
      "reports/src/broken_observation.cpp:1: handles a variant's observation by its JSON key"),
+    ("a hash written again", "reports/src/broken_hash.cpp",
+     'std::uint64_t h(char c, std::uint64_t h) { return (h ^ c) * 1099511628211ull; }\n',
+     "reports/src/broken_hash.cpp:1: writes FNV-1a again"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),

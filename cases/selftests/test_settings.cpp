@@ -1,6 +1,8 @@
 // Settings come from the environment; a malformed value is an error, never the default.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +10,8 @@
 #include <set>
 #include <string>
 
+#include "hazardlab/environment.hpp"
+#include "hazardlab/fnv1a.hpp"
 #include "settings/settings.hpp"
 
 using namespace hazardlab;
@@ -316,3 +320,33 @@ TEST(Settings, EachGroupRecordsTheSettingsItReads) {
   EXPECT_FALSE(trial.under_sanitizer);
   EXPECT_TRUE(static_cast<const TrialSettings&>(Settings::from_entries({"HAZARDLAB_SANITIZE=memcheck"})).under_sanitizer);
 }
+
+// The one PATH search (hazardlab/environment.hpp), as execvp searches: the launcher, the reference tool and
+// compute-sanitizer all find their programs through it.
+TEST(Environment, FindProgramSearchesPathAsExecvpDoes) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("hazardlab-find-program-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  for (const fs::path& p : {dir / "a" / "tool", dir / "b" / "tool", dir / "b" / "plain"}) std::ofstream(p) << "#!/bin/sh\n";
+  fs::permissions(dir / "b" / "tool", fs::perms::owner_all);  // a/tool stays not runnable
+  const std::optional<std::string> saved = environment_value("PATH");
+  ::setenv("PATH", (dir / "a").string().append(":").append((dir / "b").string()).c_str(), 1);
+  EXPECT_EQ(find_program("tool"), dir / "b" / "tool");  // the first runnable one, past a/tool
+  EXPECT_EQ(find_program("plain"), std::nullopt);       // there, but not runnable
+  EXPECT_EQ(find_program("absent"), std::nullopt);
+  EXPECT_EQ(find_program((dir / "b" / "tool").string()), dir / "b" / "tool");  // a path is itself
+  EXPECT_EQ(find_program((dir / "a" / "tool").string()), std::nullopt);
+  ::setenv("PATH", (dir / "a").string().append(":").c_str(), 1);  // an empty entry: the current folder
+  const fs::path here = fs::current_path();
+  fs::current_path(dir / "b");
+  EXPECT_EQ(find_program("tool"), fs::path("./tool"));
+  fs::current_path(here);
+  if (saved) ::setenv("PATH", saved->c_str(), 1); else ::unsetenv("PATH");
+  fs::remove_all(dir);
+}
+
+// The one hash is FNV-1a as published (the reference values of "" and "a").
+static_assert(hazardlab::fnv1a("") == 0xcbf29ce484222325ull);
+static_assert(hazardlab::fnv1a("a") == 0xaf63dc4c8601ec8cull);
+static_assert(hazardlab::fnv1a("b", hazardlab::fnv1a("a")) == hazardlab::fnv1a("ab"));

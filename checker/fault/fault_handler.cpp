@@ -1,6 +1,7 @@
 #include "checker/fault/fault_handler.hpp"
 
 #include "checker/fault/python_stack.hpp"
+#include "hazardlab/fnv1a.hpp"
 
 #include <execinfo.h>
 #include <signal.h>
@@ -121,11 +122,8 @@ void capture_access_stack(const ucontext_t* uc, RawStack& stack) {
 }
 
 SiteId site_of_raw(const RawStack& stack) {
-  SiteId h = 1469598103934665603ull;  // FNV-1a over the frames
-  for (int i = 0; i < stack.count; ++i) {
-    h ^= stack.frames[i];
-    h *= 1099511628211ull;
-  }
+  SiteId h = kFnv1aOffsetBasis;  // over the frames' addresses, a word at a time
+  for (int i = 0; i < stack.count; ++i) h = fnv1a_word(stack.frames[i], h);
   return h;
 }
 
@@ -156,9 +154,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     PythonStackText python;  // on the faulting thread's stack: no thread-local block of this size in a loaded library
     auto site = [&] {
       capture_python_stack(python);
-      SiteId id = site_of_raw(stack);
-      for (int i = 0; i < python.length; ++i) id = (id ^ static_cast<unsigned char>(python.text[i])) * 1099511628211ull;
-      return id;
+      return fnv1a(python.view(), site_of_raw(stack));
     };
     if (state.in_cuda_call) {
       const PageAccess held = path.checker->access_at(address);

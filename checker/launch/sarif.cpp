@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "hazardlab/fnv1a.hpp"
 #include "hazardlab/run_record.hpp"
 
 namespace hazardlab::check {
@@ -53,10 +54,8 @@ std::string fingerprint(const LoggedFinding& f, const fs::path& root) {
   const std::string key = f.finding.hazard() + "|" + std::string(to_string(f.finding.kind)) + "|" +
                           relative_text(source_line(f.copy_stack, f.copy_python), root) + "|" +
                           relative_text(source_line(f.access_stack, f.access_python), root);
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
   char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
   return text;
 }
 

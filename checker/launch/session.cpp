@@ -26,21 +26,8 @@ namespace {
 
 // Where execvp would find the program, or empty.
 std::string resolve(const std::string& program) {
-  auto runnable = [](const std::string& p) {
-    struct stat st {};
-    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-  };
-  if (program.find('/') != std::string::npos) return runnable(program) ? program : "";
-  const std::string dirs = environment_value("PATH").value_or("/usr/local/bin:/usr/bin:/bin");
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string dir = dirs.substr(start, end - start);
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    if (runnable(candidate)) return candidate;
-    start = end + 1;
-  }
-  return "";
+  const std::optional<fs::path> found = find_program(program);
+  return found ? found->string() : "";
 }
 
 // The folder the processes write their logs into: made here, private, and removed afterwards with only

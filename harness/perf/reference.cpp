@@ -22,18 +22,6 @@ bool executable(const std::filesystem::path& p) {
   return std::filesystem::is_regular_file(p, ec) && access(p.c_str(), X_OK) == 0;
 }
 
-std::optional<std::filesystem::path> on_path(const std::string& name) {
-  const std::optional<std::string> path = environment_value("PATH");
-  if (!path) return std::nullopt;
-  std::stringstream folders(*path);
-  for (std::string folder; std::getline(folders, folder, ':');) {
-    if (folder.empty()) continue;
-    const std::filesystem::path candidate = std::filesystem::path(folder) / name;
-    if (executable(candidate)) return candidate;
-  }
-  return std::nullopt;
-}
-
 // Single quotes for the shell; a path with a single quote in it is refused earlier.
 std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
@@ -41,7 +29,7 @@ std::string quoted(const std::string& text) { return "'" + text + "'"; }
 
 std::optional<std::filesystem::path> reference_tool_from_environment() {
   const std::optional<std::string> v = environment_value_given(setting::kNvbandwidth.name);
-  if (!v) return on_path("nvbandwidth");
+  if (!v) return find_program("nvbandwidth");
   const std::string value = *v;
   if (value == "off") return std::nullopt;
   if (!executable(value) || value.find('\'') != std::string::npos) {

@@ -170,8 +170,8 @@ SettingsInForce Settings::in_force() const {
 }
 
 std::string Settings::chosen_by(const SettingDeclaration& setting) const {
-  for (const auto& [name, profile] : chosen_by_profile)
-    if (name == setting.name) return profile;
+  for (const auto& [name, chosen_by] : chosen_by_profile)
+    if (name == setting.name) return chosen_by;
   return "";
 }
 
