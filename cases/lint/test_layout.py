@@ -155,19 +155,26 @@ def outside_the_project(relative: Path) -> bool:
     return relative.parts[0] in SKIPPED_FOLDERS or relative.parts[0].startswith(".")
 
 
+def code_lines(root: Path, besides: Path | None = None, tests_too: bool = True, under: str = ""):
+    """Each line of the project's code, without its // comment, with its file and number: every source file
+    below `under` (the whole tree by default) outside builds and hidden folders, but `besides`, and the
+    self-tests only when tests_too."""
+    for path in sorted((root / under).rglob("*")):
+        relative = path.relative_to(root)
+        if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == besides
+                or (not tests_too and any(folder in relative.parents for folder in TEST_FOLDERS))):
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            yield relative, number, line.split("//")[0]
+
+
 def getenv_outside_the_reader(root: Path) -> list[str]:
     """Every setting is declared once and read through settings/ (hazardlab/environment.hpp), so that
     what a run was given is read, validated and recorded the same way everywhere."""
-    problems = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == ENVIRONMENT_READER:
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if re.search(r"\bgetenv\s*\(", line.split("//")[0]):
-                problems.append(f"{relative}:{number}: calls getenv; read the environment through "
-                                "hazardlab/environment.hpp (settings/), and declare a setting in settings_table.cpp")
-    return problems
+    return [f"{relative}:{number}: calls getenv; read the environment through hazardlab/environment.hpp "
+            "(settings/), and declare a setting in settings_table.cpp"
+            for relative, number, code in code_lines(root, besides=ENVIRONMENT_READER)
+            if re.search(r"\bgetenv\s*\(", code)]
 
 
 SETTINGS_TABLE = Path("settings/src/settings_table.cpp")
@@ -182,17 +189,10 @@ def setting_spelled_again(root: Path) -> list[str]:
     """A setting's name, type and range are declared once (settings/src/settings_table.cpp, as
     hazardlab::setting::k...); code reads, sets and looks it up through that declaration, so that a
     renamed or retyped setting cannot leave a reader behind. Prose may name a setting."""
-    problems = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == SETTINGS_TABLE
-                or any(folder in relative.parents for folder in TEST_FOLDERS)):
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if NAME_AS_KEY.search(line.split("//")[0]):
-                problems.append(f"{relative}:{number}: spells a setting's name to read, set or look it up; "
-                                "use its declaration, hazardlab::setting::k... (settings_table.hpp)")
-    return problems
+    return [f"{relative}:{number}: spells a setting's name to read, set or look it up; use its declaration, "
+            "hazardlab::setting::k... (settings_table.hpp)"
+            for relative, number, code in code_lines(root, besides=SETTINGS_TABLE, tests_too=False)
+            if NAME_AS_KEY.search(code)]
 
 
 def trials_receive_trial_settings(root: Path) -> list[str]:
@@ -286,17 +286,10 @@ def process_log_read_by_key(root: Path) -> list[str]:
     # Reads only: other documents of the checker (its report, SARIF) write keys of the same names.
     reads = re.compile("|".join(r'\.(?:value|contains|at|find|count)\(\s*"{key}"\s*[,)]'.format(key=re.escape(k))
                                 for k in keys))
-    problems = []
-    for path in sorted((root / "checker").rglob("*")):
-        relative = path.relative_to(root)
-        if (path.suffix not in SOURCE_SUFFIXES or relative == PROCESS_LOG
-                or any(folder in relative.parents for folder in TEST_FOLDERS)):
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if reads.search(line.split("//")[0]):
-                problems.append(f"{relative}:{number}: reads a process-log key as JSON; read the log through "
-                                "checker/core/process_log.hpp, which names each key once")
-    return problems
+    return [f"{relative}:{number}: reads a process-log key as JSON; read the log through "
+            "checker/core/process_log.hpp, which names each key once"
+            for relative, number, code in code_lines(root, besides=PROCESS_LOG, tests_too=False, under="checker")
+            if reads.search(code)]
 
 
 OBSERVATIONS = Path("record/src/observations.cpp")  # namespace key: a result's observations, each key once
@@ -313,17 +306,10 @@ def observation_read_by_key(root: Path) -> list[str]:
     if missing:
         return [f"{OBSERVATIONS}: does not name the observation key(s) {missing}"]
     access = re.compile("|".join(JSON_READ.format(key=re.escape(spelled[n])) for n in OBSERVATION_KEYS))
-    problems = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == OBSERVATIONS
-                or any(folder in relative.parents for folder in TEST_FOLDERS)):
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if access.search(line.split("//")[0]):
-                problems.append(f"{relative}:{number}: handles a variant's observation by its JSON key; use the "
-                                "typed Observations (hazardlab/observations.hpp)")
-    return problems
+    return [f"{relative}:{number}: handles a variant's observation by its JSON key; use the typed Observations "
+            "(hazardlab/observations.hpp)"
+            for relative, number, code in code_lines(root, besides=OBSERVATIONS, tests_too=False)
+            if access.search(code)]
 
 
 HASH = Path("settings/include/hazardlab/fnv1a.hpp")  # the one hash
@@ -331,15 +317,9 @@ HASH = Path("settings/include/hazardlab/fnv1a.hpp")  # the one hash
 
 def hash_written_again(root: Path) -> list[str]:
     """FNV-1a is written once (hazardlab/fnv1a.hpp): no other source multiplies by its prime."""
-    problems = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == HASH:
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if re.search(r"\b1099511628211|0x100000001b3", line.split("//")[0], re.I):
-                problems.append(f"{relative}:{number}: writes FNV-1a again; use hazardlab/fnv1a.hpp")
-    return problems
+    return [f"{relative}:{number}: writes FNV-1a again; use hazardlab/fnv1a.hpp"
+            for relative, number, code in code_lines(root, besides=HASH)
+            if re.search(r"\b1099511628211|0x100000001b3", code, re.I)]
 
 
 GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
@@ -349,16 +329,10 @@ GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|over
 def measurement_group_as_text(root: Path) -> list[str]:
     """A measurement group is a MeasurementGroup (hazardlab/perf_store.hpp), spelled once; code compares the
     enum, never a group's name."""
-    problems = []
-    for path in sorted(root.rglob("*")):
-        relative = path.relative_to(root)
-        if path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == GROUP_SPELLING:
-            continue
-        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-            if GROUP_AS_TEXT.search(line.split("//")[0]):
-                problems.append(f"{relative}:{number}: compares a measurement group as text; compare the "
-                                "MeasurementGroup (hazardlab/perf_store.hpp)")
-    return problems
+    return [f"{relative}:{number}: compares a measurement group as text; compare the MeasurementGroup "
+            "(hazardlab/perf_store.hpp)"
+            for relative, number, code in code_lines(root, besides=GROUP_SPELLING)
+            if GROUP_AS_TEXT.search(code)]
 
 
 def check(root: Path) -> list[str]:
