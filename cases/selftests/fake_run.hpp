@@ -3,21 +3,36 @@
 // with a Gen5 x16 link. No CUDA and no hazard registry: the record layer stands on its own.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "hazardlab/report.hpp"
 #include "hazardlab/results_layout.hpp"
 
 namespace hazardlab::testing {
 
+// A scratch folder of this process's own, removed when the process ends (under ctest each test runs in a
+// process of its own), so that the tests leave nothing behind in the temporary folder.
 inline std::filesystem::path fresh_dir(const std::string& name) {
+  static std::vector<std::filesystem::path> made;
+  static const pid_t owner = ::getpid();  // a forked child that calls exit() leaves its parent's folders
+  static const bool removed_at_exit = std::atexit([] {
+    if (::getpid() != owner) return;
+    for (const std::filesystem::path& dir : made) {
+      std::error_code ignored;
+      std::filesystem::remove_all(dir, ignored);
+    }
+  }) == 0;
+  (void)removed_at_exit;
   const auto dir =
       std::filesystem::temp_directory_path() / ("hazardlab-selftest-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  made.push_back(dir);
   return dir;
 }
 

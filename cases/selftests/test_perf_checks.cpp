@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "fake_run.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
 #include "lesson/registry.hpp"
@@ -21,6 +22,7 @@
 
 using namespace hazardlab;
 using namespace hazardlab::perf;
+using hazardlab::testing::fresh_dir;
 
 namespace {
 
@@ -290,8 +292,7 @@ TEST(Thresholds, AreConfigurableAndValidated) {
 }
 
 TEST(PerfReport, AMissedThresholdFailsTheGpuAndTheHtmlShowsThePlots) {
-  const auto dir = std::filesystem::temp_directory_path() / ("hazardlab-perf-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
+  const auto dir = fresh_dir("perf-report");
   PerfRecord record;
   record.part = MeasurementGroup::Bandwidth;
   record.profile = "quick";
