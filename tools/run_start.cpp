@@ -166,8 +166,13 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
   try {
     const fs::path dir = run_folder(root, run.id);
     if (fs::exists(dir)) throw std::runtime_error("the run folder " + dir.string() + " exists already");
-    fs::create_directories(dir);
-    write_marker(dir, kRunMarker, "A run folder written by hazardlab.");
+    // Made under a dot name with its marker, then renamed into place: a run starting beside this one checks
+    // runs/ before it asks for the lock, and must never see runs/<id> without its marker (it skips the dot
+    // names of folders on their way in: results_root.cpp).
+    const fs::path staging = dir.parent_path() / ("." + run.id + ".staging." + std::to_string(::getpid()));
+    fs::create_directories(staging);
+    write_marker(staging, kRunMarker, "A run folder written by hazardlab.");
+    fs::rename(staging, dir);
 
     const Catalog catalog = Registry::instance().catalog();
     const DeviceInventory inv = discover_devices();
