@@ -70,9 +70,7 @@ int main(int argc, char** argv) {
   CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
   std::string device_arg = "0", part_name;
   std::vector<std::string> groups;
-  for (MeasurementGroup g : {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap, MeasurementGroup::Findings,
-                             MeasurementGroup::Integrity, MeasurementGroup::Soak})
-    groups.emplace_back(to_string(g));
+  for (MeasurementGroup g : kMeasurementGroups) groups.emplace_back(to_string(g));
   app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");
   app.add_option("--part", part_name, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
       ->required()

@@ -132,7 +132,7 @@ TEST(RunPlan, TheCasesThatUseTwoGpusComeLastOnEachGpu) {
   for (const auto& turn : turns_by_gpu(plan, {Phase::Case})) {
     std::vector<bool> two;
     for (const PlannedTest* t : turn)
-      two.push_back(std::find(t->labels.begin(), t->labels.end(), kTwoGpuLabel) != t->labels.end());
+      two.push_back(uses_two_gpus(t->labels));
     ASSERT_EQ(std::count(two.begin(), two.end(), true), 4);  // two hazards, two variants each
     EXPECT_TRUE(std::is_partitioned(two.begin(), two.end(), [](bool b) { return !b; }));
   }

@@ -43,9 +43,11 @@ struct Variant {
 // The label of a variant that uses two GPUs: its own and a peer.
 inline constexpr std::string_view kTwoGpuLabel = "peer";
 
-inline bool uses_two_gpus(const Variant& v) {
-  return std::find(v.labels.begin(), v.labels.end(), kTwoGpuLabel) != v.labels.end();
+// Of a variant's labels, or of a planned test's (which carry its variant's).
+inline bool uses_two_gpus(const std::vector<std::string>& labels) {
+  return std::find(labels.begin(), labels.end(), kTwoGpuLabel) != labels.end();
 }
+inline bool uses_two_gpus(const Variant& v) { return uses_two_gpus(v.labels); }
 
 struct Hazard {
   std::string id;

@@ -1,6 +1,5 @@
 #include "plan/ctest_plan.hpp"
 
-#include <algorithm>
 #include <ostream>
 #include <stdexcept>
 
@@ -32,10 +31,6 @@ void line(std::ostream& out, const std::string& kind, const std::string& where, 
 
 void line(std::ostream& out, const std::string& kind, const std::string& test, const std::vector<std::string>& values) {
   line(out, kind, "the test " + test, test, values);
-}
-
-bool uses_two_gpus(const PlannedTest& t) {
-  return std::find(t.labels.begin(), t.labels.end(), kTwoGpuLabel) != t.labels.end();
 }
 
 void property(std::ostream& out, const std::string& test, const std::string& name, const std::vector<std::string>& values) {
@@ -78,9 +73,9 @@ void write_ctest_plan(std::ostream& out, const RunPlan& plan, const std::vector<
     // also follows its GPU's other cases, as in the plan (run_plan.cpp says why): ctest would otherwise
     // order them by the times of earlier runs.
     std::vector<std::string> before = t.phase == Phase::Case ? timed : std::vector<std::string>{};
-    if (t.phase == Phase::Case && uses_two_gpus(t))
+    if (t.phase == Phase::Case && uses_two_gpus(t.labels))
       for (const PlannedTest& other : plan.tests)
-        if (other.phase == Phase::Case && other.device_index == t.device_index && !uses_two_gpus(other))
+        if (other.phase == Phase::Case && other.device_index == t.device_index && !uses_two_gpus(other.labels))
           before.push_back(other.name);
     if (!before.empty()) property(out, t.name, "DEPENDS", before);
   }

@@ -43,8 +43,7 @@ std::string_view to_string(MeasurementGroup g) noexcept {
 }
 
 std::optional<MeasurementGroup> measurement_group_from_string(std::string_view name) noexcept {
-  for (MeasurementGroup g : {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap, MeasurementGroup::Findings,
-                             MeasurementGroup::Integrity, MeasurementGroup::Soak}) {
+  for (MeasurementGroup g : kMeasurementGroups) {
     if (to_string(g) == name) return g;
   }
   return std::nullopt;

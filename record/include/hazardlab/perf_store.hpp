@@ -26,6 +26,10 @@ enum class MeasurementGroup {
   Integrity,  // the health profile's one round of verified copies
   Soak,       // verified copies for a duration
 };
+// Every group, in the order to_string's spellings are listed (hazardlab-perf --part).
+inline constexpr MeasurementGroup kMeasurementGroups[] = {MeasurementGroup::Bandwidth, MeasurementGroup::Overlap,
+                                                          MeasurementGroup::Findings, MeasurementGroup::Integrity,
+                                                          MeasurementGroup::Soak};
 std::string_view to_string(MeasurementGroup g) noexcept;
 std::optional<MeasurementGroup> measurement_group_from_string(std::string_view name) noexcept;
 // Whether a group's timed part must have the host to itself (harness/perf/host_lock.hpp).
