@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

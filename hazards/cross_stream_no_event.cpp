@@ -1,6 +1,6 @@
 // Hazard: a kernel on one created stream produces data, a copy or kernel on another created
 // stream consumes it, and nothing orders the two. Two streams are independent queues.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,7 +1,7 @@
 // Device-to-host copies into pageable memory: cudaMemcpy is documented to return only with the
 // data in place; cudaMemcpyAsync "might be synchronous". This hazard checks the first and
 // reports what this GPU and driver do for the second.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

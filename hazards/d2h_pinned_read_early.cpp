@@ -1,6 +1,6 @@
 // Hazard: the host reads the pinned destination of cudaMemcpyAsync (device to host) before
 // synchronizing. It reads whatever the buffer held before: stale or partly written data.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

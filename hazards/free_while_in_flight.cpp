@@ -1,7 +1,7 @@
 // Observation: freeing the memory of a copy that has not run yet. The documentation is uneven
 // here (cudaFree "may" synchronize, cudaFreeHost says nothing), so each case records what the
 // driver did: did the free wait for the pending copy, and did the copy still see valid memory?
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Hazard: a memcpy node in a CUDA graph stores the host pointer, not the bytes. Rewriting the
 // host buffer after cudaGraphLaunch, before the graph ran, changes what is copied.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Not a hazard: the host rewrites a pageable (malloc) source right after a host-to-device copy
 // call returned. The runtime promises the bytes were already taken, so the GPU gets the old data.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

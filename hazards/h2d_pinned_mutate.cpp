@@ -1,6 +1,6 @@
 // Hazard: the host rewrites a pinned source buffer after cudaMemcpyAsync (host to device)
 // returned, but before the copy ran. The GPU receives the new bytes.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -2,7 +2,7 @@
 // completed, so it may read the destination without any other synchronization.
 #include <cstring>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

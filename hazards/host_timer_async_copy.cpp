@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,7 +1,7 @@
 // Hazard: a producer on the legacy default stream, a consumer on a stream created with
 // cudaStreamNonBlocking. The consumer does not wait for the producer: it reads stale data.
 // This is the race in PyTorch's "CUDA semantics" note: side streams are non-blocking.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

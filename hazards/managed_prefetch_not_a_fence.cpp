@@ -4,7 +4,7 @@
 #include <cstring>
 #include <memory>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

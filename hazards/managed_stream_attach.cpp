@@ -5,7 +5,7 @@
 #include <memory>
 #include <optional>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -3,7 +3,7 @@
 // On pinned host memory, cudaMemset is documented to be synchronous.
 #include <cstring>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Hazard: on systems where the GPU can dereference pageable memory (HMM or ATS), a kernel can read
 // a malloc'd buffer directly. The launch copies nothing: the kernel reads the bytes when it runs.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Hazard: cudaMemcpyPeerAsync is queued on the source GPU's stream; the destination GPU reads the
 // buffer on a stream of its own before the copy has landed. Two GPUs' streams share no order.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Hazard: a peer copy is queued on one stream of the source GPU; a kernel on another stream of the
 // same GPU rewrites the source before the copy ran. The destination GPU receives the new bytes.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -3,7 +3,7 @@
 // (PyTorch's caching host allocator records an event per use to prevent exactly this.)
 #include <memory>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

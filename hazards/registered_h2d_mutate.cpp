@@ -2,7 +2,7 @@
 // "rewrite the source after an async copy" hazard, harmless for pageable memory, comes back.
 #include <cstring>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -3,7 +3,7 @@
 #include <thread>
 #include <vector>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

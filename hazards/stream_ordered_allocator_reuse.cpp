@@ -3,7 +3,7 @@
 // owner's writes reach the reader. (PyTorch's record_stream exists for this.)
 #include <optional>
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

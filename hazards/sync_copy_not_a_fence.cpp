@@ -1,7 +1,7 @@
 // Observation: cudaMemcpy from pageable memory to the device returns once the data is staged,
 // not once it has arrived, so a kernel or copy on a non-blocking stream may still read the old
 // device contents. No document gives a size below which this happens: the rate is reported.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -1,6 +1,6 @@
 // Hazard: cudaStreamWaitEvent is issued before the event it names has been recorded. The wait
 // refers to nothing and the consumer runs at once: it reads stale data.
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -16,7 +16,8 @@
 #include "checker/launch/session.hpp"
 #include "checker/core/check_settings.hpp"
 #include "cli_checks.hpp"
-#include "lesson/registry.hpp"
+#include "hazardlab/run_main.hpp"
+#include "hazard/registry.hpp"
 #include "program_paths.hpp"
 
 namespace hazardlab {
@@ -50,27 +51,17 @@ int check_main(int argc, char** argv) {
   app.add_flag("--every-occurrence", options.every_occurrence,
                "report every conflicting access (each copy's first), not one per pair of call sites");
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ExtrasError& e) {
-    // `hazardlab check ls -la`: the program's own options were read as the checker's.
-    app.exit(e);
-    std::cerr << "hazardlab check: put -- before the program and its arguments: hazardlab check [options] -- "
-                 "PROGRAM [ARGS...]\n";
-    return 2;
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  // SARIF's rules carry each hazard's lesson, from the registry `hazardlab explain` reads.
-  options.lesson = [](std::string_view id) -> std::optional<check::HazardLesson> {
-    const Hazard* h = Registry::instance().find(id);
-    if (h == nullptr) return std::nullopt;
-    return check::HazardLesson{h->title, h->explanation};
-  };
-  options.inject_library = find_companion("libhazardlab-check-inject.so", {"../checker/inject", "../libexec/hazardlab"});
-  if (options.inject_library.empty())
-    options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";
-  try {
+  const auto body = [&]() -> int {
+    // SARIF's rules carry each hazard's explanation, from the registry `hazardlab explain` reads.
+    options.explanation = [](std::string_view id) -> std::optional<check::HazardExplanation> {
+      const Hazard* h = Registry::instance().find(id);
+      if (h == nullptr) return std::nullopt;
+      return check::HazardExplanation{h->title, h->explanation};
+    };
+    options.inject_library =
+        find_companion("libhazardlab-check-inject.so", {"../checker/inject", "../libexec/hazardlab"});
+    if (options.inject_library.empty())
+      options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";
     const check::CheckOutcome outcome = check::run_check(options, std::cerr);
     if (outcome.reraise != 0) {
       // The program ended by a signal: so does this, with the findings already written.
@@ -79,13 +70,11 @@ int check_main(int argc, char** argv) {
       ::raise(outcome.reraise);
     }
     return outcome.exit_status;
-  } catch (const check::CheckUsageError& e) {
-    std::cerr << "hazardlab check: " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab check: " << e.what() << '\n';
-    return 1;
-  }
+  };
+  MainOptions main_options;
+  // `hazardlab check ls -la`: the program's own options were read as the checker's.
+  main_options.extras_hint = "put -- before the program and its arguments: hazardlab check [options] -- PROGRAM [ARGS...]";
+  return run_main("hazardlab check", app, argc - 1, argv + 1, body, main_options);
 }
 
 int findings_main(int argc, char** argv) {
@@ -97,13 +86,8 @@ int findings_main(int argc, char** argv) {
       "happened, the missing synchronization, the fix, the stacks (module and offset) and the Python frames. A line still being written is left for the next call."};
   app.name("hazardlab findings");
   app.add_option("logs", logs, "process logs")->required()->check(CLI::ExistingFile);
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  nlohmann::json processes = nlohmann::json::array();
-  try {
+  return run_main("hazardlab findings", app, argc - 1, argv + 1, [&]() -> int {
+    nlohmann::json processes = nlohmann::json::array();
     for (const std::filesystem::path& log : logs) {
       const check::ProcessLog p = check::read_process_log(log);
       nlohmann::json findings = nlohmann::json::array();
@@ -115,12 +99,9 @@ int findings_main(int argc, char** argv) {
                            {"not_watching_because", p.not_watching_because},
                            {"findings", findings}});
     }
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab findings: " << e.what() << '\n';
-    return 1;
-  }
-  std::cout << nlohmann::json{{"processes", processes}}.dump() << '\n';
-  return 0;
+    std::cout << nlohmann::json{{"processes", processes}}.dump() << '\n';
+    return 0;
+  });
 }
 
 }  // namespace hazardlab

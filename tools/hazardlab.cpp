@@ -17,7 +17,8 @@
 #include "cuda/device.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/publish.hpp"
-#include "lesson/registry.hpp"
+#include "hazardlab/run_main.hpp"
+#include "hazard/registry.hpp"
 #include "perf/checks.hpp"
 #include "perf/reference.hpp"
 #include "program_paths.hpp"
@@ -60,10 +61,7 @@ std::string lesson_of(const std::string& id) {
 
 int explain(const std::string& id) {
   const Hazard* h = Registry::instance().find(id);
-  if (!h) {
-    std::cerr << "hazardlab: no hazard '" << id << "'; `hazardlab list` shows them\n";
-    return 2;
-  }
+  if (!h) throw UsageError("no hazard '" + id + "'; `hazardlab list` shows them");
   std::cout << h->id << ": " << h->title << "\n\n" << h->explanation << "\n\nDocumented rules:\n";
   for (const Citation& c : h->rules) std::cout << "  - " << c.document << ", " << c.section << ": " << c.says << '\n';
   if (!h->requirements.empty()) {
@@ -138,9 +136,8 @@ static int merge_in_report_tool(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
   args.push_back(nullptr);
   ::execv(tool.c_str(), args.data());
-  std::cerr << "hazardlab: merge needs " << tool.string() << ", which could not be started: " << std::strerror(errno)
-            << '\n';
-  return 2;
+  return refuse_input("hazardlab", "merge needs " + tool.string() + ", which could not be started: " +
+                                        std::strerror(errno));
 }
 
 int main(int argc, char** argv) {
@@ -237,22 +234,15 @@ int main(int argc, char** argv) {
     try {
       (void)app.get_subcommand(argv[1]);
     } catch (const CLI::OptionNotFound&) {
-      std::cerr << "hazardlab: no command '" << argv[1]
-                << "'; the commands are list, explain, devices, settings, run, ctest-manifest, session-start, report, "
-                   "merge, check and findings\n";
-      return 2;
+      return refuse_input("hazardlab", "no command '" + std::string(argv[1]) +
+                                           "'; the commands are list, explain, devices, settings, run, ctest-manifest, "
+                                           "session-start, report, merge, check and findings");
     }
   }
   for (int i = 0; i < argc; ++i) {
     if (std::string_view(argv[i]) != "--cases-on-failure") manifest.failing_command.push_back(argv[i]);
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; any bad argument exits 2, as every bad input does.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  try {
+  const auto body = [&]() -> int {
     // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that
     // every case and measurement the run starts sees them.
     if (!run_profile.empty()) {
@@ -267,9 +257,8 @@ int main(int argc, char** argv) {
     const Settings settings = Settings::from_environment();
     // A duration is a soak's: given to another profile it would be recorded and ignored.
     if (duration_option->count() > 0 && settings.profile != "soak") {
-      std::cerr << "hazardlab: --duration " << soak_duration << " applies only to --profile soak (this run's profile is "
-                << settings.profile << "); give --profile soak, or leave --duration out\n";
-      return 2;
+      throw UsageError("--duration " + soak_duration + " applies only to --profile soak (this run's profile is " +
+                       settings.profile + "); give --profile soak, or leave --duration out");
     }
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();
@@ -289,15 +278,11 @@ int main(int argc, char** argv) {
                                       prometheus_dir.empty() ? settings.prometheus_dir : prometheus_dir},
                         std::cout, std::cerr);
     }
-  } catch (const SettingsError& e) {
-    std::cerr << "hazardlab: bad setting: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 2);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 2);
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab: " << e.what() << '\n';
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, 1);
-  }
-  return 0;
+    return 0;
+  };
+  MainOptions options;
+  options.after_error = [&](int status) {
+    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, status);
+  };
+  return run_main("hazardlab", app, argc, argv, body, options);
 }

@@ -19,6 +19,7 @@
 #include "hazardlab/settings_table.hpp"
 #include "hazardlab/fleet.hpp"
 #include "hazardlab/publish.hpp"
+#include "hazardlab/run_main.hpp"
 
 namespace {
 
@@ -43,27 +44,17 @@ int merge_main(int argc, char** argv) {
   app.add_option("runs", runs, "run folders (<results root>/runs/<run-id>), from any hosts")
       ->required()
       ->check(cli::folder_path());
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  options.stale_after = std::chrono::hours(stale_after_hours);
-  return merge_command(runs, options, std::cout, std::cerr);
+  return run_main("hazardlab-report merge", app, argc, argv, [&] {
+    options.stale_after = std::chrono::hours(stale_after_hours);
+    return merge_command(runs, options, std::cout, std::cerr);
+  });
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace hazardlab;
-  if (argc > 1 && std::strcmp(argv[1], "merge") == 0) {
-    try {
-      return merge_main(argc - 1, argv + 1);
-    } catch (const std::exception& e) {
-      std::cerr << "hazardlab-report merge: " << e.what() << '\n';
-      return 1;
-    }
-  }
+  if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return merge_main(argc - 1, argv + 1);
   CLI::App app{
       "hazardlab-report: writes the per-GPU reports of a hazardlab run folder\n"
       "(hazardlab-report merge --help: many run folders merged into a fleet report)"};
@@ -81,30 +72,16 @@ int main(int argc, char** argv) {
                  "report sets kept in the report folder, newest first, besides current and latest (default 20); the "
                  "oldest beyond it are removed and named. Run folders are never removed by a report")
       ->check(cli::whole_number(1, 100000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; any bad argument exits 2, as every bad input does.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  try {
+  return run_main("hazardlab-report", app, argc, argv, [&] {
     // As `hazardlab report`: the setting when the option is not given, read (and refused) by its declaration.
     if (options.prometheus_dir.empty()) {
       const SettingSource source = SettingSource::from_environment();
       if (const std::string* dir = source.text(setting::kPrometheusDir)) {
-        if (const std::string problem = folder_text_problem(*dir); !problem.empty()) {
-          std::cerr << "hazardlab-report: " << setting::kPrometheusDir.name << "='" << *dir << "': " << problem << '\n';
-          return 2;
-        }
+        if (const std::string problem = folder_text_problem(*dir); !problem.empty())
+          throw UsageError(std::string(setting::kPrometheusDir.name) + "='" + *dir + "': " + problem);
         options.prometheus_dir = *dir;
       }
     }
     return report_run(run_dir, options, std::cout, std::cerr);
-  } catch (const SettingsError& e) {
-    std::cerr << "hazardlab-report: bad setting: " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab-report: " << e.what() << '\n';
-    return 1;
-  }
+  });
 }

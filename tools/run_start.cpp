@@ -15,7 +15,7 @@
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/registry.hpp"
 #include "perf/checks.hpp"
 #include "plan/ctest_plan.hpp"
 #include "program_paths.hpp"

@@ -17,7 +17,8 @@
 
 #include "cuda/device.hpp"
 #include "hazardlab/results_layout.hpp"
-#include "lesson/registry.hpp"
+#include "hazardlab/run_main.hpp"
+#include "hazard/registry.hpp"
 #include "variant_case.hpp"
 #include "warm_worker.hpp"
 
@@ -54,6 +55,10 @@ class VariantCase : public ::testing::Test {
   Settings settings_;
 };
 
+std::string no_case_matches(const std::string& hazard_id, const std::string& variant_id) {
+  return "no case matches --hazard '" + hazard_id + "' --variant '" + variant_id + "'; `hazardlab list` shows them";
+}
+
 const Variant* find_variant(const std::string& hazard_id, const std::string& variant_id, const Hazard** hazard) {
   for (const Hazard& h : Registry::instance().hazards()) {
     if (h.id != hazard_id) continue;
@@ -75,14 +80,13 @@ warm::CaseReply run_in_this_worker(const warm::CaseRequest& request, const Setti
     if (!choice) choice = choose_device(request.device);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hazardlab-cases: " << e.what() << '\n';
-    return {2, true};
+    return {kExitBadInput, true};
   }
   const Hazard* hazard = nullptr;
   const Variant* variant = find_variant(request.hazard, request.variant, &hazard);
   if (!variant) {
-    std::cerr << "hazardlab-cases: no case matches --hazard '" << request.hazard << "' --variant '" << request.variant
-              << "'; `hazardlab list` shows them\n";
-    return {2, false};
+    std::cerr << "hazardlab-cases: " << no_case_matches(request.hazard, request.variant) << '\n';
+    return {kExitBadInput, false};
   }
   ++cases_run;
   std::cout << "\n== in the warm worker process " << ::getpid() << ", its case " << cases_run << '\n';
@@ -124,70 +128,44 @@ int main(int argc, char** argv) {
   app.add_flag("--warm", warm_worker,
                "run the case in this GPU's warm worker process (ctest's registration asks for it; "
                "HAZARDLAB_FRESH_PROCESSES=1 or a sanitizer turns it off)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; any bad argument exits 2, as every bad input does.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-
-  Settings settings;
-  try {
-    settings = Settings::from_environment();
+  return run_main("hazardlab-cases", app, argc, argv, [&]() -> int {
+    const Settings settings = Settings::from_environment();
     if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
-  } catch (const SettingsError& e) {
-    std::cerr << "hazardlab-cases: bad setting: " << e.what() << '\n';
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hazardlab-cases: " << e.what() << '\n';
-    return 2;
-  }
-  for (const std::string& w : settings.warnings) std::cerr << "hazardlab-cases: warning: " << w << '\n';
+    for (const std::string& w : settings.warnings) std::cerr << "hazardlab-cases: warning: " << w << '\n';
 
-  // Before anything touches CUDA: the worker is forked from this process.
-  if (warm_worker && !gtest_flags && settings.sanitizer.empty() && !settings.fresh_processes && !hazard_id.empty() &&
-      !variant_id.empty()) {
-    std::string why_not;
-    const warm::CaseRequest request{device_arg, hazard_id, variant_id};
-    const auto runner = [settings](const warm::CaseRequest& r) { return run_in_this_worker(r, settings); };
-    if (const std::optional<int> rc = warm::run_in_worker(request, runner, why_not)) return *rc;
-    std::cerr << "hazardlab-cases: " << why_not << "; running the case in this process\n";
-  }
-
-  DeviceChoice choice;
-  try {
-    choice = choose_device(device_arg);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hazardlab-cases: " << e.what() << '\n';
-    return 2;
-  }
-
-  int registered = 0;
-  for (const Hazard& h : Registry::instance().hazards()) {
-    if (!hazard_id.empty() && h.id != hazard_id) continue;
-    for (const Variant& v : h.variants) {
-      if (!variant_id.empty() && v.id != variant_id) continue;
-      ::testing::RegisterTest(
-          test_name(h.id).c_str(), test_name(v.id).c_str(), nullptr, nullptr, __FILE__, __LINE__,
-          [&h, &v, choice, settings]() -> ::testing::Test* { return new VariantCase(h, v, choice, settings); });
-      ++registered;
+    // Before anything touches CUDA: the worker is forked from this process.
+    if (warm_worker && !gtest_flags && settings.sanitizer.empty() && !settings.fresh_processes &&
+        !hazard_id.empty() && !variant_id.empty()) {
+      std::string why_not;
+      const warm::CaseRequest request{device_arg, hazard_id, variant_id};
+      const auto runner = [settings](const warm::CaseRequest& r) { return run_in_this_worker(r, settings); };
+      if (const std::optional<int> rc = warm::run_in_worker(request, runner, why_not)) return *rc;
+      std::cerr << "hazardlab-cases: " << why_not << "; running the case in this process\n";
     }
-  }
-  if (registered == 0) {
-    std::cerr << "hazardlab-cases: no case matches --hazard '" << hazard_id << "' --variant '" << variant_id
-              << "'; `hazardlab list` shows them\n";
-    return 2;
-  }
 
-  const int rc = RUN_ALL_TESTS();
-  const auto& unit = *::testing::UnitTest::GetInstance();
-  if (unit.test_to_run_count() == 0) {
-    std::cerr << "hazardlab-cases: the test filter selects none of the " << registered
-              << " case(s); `--gtest_list_tests` lists them\n";
-    return 2;
-  }
-  if (rc == 0 && unit.skipped_test_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) {
-    return kSkipExitCode;
-  }
-  return rc;
+    const DeviceChoice choice = choose_device(device_arg);
+    int registered = 0;
+    for (const Hazard& h : Registry::instance().hazards()) {
+      if (!hazard_id.empty() && h.id != hazard_id) continue;
+      for (const Variant& v : h.variants) {
+        if (!variant_id.empty() && v.id != variant_id) continue;
+        ::testing::RegisterTest(
+            test_name(h.id).c_str(), test_name(v.id).c_str(), nullptr, nullptr, __FILE__, __LINE__,
+            [&h, &v, choice, settings]() -> ::testing::Test* { return new VariantCase(h, v, choice, settings); });
+        ++registered;
+      }
+    }
+    if (registered == 0) throw UsageError(no_case_matches(hazard_id, variant_id));
+
+    const int rc = RUN_ALL_TESTS();
+    const auto& unit = *::testing::UnitTest::GetInstance();
+    if (unit.test_to_run_count() == 0) {
+      throw UsageError("the test filter selects none of the " + std::to_string(registered) +
+                       " case(s); `--gtest_list_tests` lists them");
+    }
+    if (rc == 0 && unit.skipped_test_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count()) {
+      return kSkipExitCode;
+    }
+    return rc;
+  });
 }

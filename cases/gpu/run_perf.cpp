@@ -19,6 +19,7 @@
 #include "cuda/kernel_loading.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/run_main.hpp"
 #include "perf/checks.hpp"
 #include "perf/host_lock.hpp"
 #include "perf/parts.hpp"
@@ -61,56 +62,14 @@ bool recorded(const hazardlab::Settings& settings, const hazardlab::PerfRecord& 
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
-  if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
-    std::cerr << "hazardlab-perf: warning: " << w << '\n';
-  CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
-  std::string device_arg = "0", part_name;
-  std::vector<std::string> groups;
-  for (MeasurementGroup g : kMeasurementGroups) groups.emplace_back(to_string(g));
-  app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");
-  app.add_option("--part", part_name, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
-      ->required()
-      ->check(CLI::IsMember(groups));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    // --help exits 0; any bad argument exits 2, as every bad input does.
-    return app.exit(e) == 0 ? 0 : 2;
-  }
-  const MeasurementGroup part = *measurement_group_from_string(part_name);  // IsMember checked it
-
-  Settings settings;
-  Profile profile;
-  Thresholds thresholds;
-  try {
-    settings = Settings::from_environment();
-    profile = profile_from_environment();
-    thresholds = thresholds_from_environment();
-    (void)reference_tool_from_environment();  // a bad HAZARDLAB_NVBANDWIDTH fails here, before the GPU
-    if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
-  } catch (const SettingsError& e) {
-    std::cerr << "hazardlab-perf: bad setting: " << e.what() << '\n';
-    return 2;
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hazardlab-perf: " << e.what() << '\n';
-    return 2;
-  }
-  for (const std::string& w : settings.warnings) std::cerr << "hazardlab-perf: warning: " << w << '\n';
-
+// One measurement group on the GPU --device names, recorded in the run folder: 0 measured and every check
+// held, 1 failed or a check missed, 77 no GPU.
+int measure(MeasurementGroup part, const Settings& settings, const Profile& profile, const Thresholds& thresholds,
+            const std::string& device_arg) {
   PerfRecord record;
   record.part = part;
   record.profile = profile.name;
-  DeviceChoice choice;
-  try {
-    choice = choose_device(device_arg);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hazardlab-perf: " << e.what() << '\n';
-    return 2;
-  }
+  const DeviceChoice choice = choose_device(device_arg);  // a bad --device is bad input: run_main says so
   if (!choice.device) {
     record.status = PerfStatus::Skipped;
     record.reason = "no usable GPU: " + choice.no_device_reason;
@@ -183,4 +142,30 @@ int main(int argc, char** argv) {
   }
   std::cout << "   (" << static_cast<long>(record.duration_ms) << " ms)\n";
   return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
+  if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
+    std::cerr << "hazardlab-perf: warning: " << w << '\n';
+  CLI::App app{"hazardlab-perf: measures host<->device transfer performance on one GPU"};
+  std::string device_arg = "0", part_name;
+  std::vector<std::string> groups;
+  for (MeasurementGroup g : kMeasurementGroups) groups.emplace_back(to_string(g));
+  app.add_option("--device", device_arg, "GPU index, or 'none' to report the measurements as skipped");
+  app.add_option("--part", part_name, "bandwidth, overlap, findings, integrity (one round of verified copies) or soak")
+      ->required()
+      ->check(CLI::IsMember(groups));
+  return run_main("hazardlab-perf", app, argc, argv, [&]() -> int {
+    const MeasurementGroup part = *measurement_group_from_string(part_name);  // IsMember checked it
+    const Settings settings = Settings::from_environment();
+    const Profile profile = profile_from_environment();
+    const Thresholds thresholds = thresholds_from_environment();
+    (void)reference_tool_from_environment();  // a bad HAZARDLAB_NVBANDWIDTH fails here, before the GPU
+    if (!settings.run_dir.empty()) require_run_folder(settings.run_dir);
+    for (const std::string& w : settings.warnings) std::cerr << "hazardlab-perf: warning: " << w << '\n';
+    return measure(part, settings, profile, thresholds, device_arg);
+  });
 }

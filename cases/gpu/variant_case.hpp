@@ -8,7 +8,7 @@
 
 #include "hazardlab/device_fingerprint.hpp"
 #include "hazardlab/outcome.hpp"
-#include "lesson/hazard.hpp"
+#include "hazard/hazard.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab {

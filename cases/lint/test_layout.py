@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a measurement
 group is compared as its enum, never as text, and the checker's process log is read by key in
-checker/core/process_log.cpp alone, a variant's observations in record/src/observations.cpp, and FNV-1a
-in hazardlab/fnv1a.hpp. The harness layout holds: every file sits in one of the folders
-harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only the folders
-declared before it (the layers, from the bottom up). A hazard includes lesson/lesson.hpp and no other
+checker/core/process_log.cpp alone, a variant's observations in record/src/observations.cpp, FNV-1a
+in hazardlab/fnv1a.hpp, a CUDA call is checked by HL_CUDA outside the standalone programs, and a command
+line's errors become exit statuses in run_main alone. The
+harness layout holds: every file sits in one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only the folders
+declared before it (the layers, from the bottom up). A hazard includes hazard/define.hpp and no other
 harness header, and states its guard through the Guard handle without reading the sabotage switch
 itself. Only the one environment reader (settings/src/environment.cpp) calls getenv, and no code outside
 the settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again). A
@@ -213,7 +214,7 @@ def trials_receive_trial_settings(root: Path) -> list[str]:
 # The house, from the ground up (docs/architecture.md, "The house"): a top-level folder includes its own files
 # and those of the floors below it, never one beside it or above it. The suite (harness, reports, hazards,
 # cases, conformance_gpu) and the checker stand on one ground; tools/ is the door of both.
-FLOORS = (("settings", "conformance", "document"), ("record",), ("harness", "reports", "checker"),
+FLOORS = (("settings", "conformance", "document"), ("record", "command_line"), ("harness", "reports", "checker"),
           ("hazards", "cases", "conformance_gpu", "tools"))
 STANDALONE = ("lessons",)  # plain CUDA programs a student compiles alone: they include nothing of the project
 
@@ -322,6 +323,35 @@ def hash_written_again(root: Path) -> list[str]:
             if re.search(r"\b1099511628211|0x100000001b3", code, re.I)]
 
 
+CUDA_CHECK = Path("harness/cuda/check.hpp")  # HL_CUDA: the one CUDA check of hazardlab's own code
+# Programs that stand alone, each with its own few lines of check: a lesson a student compiles with nvcc alone; a
+# probe that confirms a driver deviation without the suite's code, so that its evidence is independent; the
+# checker's programs, which stand for anyone's program and link nothing of hazardlab; the programs the
+# conformance printer writes out for nvcc.
+STANDALONE_CUDA_CHECKS = (Path("lessons"), Path("conformance_gpu/probes"), Path("checker/programs/cuda_check.hpp"),
+                          Path("conformance/print/print_program.cpp"))
+CUDA_CHECK_MACRO = re.compile(r"#\s*define\s+\w*(?:CHECK|CUDA)\w*\s*\(")
+
+
+def cuda_check_written_again(root: Path) -> list[str]:
+    """A CUDA call is checked by HL_CUDA (harness/cuda/check.hpp); only the standalone programs define their own."""
+    return [f"{relative}:{number}: defines a CUDA check again; use HL_CUDA (harness/cuda/check.hpp)"
+            for relative, number, code in code_lines(root, besides=CUDA_CHECK)
+            if CUDA_CHECK_MACRO.search(code)
+            and not any(relative == s or s in relative.parents for s in STANDALONE_CUDA_CHECKS)]
+
+
+RUN_MAIN = Path("command_line/src/run_main.cpp")  # how every program ends (hazardlab/run_main.hpp)
+
+
+def exit_mapped_again(root: Path) -> list[str]:
+    """A program's command line is parsed, and its errors mapped to exit statuses, by run_main alone."""
+    return [f"{relative}:{number}: maps a command-line error to an exit status itself; use run_main "
+            "(hazardlab/run_main.hpp)"
+            for relative, number, code in code_lines(root, besides=RUN_MAIN)
+            if re.search(r"catch\s*\(\s*const\s+CLI::\w*Error|\.exit\(\s*e\s*\)", code)]
+
+
 GROUP_SPELLING = Path("record/src/perf_store.cpp")  # to_string(MeasurementGroup): a group's one spelling
 GROUP_AS_TEXT = re.compile(r'\b\w*(?:part|group)\w*\s*[!=]=\s*"(?:bandwidth|overlap|findings|integrity|soak)"')
 
@@ -362,14 +392,16 @@ def check(root: Path) -> list[str]:
                     f"harness/{relative}:{number}: {folder}/ includes \"{include}\", but {target}/ is a layer above it")
     for path in sorted((root / "hazards").rglob("*.cpp")):
         for number, include in harness_includes(path):
-            if include != "lesson/lesson.hpp":
+            if include != "hazard/define.hpp":
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
-                                "lesson/lesson.hpp and nothing else of the harness")
+                                "hazard/define.hpp and nothing else of the harness")
     problems += house_floors(root)
     problems += measurement_group_as_text(root)
     problems += process_log_read_by_key(root)
     problems += observation_read_by_key(root)
     problems += hash_written_again(root)
+    problems += cuda_check_written_again(root)
+    problems += exit_mapped_again(root)
     problems += planned_once(root)
     problems += measurement_seam(root)
     problems += sabotage_switch_in_hazards(root)
@@ -383,7 +415,7 @@ def check(root: Path) -> list[str]:
 # fragment the lint's complaint must hold).
 BREAKAGES = [
     ("a hazard reads the sabotage switch", "hazards/broken_guard.cpp",
-     '#include "lesson/lesson.hpp"\nvoid f(const hazardlab::Settings& s) { if (!s.sabotage_guards) wait(); }\n',
+     '#include "hazard/define.hpp"\nvoid f(const hazardlab::Settings& s) { if (!s.sabotage_guards) wait(); }\n',
      "broken_guard.cpp:2: reads sabotage_guards"),
     ("a hazard includes a harness header", "hazards/broken_include.cpp", '#include "hold/fence.hpp"\n',
      "broken_include.cpp:1: includes \"hold/fence.hpp\""),
@@ -414,8 +446,16 @@ BREAKAGES = [
     ("a hash written again", "reports/src/broken_hash.cpp",
      'std::uint64_t h(char c, std::uint64_t h) { return (h ^ c) * 1099511628211ull; }\n',
      "reports/src/broken_hash.cpp:1: writes FNV-1a again"),
+    ("a tool defines its own CUDA check", "tools/broken_check.cpp",
+     '#define CUDA_OK(call) if ((call) != cudaSuccess) std::exit(1)\n',
+     "tools/broken_check.cpp:1: defines a CUDA check again"),
+    ("a checker program defines its own CUDA check", "checker/programs/broken_check.cu",
+     '#define CHECK(call) (void)(call)\n', "checker/programs/broken_check.cu:1: defines a CUDA check again"),
+    ("a tool maps its own parse errors", "tools/broken_main.cpp",
+     'try { app.parse(argc, argv); } catch (const CLI::ParseError& e) { return app.exit(e); }\n',
+     "tools/broken_main.cpp:1: maps a command-line error to an exit status itself"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
-     '#include "lesson/lesson.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
+     '#include "hazard/define.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),
 ]
 

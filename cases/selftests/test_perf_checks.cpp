@@ -14,7 +14,7 @@
 #include "fake_run.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/report.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/registry.hpp"
 #include "perf/checks.hpp"
 #include "perf/host_lock.hpp"
 #include "perf/reference.hpp"

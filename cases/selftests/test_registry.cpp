@@ -1,8 +1,8 @@
 // The hazards registered in hazards/ are complete lessons, and the seed hazards are there.
 #include <gtest/gtest.h>
 
-#include "lesson/lesson.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/define.hpp"
+#include "hazard/registry.hpp"
 
 using namespace hazardlab;
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "hazardlab/results_layout.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/registry.hpp"
 #include "plan/ctest_plan.hpp"
 #include "plan/profile.hpp"
 #include "plan/run_plan.hpp"

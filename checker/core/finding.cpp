@@ -58,7 +58,7 @@ std::string Finding::hazard() const {
   return "h2d-pinned-mutate";
 }
 
-std::string Finding::lesson() const { return "hazardlab explain " + hazard(); }
+std::string Finding::explain_command() const { return "hazardlab explain " + hazard(); }
 
 std::string Finding::what() const {
   std::ostringstream out;

@@ -59,11 +59,11 @@ struct Finding {
   // the rule this program relies on (conformance/README.md, "Deviations"); these deviations leave it racing.
   std::vector<conformance::Deviation> relies_on;
 
-  [[nodiscard]] std::string hazard() const;      // the hazard whose lesson `hazardlab explain` gives
+  [[nodiscard]] std::string hazard() const;      // the hazard `hazardlab explain` explains
   [[nodiscard]] std::string what() const;        // one line: what happened
   [[nodiscard]] std::string missing() const;     // the synchronization that was missing
   [[nodiscard]] std::string smallest_fix() const;
-  [[nodiscard]] std::string lesson() const;      // the command that teaches it: hazardlab explain <hazard>
+  [[nodiscard]] std::string explain_command() const;  // the command that explains it: hazardlab explain <hazard>
 };
 
 }  // namespace hazardlab::check

@@ -60,14 +60,14 @@ void add_findings(doc::Document& d, const CheckReport& report) {
     return;
   }
   doc::Table table;
-  table.headers = {"#", "Hazard", "Kind", "Process / thread", "What happened", "Missing", "Fix", "Lesson"};
+  table.headers = {"#", "Hazard", "Kind", "Process / thread", "What happened", "Missing", "Fix", "Explained"};
   std::size_t number = 0;
   for (const ProcessLog& p : report.processes)
     for (const LoggedFinding& lf : p.findings) {
       const Finding& f = lf.finding;
       table.add({std::to_string(++number), doc::code(f.hazard()), std::string(to_string(f.kind)),
                  std::to_string(p.pid) + " / " + std::to_string(f.thread), f.what(), f.missing(), f.smallest_fix(),
-                 doc::code(f.lesson())});
+                 doc::code(f.explain_command())});
     }
   d.table(std::move(table));
   number = 0;

@@ -174,7 +174,7 @@ void CheckReport::print(std::ostream& out) const {
       print_stack(out, "Copy issued:", lf.copy_stack);
       out << kBar << "    Missing: " << f.missing() << '\n';
       out << kBar << "    Fix: " << f.smallest_fix() << '\n';
-      out << kBar << "    Lesson: " << f.lesson() << "\n" << kBar << '\n';
+      out << kBar << "    Explained: " << f.explain_command() << "\n" << kBar << '\n';
     }
   }
   for (const std::string& why : not_checked_because) out << kBar << "NOT CHECKED: " << why << '\n';

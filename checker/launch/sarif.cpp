@@ -59,9 +59,9 @@ std::string fingerprint(const LoggedFinding& f, const fs::path& root) {
   return text;
 }
 
-nlohmann::json rule(const std::string& hazard, const LoggedFinding& example, const LessonOf& lesson) {
-  const std::optional<HazardLesson> l = lesson ? lesson(hazard) : std::nullopt;
-  const std::string help = (l ? l->explanation + "\n\n" : std::string()) + "The lesson: hazardlab explain " + hazard;
+nlohmann::json rule(const std::string& hazard, const LoggedFinding& example, const ExplanationOf& explanation) {
+  const std::optional<HazardExplanation> l = explanation ? explanation(hazard) : std::nullopt;
+  const std::string help = (l ? l->explanation + "\n\n" : std::string()) + "Explained: hazardlab explain " + hazard;
   return {{"id", hazard},
           {"shortDescription", {{"text", l ? l->title : example.finding.what()}}},
           {"fullDescription", {{"text", l ? l->explanation : example.finding.missing()}}},
@@ -90,7 +90,7 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
       const std::string hazard = f.finding.hazard();
       if (!rule_index.count(hazard)) {
         rule_index[hazard] = rules.size();
-        rules.push_back(rule(hazard, f, context.lesson));
+        rules.push_back(rule(hazard, f, context.explanation));
       }
       const std::optional<SourceLine> access = source_line(f.access_stack, f.access_python);
       const std::optional<SourceLine> copy = source_line(f.copy_stack, f.copy_python);

@@ -1,5 +1,5 @@
 // hazardlab check's findings as SARIF 2.1.0, the format code scanning and editors read: one run whose tool is
-// hazardlab, one rule per hazard found (its lesson's title and `hazardlab explain` text), and one result per
+// hazardlab, one rule per hazard found (its title and `hazardlab explain` text), and one result per
 // finding at the access's source line, with the copy's line as a related location, a thread flow (copy
 // issued, the synchronization that was missing, the access) and a fingerprint that stays the same from run to
 // run, so that a finding is reported once however often the program is checked.
@@ -17,17 +17,17 @@
 
 namespace hazardlab::check {
 
-// What the lessons say of a hazard: its title and `hazardlab explain`'s text.
-struct HazardLesson {
+// What hazardlab says of a hazard: its title and `hazardlab explain`'s text.
+struct HazardExplanation {
   std::string title;
   std::string explanation;
 };
-using LessonOf = std::function<std::optional<HazardLesson>(std::string_view hazard)>;
+using ExplanationOf = std::function<std::optional<HazardExplanation>(std::string_view hazard)>;
 
 struct SarifContext {
   std::string tool_version;
   std::filesystem::path source_root;  // paths under it are written relative to it (SRCROOT)
-  LessonOf lesson;                    // may be empty: the rule then says only the finding's own words
+  ExplanationOf explanation;                    // may be empty: the rule then says only the finding's own words
 };
 
 nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context);

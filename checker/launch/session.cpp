@@ -41,7 +41,7 @@ struct LogFolder {
       const int err = errno;
       const std::string what = "cannot make the checker's log folder in " +
                                (tmpdir ? "TMPDIR='" + *tmpdir + "'" : std::string("/tmp")) + ": " + std::strerror(err);
-      if (tmpdir) throw CheckUsageError(what + " (set TMPDIR to a folder that exists and is writable)");
+      if (tmpdir) throw UsageError(what + " (set TMPDIR to a folder that exists and is writable)");
       throw std::runtime_error(what);
     }
     path = pattern;
@@ -90,7 +90,7 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   ::sigaction(SIGINT, &old_int, nullptr);
   ::sigaction(SIGQUIT, &old_quit, nullptr);
   if (failed_to_start)
-    throw CheckUsageError("cannot run '" + options.command.front() + "': " + std::strerror(exec_error));
+    throw UsageError("cannot run '" + options.command.front() + "': " + std::strerror(exec_error));
   if (WIFSIGNALED(status)) return ProgramEnd{true, WTERMSIG(status)};
   return ProgramEnd{false, WEXITSTATUS(status)};
 }
@@ -112,7 +112,7 @@ std::vector<ReportFile> report_files(const CheckOptions& options) {
   if (options.html)
     files.push_back({"--html", *options.html, [](const CheckReport& r) { return doc::to_html(check_document(r)); }});
   if (options.sarif) {
-    const SarifContext context{std::string(hazardlab_version()), options.source_root, options.lesson};
+    const SarifContext context{std::string(hazardlab_version()), options.source_root, options.explanation};
     files.push_back({"--sarif", *options.sarif,
                      [context](const CheckReport& r) { return to_sarif(r, context).dump(2) + "\n"; }});
   }
@@ -123,49 +123,49 @@ std::vector<ReportFile> report_files(const CheckOptions& options) {
 
 void validate(const CheckOptions& options) {
   if (options.command.empty())
-    throw CheckUsageError("no program to check: hazardlab check [options] -- PROGRAM [ARGS...]");
+    throw UsageError("no program to check: hazardlab check [options] -- PROGRAM [ARGS...]");
   const std::string program = resolve(options.command.front());
   if (program.empty())
-    throw CheckUsageError("program '" + options.command.front() +
+    throw UsageError("program '" + options.command.front() +
                           "' was not found or is not an executable file (a path, or a name on PATH)");
   for (const auto& [name, value] : {std::pair{"--error-exitcode", options.error_exitcode},
                                     std::pair{"--unchecked-exitcode", options.unchecked_exitcode}})
     if (value < 1 || value > 255)
-      throw CheckUsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
+      throw UsageError(std::string(name) + " " + std::to_string(value) + ": allowed are 1 to 255");
   // The checker's settings the program would inherit: refused here, with their names, rather than replaced
   // by a default in the program without a word.
   for (const std::string& refused : refused_check_settings())
-    throw CheckUsageError("the environment's " + refused + " (unset it, or give the option instead)");
+    throw UsageError("the environment's " + refused + " (unset it, or give the option instead)");
   if (options.sample > setting::kCheckSample.max)
-    throw CheckUsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
+    throw UsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
                           std::to_string(setting::kCheckSample.max));
   const std::vector<ReportFile> files = report_files(options);
   for (auto file = files.begin(); file != files.end(); ++file) {
     const std::string what = file->option + " " + file->path.string();
-    if (file->path.empty()) throw CheckUsageError(file->option + " \"\": allowed is a file name");
+    if (file->path.empty()) throw UsageError(file->option + " \"\": allowed is a file name");
     const fs::path parent = file->path.parent_path().empty() ? fs::path(".") : file->path.parent_path();
-    if (!fs::is_directory(parent)) throw CheckUsageError(what + ": the folder " + parent.string() + " does not exist");
-    if (fs::is_directory(file->path)) throw CheckUsageError(what + ": is a folder; give a file name");
+    if (!fs::is_directory(parent)) throw UsageError(what + ": the folder " + parent.string() + " does not exist");
+    if (fs::is_directory(file->path)) throw UsageError(what + ": is a folder; give a file name");
     // A report replaces the file it names; never a link (it would become a file, the link lost), never the
     // program being checked, and never where it could not be written (said before the program runs).
     std::error_code ec;
     if (fs::is_symlink(fs::symlink_status(file->path, ec)))
-      throw CheckUsageError(what + ": is a symbolic link; hazardlab writes a report only as a file of its own name");
+      throw UsageError(what + ": is a symbolic link; hazardlab writes a report only as a file of its own name");
     if (fs::exists(file->path, ec) && fs::equivalent(file->path, program, ec))
-      throw CheckUsageError(what + ": is the program to check; give the report another name");
+      throw UsageError(what + ": is the program to check; give the report another name");
     if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      throw CheckUsageError(what + ": the folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
+      throw UsageError(what + ": the folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
     for (auto earlier = files.begin(); earlier != file; ++earlier)
       if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
-        throw CheckUsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
+        throw UsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
   }
   if (options.sarif && !fs::is_directory(options.source_root))
-    throw CheckUsageError("--source-root " + options.source_root.string() + ": is not a folder");
+    throw UsageError("--source-root " + options.source_root.string() + ": is not a folder");
   if (!fs::is_regular_file(options.inject_library))
-    throw CheckUsageError("the checker's library " + options.inject_library.string() +
+    throw UsageError("the checker's library " + options.inject_library.string() +
                           " is missing: the installation is incomplete");
   if (const std::optional<std::string> set = environment_value_given(kInjectionPath))
-    throw CheckUsageError(std::string(kInjectionPath) + " is already set (" + *set +
+    throw UsageError(std::string(kInjectionPath) + " is already set (" + *set +
                           "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");
 }
 

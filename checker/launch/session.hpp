@@ -13,14 +13,11 @@
 
 #include "checker/launch/check_report.hpp"
 #include "checker/launch/sarif.hpp"
+#include "hazardlab/usage_error.hpp"
 
 namespace hazardlab::check {
 
-// Bad input (no program, a program that cannot be run, a bad option value): the message names it; exit 2.
-class CheckUsageError : public std::invalid_argument {
- public:
-  using std::invalid_argument::invalid_argument;
-};
+// Bad input (no program, a program that cannot be run, a bad option value) is a UsageError naming it: exit 2.
 
 struct CheckOptions {
   std::vector<std::string> command;
@@ -29,7 +26,7 @@ struct CheckOptions {
   std::optional<std::filesystem::path> html;      // ...as a self-contained HTML page
   std::optional<std::filesystem::path> sarif;     // ...as SARIF 2.1.0, for code scanning and editors
   std::filesystem::path source_root = ".";        // SARIF's paths are relative to it
-  LessonOf lesson;                                // SARIF's rules: each hazard's lesson
+  ExplanationOf explanation;                      // SARIF's rules: each hazard's explanation
   int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;

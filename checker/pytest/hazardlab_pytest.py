@@ -198,7 +198,7 @@ class _Watcher:
                  f"    copy issued: {_python_line(finding.get('copy_python', []))}",
                  f"    missing: {f['missing']}",
                  f"    fix: {f['fix']}",
-                 f"    lesson: hazardlab explain {f['hazard']}"]
+                 f"    explained: hazardlab explain {f['hazard']}"]
         return "\n".join(lines)
 
     @pytest.hookimpl(hookwrapper=True)

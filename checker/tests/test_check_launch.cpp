@@ -200,7 +200,7 @@ TEST_F(Launcher, ATmpdirThatDoesNotExistIsNamedAsBadInput) {
   try {
     run_check(options, err);
     ADD_FAILURE() << "a TMPDIR that does not exist was not refused";
-  } catch (const CheckUsageError& e) {
+  } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("TMPDIR='" + missing + "'"), std::string::npos) << e.what();
   }
   ::unsetenv("TMPDIR");
@@ -222,7 +222,7 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   auto refused = [&](const std::string& needle) {
     try {
       validate(options);
-    } catch (const CheckUsageError& e) {
+    } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
       return true;
     }
@@ -402,7 +402,7 @@ TEST(ConsoleText, StaysWordForWord) {
             "=========         #1 stage(int) at train.cpp:12 (train+0x1234)\n"
             "=========     Missing: " + write.missing() + "\n"
             "=========     Fix: " + write.smallest_fix() + "\n"
-            "=========     Lesson: hazardlab explain h2d-pinned-mutate\n"
+            "=========     Explained: hazardlab explain h2d-pinned-mutate\n"
             "========= \n"
             "========= Hazard free-while-in-flight: freed-while-copy-owns (process 5570, thread 5571)\n"
             "=========     " + freed.what() + "\n"
@@ -410,7 +410,7 @@ TEST(ConsoleText, StaysWordForWord) {
             "=========         #0 ? (worker+0x99)\n"
             "=========     Missing: " + freed.missing() + "\n"
             "=========     Fix: " + freed.smallest_fix() + "\n"
-            "=========     Lesson: hazardlab explain free-while-in-flight\n"
+            "=========     Explained: hazardlab explain free-while-in-flight\n"
             "========= \n"
             "========= NOT CHECKED: process 5570 (worker): a copy was issued into a stream capture\n"
             "========= NOT CHECKED: process 5580 (profiler-child) was not watched: CUPTI refused a subscriber: "
@@ -427,14 +427,14 @@ struct CheckDocument : ::testing::Test {
   static bool has(const std::string& page, const std::string& text) { return page.find(text) != std::string::npos; }
 };
 
-TEST_F(CheckDocument, AFindingHasItsRowItsTwoStacksAndItsLesson) {
+TEST_F(CheckDocument, AFindingHasItsRowItsTwoStacksAndItsExplanation) {
   const CheckReport report = a_full_report();
   const std::string markdown = doc::to_markdown(check_document(report));
   EXPECT_TRUE(has(markdown, "**Verdict: found**")) << markdown;
   EXPECT_TRUE(has(markdown, std::string(meaning(CheckVerdict::Found)))) << markdown;
   EXPECT_TRUE(has(markdown, "Command: `python3 train.py --name 'two words'`")) << markdown;
   EXPECT_TRUE(has(markdown, "The program exited with status 0.")) << markdown;
-  EXPECT_TRUE(has(markdown, "| # | Hazard | Kind | Process / thread | What happened | Missing | Fix | Lesson |"));
+  EXPECT_TRUE(has(markdown, "| # | Hazard | Kind | Process / thread | What happened | Missing | Fix | Explained |"));
   const Finding& write = report.processes[0].findings[0].finding;
   EXPECT_TRUE(has(markdown, "| 1 | `h2d-pinned-mutate` | host-wrote-copy-source | 5563 / 5592 | " + write.what() +
                                 " | " + write.missing() + " | " + write.smallest_fix() +
@@ -601,9 +601,9 @@ CheckReport report_with(std::vector<LoggedFinding> findings) {
 TEST(Sarif, AFindingIsAResultAtTheAccessLineWithTheCopyAndTheMissingSynchronizationAsItsFlow) {
   const fs::path root = fs::temp_directory_path() / "sarif-root";
   const std::string access = (root / "src" / "train.cpp").string(), copy = (root / "src" / "load.cpp").string();
-  SarifContext context{"9.9.9", root, [](std::string_view id) -> std::optional<HazardLesson> {
+  SarifContext context{"9.9.9", root, [](std::string_view id) -> std::optional<HazardExplanation> {
                          if (id != "h2d-pinned-mutate") return std::nullopt;
-                         return HazardLesson{"The host rewrites a pinned source", "The copy reads when it runs."};
+                         return HazardExplanation{"The host rewrites a pinned source", "The copy reads when it runs."};
                        }};
   const nlohmann::json log = to_sarif(report_with({finding_at(access, 42, copy, 17, 0x1000, 5)}), context);
   EXPECT_EQ(sarif_problems(log), std::vector<std::string>{}) << log.dump(2);
@@ -670,7 +670,7 @@ TEST_F(Launcher, SarifIsWrittenBesideTheOtherReportsAndRefusedWhereTheyAre) {
     try {
       validate(options);
       return false;
-    } catch (const CheckUsageError& e) {
+    } catch (const UsageError& e) {
       return std::string(e.what()).find(says) != std::string::npos;
     }
   };

@@ -2,7 +2,7 @@
 // (a disagreement is a violation, shrunk by rapidcheck) and with every mutant (a disagreement refutes it).
 #pragma once
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab::conformance {
 

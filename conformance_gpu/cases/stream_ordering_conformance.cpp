@@ -1,7 +1,7 @@
 // Generated programs of streams, events, copies, memsets, kernels and host functions, run on the GPU
 // with gates held and released at generated points: nothing may be seen that CUDA's rules forbid.
 #include "conformance_gpu/cases/conformance_run.hpp"
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

@@ -90,12 +90,14 @@ void probe(size_t bytes) {
     // 2. A memset on a blocking stream (behind 5 ms of work) writes the pinned source; the copy is on legacy.
     reset(b);
     sleep_kernel<<<1, 1, 0, blocking>>>(kSleepNs);
+    CHECK(cudaGetLastError());  // the launch
     CHECK(cudaMemsetAsync(b.pinned, kNew, bytes, blocking));
     CHECK(cudaMemcpyAsync(b.dev, b.pinned, bytes, cudaMemcpyHostToDevice, legacy));
     counts[1] += device_holds_new(b);
     // 3. The same with an event: cudaStreamWaitEvent orders the legacy copy explicitly.
     reset(b);
     sleep_kernel<<<1, 1, 0, blocking>>>(kSleepNs);
+    CHECK(cudaGetLastError());  // the launch
     CHECK(cudaMemsetAsync(b.pinned, kNew, bytes, blocking));
     CHECK(cudaEventRecord(written, blocking));
     CHECK(cudaStreamWaitEvent(legacy, written, 0));
@@ -104,6 +106,7 @@ void probe(size_t bytes) {
     // 4. The same as 2 with a device source: a device-to-device copy on legacy.
     reset(b);
     sleep_kernel<<<1, 1, 0, blocking>>>(kSleepNs);
+    CHECK(cudaGetLastError());  // the launch
     CHECK(cudaMemsetAsync(b.dev2, kNew, bytes, blocking));
     CHECK(cudaMemcpyAsync(b.dev, b.dev2, bytes, cudaMemcpyDeviceToDevice, legacy));
     counts[3] += device_holds_new(b);

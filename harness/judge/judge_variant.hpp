@@ -13,7 +13,7 @@
 //   5. the result is stamped with the variant, the GPU and the time it took.
 #include "cuda/device.hpp"
 #include "hazardlab/result.hpp"
-#include "lesson/hazard.hpp"
+#include "hazard/hazard.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab {

@@ -3,7 +3,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "lesson/hazard.hpp"
+#include "hazard/hazard.hpp"
 
 namespace hazardlab {
 

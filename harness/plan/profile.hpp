@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "hazardlab/perf_store.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/registry.hpp"
 
 namespace hazardlab {
 

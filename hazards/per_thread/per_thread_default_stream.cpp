@@ -5,7 +5,7 @@
 #error "build this file with CUDA_API_PER_THREAD_DEFAULT_STREAM=1: it is its own target in hazards/CMakeLists.txt"
 #endif
 
-#include "lesson/lesson.hpp"
+#include "hazard/define.hpp"
 
 namespace hazardlab {
 namespace {

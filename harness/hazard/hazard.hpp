@@ -1,5 +1,5 @@
 #pragma once
-// A hazard is one way to misuse asynchronous transfers, written as a lesson: what is unsafe,
+// A hazard is one way to misuse asynchronous transfers, explained: what is unsafe,
 // which documented rule makes it so, and the variants that show it (the positive control) and
 // fix it (the guards). Each file in hazards/ builds one Hazard and registers it (registry.hpp).
 #include <algorithm>

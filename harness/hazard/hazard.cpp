@@ -1,4 +1,4 @@
-#include "lesson/hazard.hpp"
+#include "hazard/hazard.hpp"
 
 namespace hazardlab {
 

@@ -1,12 +1,12 @@
 #pragma once
 // Every hazard registers itself before main() runs; the registry is the catalogue the cases, the
-// tools and the reports read, and it checks that each entry is a complete lesson.
+// tools and the reports read, and it checks that each entry is complete.
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "hazardlab/catalog.hpp"
-#include "lesson/hazard.hpp"
+#include "hazard/hazard.hpp"
 
 namespace hazardlab {
 

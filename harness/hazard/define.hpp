@@ -1,6 +1,6 @@
 #pragma once
-// What a file in hazards/ includes: everything a lesson is written with.
-//   - the lesson itself: Hazard, Variant, Requirement, citations, HAZARDLAB_REGISTER_HAZARD;
+// What a file in hazards/ includes: everything a hazard is written with.
+//   - the hazard itself: Hazard, Variant, Requirement, citations, HAZARDLAB_REGISTER_HAZARD;
 //   - its cases: TrialCase, CaseSpace, Parameter (the hazard's own parameters), Rig, patterns;
 //   - the scenarios it can reuse: host-to-device mutate, device-to-host read, cross-stream,
 //     another host thread (scenario/); the gate-free race-window sweep (sweep/);
@@ -15,8 +15,8 @@
 #include "hold/fence.hpp"
 #include "hold/guard.hpp"
 #include "hold/held_stream.hpp"
-#include "lesson/hazard.hpp"
-#include "lesson/registry.hpp"
+#include "hazard/hazard.hpp"
+#include "hazard/registry.hpp"
 #include "scenario/cross_stream.hpp"
 #include "scenario/device_to_host.hpp"
 #include "scenario/host_to_device.hpp"

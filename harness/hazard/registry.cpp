@@ -1,4 +1,4 @@
-#include "lesson/registry.hpp"
+#include "hazard/registry.hpp"
 
 #include <algorithm>
 #include <regex>
