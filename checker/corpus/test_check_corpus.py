@@ -189,6 +189,15 @@ class Comparison(unittest.TestCase):
         self.assertEqual(row["result"], "clean", row["differences"])
         self.assertEqual(row["lines_varying_without_the_checker"], 1)
 
+    # The first run without the checker fails on its own (as cdpAdvancedQuicksort's "Stack allocation error!" did
+    # once, eight programs sharing the GPU); the second and the checked run print the same: not the checker's doing.
+    # Output that neither run without the checker printed stays a difference (the test above).
+    def test_output_the_program_printed_without_the_checker_is_not_a_difference(self):
+        marker = os.path.join(self.tmp.name, "runs")
+        row = self.compare(f'echo x >> {marker}; echo start; test $(wc -l < {marker}) -eq 1 && echo "error!"; '
+                           'echo end')
+        self.assertEqual(row["result"], "clean", row["differences"])
+
     def test_a_crash_under_the_checker_is_a_difference(self):
         marker = os.path.join(self.tmp.name, "runs")
         row = self.compare(f'echo x >> {marker}; test $(wc -l < {marker}) -ge 3 && kill -SEGV $$; exit 0')
