@@ -10,6 +10,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -37,6 +38,11 @@ struct FirstProtectionFailure {
 };
 FirstProtectionFailure protection_failure;
 
+std::atomic<FaultHandler::StepObserver> step_observer{nullptr};
+
+// Every change of protection the checker made: a fault that finds its page open again is stale while they go on.
+std::atomic<std::uint64_t> protection_changes{0};
+
 // Per thread: the pages opened for the one instruction being stepped, and the host function it runs.
 // Initial-exec TLS: a signal handler must not make the loader allocate a thread's block.
 constexpr int kMaxOpen = 4;
@@ -44,7 +50,8 @@ struct ThreadState {
   int open = 0;
   std::uintptr_t pages[kMaxOpen];
   std::uintptr_t last_fault = 0;
-  int repeats = 0;
+  int stale_retries = 0;  // this address's faults in a row that found its page open again, protections unchanged
+  std::uint64_t protection_changes_seen = 0;
   bool runs_host_functions = false;  // a host function's start marker ran on this thread
   bool makes_cuda_calls = false;     // the program made a CUDA call on this thread
   bool in_cuda_call = false;
@@ -127,12 +134,28 @@ SiteId site_of_raw(const RawStack& stack) {
   return h;
 }
 
-void open_page_for_one_instruction(std::uintptr_t page, ucontext_t* uc) {
+// As little as the instruction needs: mprotect opens the page for every thread, so a read opens it for reading
+// only, and another thread's write in that window still faults and is judged. (A read-modify-write faults
+// again as a write while its page is open for reading: on_segv opens it the rest of the way.)
+void open_page_for_one_instruction(std::uintptr_t page, bool write, ucontext_t* uc) {
   if (state.open < kMaxOpen) state.pages[state.open++] = page;
-  ::mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE);
+  ::mprotect(reinterpret_cast<void*>(page), page_size(), write ? PROT_READ | PROT_WRITE : PROT_READ);
+  if (const FaultHandler::StepObserver observe = step_observer.load(std::memory_order_relaxed)) observe(page);
 #if defined(__x86_64__)
   uc->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
 #endif
+}
+
+// A fault on pinned memory whose page the checker holds open now: the page was closed when the access was made
+// and opened since (a copy released by another thread). Run the instruction again; if the checker's protections
+// have not changed since this thread's last such fault, not more than three times running: then it is not ours.
+bool stale_again() {
+  const std::uint64_t changes = protection_changes.load(std::memory_order_relaxed);
+  if (changes != state.protection_changes_seen) {
+    state.protection_changes_seen = changes;
+    state.stale_retries = 0;
+  }
+  return state.stale_retries++ < 3;
 }
 
 void on_segv(int sig, siginfo_t* info, void* context) {
@@ -143,9 +166,18 @@ void on_segv(int sig, siginfo_t* info, void* context) {
 #if defined(__x86_64__)
   if (path.checker != nullptr && info->si_code == SEGV_ACCERR) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & kWriteFault) != 0;
+    // The instruction being stepped, on a page opened for its read, now writes: it was judged when it faulted
+    // first (as the one access it is), so the page only opens the rest of the way.
+    if (write && state.open > 0 && std::find(state.pages, state.pages + state.open, page_floor(address)) !=
+                                       state.pages + state.open) {
+      ::mprotect(reinterpret_cast<void*>(page_floor(address)), page_size(), PROT_READ | PROT_WRITE);
+      errno = saved_errno;
+      return;
+    }
     // A page another thread opened after this fault was raised reads as not held: run the instruction
-    // again, but not forever (the same address three times running is not ours).
-    state.repeats = address == state.last_fault ? state.repeats + 1 : 0;
+    // again, but not forever (the same address found open three times running is not ours). Only such stale
+    // faults count: a thread that polls one byte beside copies that come and go faults there again and again.
+    if (address != state.last_fault) state.stale_retries = 0;
     state.last_fault = address;
     RawStack stack;
     capture_access_stack(uc, stack);
@@ -159,7 +191,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     if (state.in_cuda_call) {
       const PageAccess held = path.checker->access_at(address);
       if (held != PageAccess::ReadWrite) {
-        if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), uc);
+        if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), write, uc);
         errno = saved_errno;
         return;
       }
@@ -185,8 +217,9 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     }
     if (outcome.ours) {
       handled = true;
-      if (outcome.step) open_page_for_one_instruction(page_floor(address), uc);
-    } else if (state.repeats < 3 && path.checker->pinned_kind(address).has_value()) {
+      state.stale_retries = 0;
+      if (outcome.step) open_page_for_one_instruction(page_floor(address), write, uc);
+    } else if (path.checker->pinned_kind(address).has_value() && stale_again()) {
       handled = true;  // stale: retry
     }
   }
@@ -233,6 +266,7 @@ int protection_of(PageAccess access) {
 }
 
 void MprotectProtector::apply(const PageChange& change) {
+  protection_changes.fetch_add(1, std::memory_order_relaxed);
   if (::mprotect(reinterpret_cast<void*>(change.begin), change.end - change.begin, protection_of(change.access)) == 0)
     return;
   const int err = errno;
@@ -296,5 +330,7 @@ SiteId site_of(const std::vector<std::uintptr_t>& frames) {
     if (stack.count < kMaxFrames) stack.frames[stack.count++] = f;
   return site_of_raw(stack);
 }
+
+void FaultHandler::observe_steps(StepObserver observer) { step_observer.store(observer); }
 
 }  // namespace hazardlab::check

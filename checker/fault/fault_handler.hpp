@@ -58,6 +58,10 @@ class FaultHandler {
   // What went wrong in the checker's own fault path (an exception, a failed allocation), if anything: the
   // fault was let through with its page opened, and the checker must stop watching. Null while all is well.
   static const char* failure();
+  // For the fault path's tests: called on the stepping thread, inside the handler, each time a page has been
+  // opened for one instruction, so that a test can see what the other threads could do in that window.
+  using StepObserver = void (*)(std::uintptr_t page);
+  static void observe_steps(StepObserver observer);
 };
 
 // The site of a stack: a hash of its frames.

@@ -2,11 +2,14 @@
 // checker told of copies that no GPU makes. Neighbours in one page, two copies sharing a page, several
 // threads, releases while other threads fault, and a fault that is not the checker's.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "checker/fault/fault_handler.hpp"
@@ -144,6 +147,68 @@ TEST_F(FaultPath, SeveralThreadsTouchNeighboursWhileCopiesComeAndGo) {
     for (std::size_t i = 0; i < 8; ++i) EXPECT_EQ(read_byte(memory + 1024 + 512 * t + i), static_cast<unsigned char>(1999));
   EXPECT_EQ(findings(), 0u);
   EXPECT_EQ(checker.access_at(addr(0)), PageAccess::ReadWrite);
+}
+
+TEST_F(FaultPath, AReadModifyWriteOfANeighbourLandsAndOfOwnedBytesIsOneOccurrence) {
+  download(1000, 100);  // page 0 closed: a read of it faults first, then the same instruction's write
+  __atomic_fetch_add(memory + 10, 1, __ATOMIC_RELAXED);  // one instruction that reads and writes (lock add)
+  EXPECT_EQ(read_byte(memory + 10), 0x12);
+  EXPECT_EQ(findings(), 0u);
+  EXPECT_EQ(checker.access_at(addr(0)), PageAccess::None);
+  __atomic_fetch_add(memory + 1050, 1, __ATOMIC_RELAXED);
+  EXPECT_EQ(checker.stats().occurrences, 1u);  // judged once, as the read that faulted first
+  EXPECT_EQ(read_byte(memory + 1060), 0x11);
+  EXPECT_EQ(read_byte(memory + 1050), 0x12);
+}
+
+// The protection of the page holding `address`, as /proc/self/maps gives it ("r--p", "rw-p"); read with
+// open and read only, as it is called inside the signal handler.
+char page_rights[5];
+void note_rights_of(std::uintptr_t page) {
+  static char maps[1 << 16];
+  const int fd = ::open("/proc/self/maps", O_RDONLY);
+  const ssize_t n = fd < 0 ? -1 : ::read(fd, maps, sizeof maps - 1);
+  if (fd >= 0) ::close(fd);
+  maps[n > 0 ? n : 0] = '\0';
+  for (char* line = maps; *line != '\0';) {
+    char* end = std::strchr(line, '\n');
+    const unsigned long low = std::strtoul(line, nullptr, 16), high = std::strtoul(std::strchr(line, '-') + 1, nullptr, 16);
+    if (page >= low && page < high) std::memcpy(page_rights, std::strchr(line, ' ') + 1, 4);
+    if (end == nullptr) break;
+    line = end + 1;
+  }
+}
+
+TEST_F(FaultPath, AStepOpensThePageOnlyAsFarAsItsAccessNeeds) {
+  // mprotect opens a page for every thread: while one thread's read of a neighbour is stepped, other threads
+  // may read the page but a write of theirs to a copy's bytes still faults and is judged.
+  FaultHandler::observe_steps(note_rights_of);
+  download(1000, 100);
+  (void)read_byte(memory + 10);
+  EXPECT_STREQ(std::string(page_rights, 4).c_str(), "r--p");
+  write_byte(memory + 20, 1);  // a write of a neighbour needs the page writable for its one instruction
+  EXPECT_STREQ(std::string(page_rights, 4).c_str(), "rw-p");
+  FaultHandler::observe_steps(nullptr);
+  EXPECT_EQ(findings(), 0u);
+  EXPECT_EQ(checker.access_at(addr(0)), PageAccess::None);
+}
+
+TEST_F(FaultPath, AThreadPollingOneByteBesideCopiesThatComeAndGoRunsOn) {
+  // A fault that finds its page opened since (a copy released meanwhile) runs the instruction again, as often
+  // as the checker's protections keep changing; a reader of one byte must never be taken for a foreign fault.
+  std::atomic<bool> stop{false};
+  std::thread reader([&] {
+    while (!stop) (void)read_byte(memory + 10);
+  });
+  constexpr int kWrites = 3000;
+  for (int i = 0; i < kWrites; ++i) {
+    download(1000, 100);  // a copy is reported at its first conflicting access: a new one each time
+    write_byte(memory + 1050, static_cast<unsigned char>(i));
+  }
+  stop = true;
+  reader.join();
+  EXPECT_EQ(checker.stats().occurrences, static_cast<std::uint64_t>(kWrites));
+  EXPECT_EQ(read_byte(memory + 1050), static_cast<unsigned char>(kWrites - 1));
 }
 
 TEST_F(FaultPath, AFaultThatIsNotTheCheckersEndsTheProcessWithItsOwnSignal) {
