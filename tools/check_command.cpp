@@ -50,8 +50,17 @@ int check_main(int argc, char** argv) {
       ->check(cli::whole_number(1, setting::kCheckSample.max));
   app.add_flag("--every-occurrence", options.every_occurrence,
                "report every conflicting access (each copy's first), not one per pair of call sites");
+  std::string protection;
+  app.add_option("--protection", protection,
+                 "how owned pages are protected: auto (memory protection keys where the CPU and kernel offer them, "
+                 "the default), keys, or mprotect; the report says which watched each process, and why")
+      ->check(cli::not_blank());
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
   const auto body = [&]() -> int {
+    if (!protection.empty()) {
+      options.protection = check::protection_request_named(
+          choice_named(setting::kCheckProtection, "--protection", "a page protection", protection));
+    }
     // SARIF's rules carry each hazard's explanation, from the registry `hazardlab explain` reads.
     options.explanation = [](std::string_view id) -> std::optional<check::HazardExplanation> {
       const Hazard* h = Registry::instance().find(id);

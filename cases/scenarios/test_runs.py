@@ -259,6 +259,8 @@ def bad_input_exits_2_everywhere(world):
         ([tool, "run", "--duration", "90s"], {}, 2, "--duration 90s applies only to --profile soak"),
         ([tool, "check", "--", "true"], {"HL_CHECK_SAMPLE": "abc"}, 2, "HL_CHECK_SAMPLE"),
         ([tool, "check", "--", "true"], {"HL_CHECK_EVERY_OCCURRENCE": "maybe"}, 2, "HL_CHECK_EVERY_OCCURRENCE"),
+        ([tool, "check", "--", "true"], {"HL_CHECK_PROTECTION": "pkeys"}, 2, "HL_CHECK_PROTECTION"),
+        ([tool, "check", "--protection", "pkeys", "--", "true"], {}, 2, "--protection"),
     ]
     (world.root / "mine.txt").write_text("mine")
     os.symlink("mine.txt", world.root / "report-link.json")

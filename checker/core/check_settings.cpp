@@ -24,6 +24,26 @@ unsigned long sample_from_environment() try {
   return 0;
 }
 
+ProtectionRequest protection_from_environment() try {
+  return protection_request_named(SettingSource::from_environment().choice(setting::kCheckProtection, "auto"));
+} catch (const SettingsError&) {
+  return ProtectionRequest::Auto;
+}
+
+std::string_view name_of(ProtectionRequest request) {
+  switch (request) {
+    case ProtectionRequest::Keys: return "keys";
+    case ProtectionRequest::Mprotect: return "mprotect";
+    case ProtectionRequest::Auto: break;
+  }
+  return "auto";
+}
+
+ProtectionRequest protection_request_named(std::string_view name) {
+  return name == "keys" ? ProtectionRequest::Keys : name == "mprotect" ? ProtectionRequest::Mprotect
+                                                                        : ProtectionRequest::Auto;
+}
+
 std::vector<std::string> refused_check_settings() {
   std::vector<std::string> refused;
   const auto check = [&](auto&& read) {
@@ -35,6 +55,7 @@ std::vector<std::string> refused_check_settings() {
   };
   check([](const SettingSource& s) { (void)s.whole(setting::kCheckSample, 0); });
   check([](const SettingSource& s) { (void)s.flag(setting::kCheckEveryOccurrence, false); });
+  check([](const SettingSource& s) { (void)s.choice(setting::kCheckProtection, "auto"); });
   return refused;
 }
 

@@ -23,6 +23,14 @@ bool every_occurrence_from_environment();
 // value its declaration refuses is taken as 0: the injected library never stops a program, and watching
 // every copy is the side that cannot hide a finding.
 unsigned long sample_from_environment();
+// How owned pages are protected, setting::kCheckProtection: `auto` (protection keys where the CPU and the kernel
+// offer them, else mprotect) when unset or refused, for the same reason as the sample.
+enum class ProtectionRequest { Auto, Keys, Mprotect };
+ProtectionRequest protection_from_environment();
+// The setting's values, "auto", "keys" and "mprotect", both ways (a value the declaration allows).
+std::string_view name_of(ProtectionRequest request);
+ProtectionRequest protection_request_named(std::string_view name);
+
 // Each checker setting in the environment that its declaration refuses, said as "HL_CHECK_SAMPLE='abc': why".
 // The launcher refuses to start with any (exit 2); the injected library, started some other way, says each in
 // the process's log, which makes the run not-checked: a value is never replaced without a word.

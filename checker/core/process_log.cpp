@@ -15,12 +15,14 @@ constexpr const char* kNote = "note";
 constexpr const char* kFinding = "finding";
 constexpr const char* kSummary = "summary";
 constexpr const char* kProgress = "progress";
+constexpr const char* kProtection = "protection";
 namespace key {
 constexpr const char *type = "type", *pid = "pid", *parent = "parent", *program = "program", *watching = "watching",
                      *not_watching_because = "not_watching_because", *text = "text", *finding = "finding",
                      *copy_stack = "copy_stack", *access_stack = "access_stack", *copy_python = "copy_python",
                      *access_python = "access_python", *stats = "stats", *driver_calls = "driver_calls",
-                     *access_python_of_main_thread = "access_python_of_main_thread";
+                     *access_python_of_main_thread = "access_python_of_main_thread", *backend = "backend",
+                     *why = "why";
 // A frame, a Python frame, a finding, its copy, a deviation it relies on, the counts.
 constexpr const char *module = "module", *offset = "offset", *function = "function", *location = "location",
                      *file = "file", *line = "line";
@@ -165,6 +167,10 @@ std::string finding_line(const LoggedFinding& f) {
 
 std::string summary_line(const CheckerStats& stats) { return line({{key::type, kSummary}, {key::stats, stats}}); }
 
+std::string protection_line(const std::string& backend, const std::string& why) {
+  return line({{key::type, kProtection}, {key::backend, backend}, {key::why, why}});
+}
+
 std::string progress_line(std::uint64_t driver_calls) {
   return line({{key::type, kProgress}, {key::driver_calls, driver_calls}});
 }
@@ -198,6 +204,9 @@ ProcessLog read_process_log(const std::filesystem::path& file) {
         f.access_python.push_back(python_frame_from(fr));
       f.access_python_of_main_thread = j.value(key::access_python_of_main_thread, false);
       log.findings.push_back(std::move(f));
+    } else if (type == kProtection) {
+      log.protection = j.at(key::backend);
+      log.protection_why = j.at(key::why);
     } else if (type == kProgress) {
       log.driver_calls_watched = std::max<std::uint64_t>(log.driver_calls_watched, j.at(key::driver_calls));
     } else if (type == kSummary) {

@@ -48,6 +48,8 @@ struct ProcessLog {
   std::vector<LoggedFinding> findings;
   std::optional<CheckerStats> summary;  // absent: the process ended before it could write one (a crash)
   std::uint64_t driver_calls_watched = 0;  // at least this many (the last progress line before an end)
+  // How the pages were protected: "mprotect" or "protection-keys", and why that one ("" when not said).
+  std::string protection, protection_why;
 };
 
 // The lines, one per call, as the injected library writes them.
@@ -57,6 +59,7 @@ std::string note_line(const std::string& note);
 std::string finding_line(const LoggedFinding& finding);
 std::string summary_line(const CheckerStats& stats);
 std::string progress_line(std::uint64_t driver_calls);
+std::string protection_line(const std::string& backend, const std::string& why);
 
 // Reads a log; a line that is not whole (the process died while writing it) is dropped and noted.
 ProcessLog read_process_log(const std::filesystem::path& file);

@@ -274,7 +274,10 @@ def compare(name, command, cwd, masks, expected, args, env=None):
         with open(report_path) as f:
             report = json.load(f)
     row = {"program": name, "plain_status": plain["status"], "checked_status": checked["status"],
-           "verdict": report["verdict"] if report else "no report", "findings": [], "differences": []}
+           "verdict": report["verdict"] if report else "no report", "findings": [], "differences": [],
+           # Which page protection watched its processes (protection keys, or mprotect where keys are missing).
+           "protection": sorted({p["protection"]["backend"] for p in report["processes"] if p.get("protection")})
+           if report else []}
     if plain["timed_out"]:
         row["differences"].append(f"timed out without the checker after {timeout} s")
     if checked["timed_out"]:
@@ -463,6 +466,10 @@ def main(argv):
     unwatched = [r for r in rows if r["result"] == "not-checked (expected)"]
     print(f"{len(rows)} program(s) run: {len(clean)} clean, {len(found)} with expected findings, {len(unwatched)} "
           f"not watchable (expected), {len(different)} different; {len(excluded_all)} excluded")
+    backends = sorted({b for r in rows for b in r["protection"]})
+    if backends:
+        print("protected by: " + ", ".join(f"{b} in {sum(1 for r in rows if b in r['protection'])} program(s)"
+                                           for b in backends))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"rows": rows, "excluded": [{"corpus": k, "program": n, "why": w} for k, n, w in excluded_all]},

@@ -1,5 +1,6 @@
 #include "checker/fault/fault_handler.hpp"
 
+#include "checker/fault/protection_keys.hpp"
 #include "checker/fault/python_stack.hpp"
 #include "hazardlab/fnv1a.hpp"
 
@@ -31,7 +32,48 @@ struct FaultPath {
 };
 FaultPath path;
 
-// The first mprotect that failed, for the summary (MprotectProtector::first_failure).
+// The backend that protects held pages now, and the Keys backend's two keys: allocated once for the process,
+// never freed (a page may carry one until the process ends). Every thread keeps `no_writes` write-disabled and
+// `no_access` access-disabled; only a step opens one, in the stepping thread's own rights.
+struct ProtectionKeys {
+  std::atomic<ProtectionBackend> backend{ProtectionBackend::Mprotect};
+  int no_writes = -1, no_access = -1;
+  std::size_t pkru_offset = 0;  // where a signal frame's XSAVE area holds PKRU (CPUID 0xD.9)
+};
+ProtectionKeys keys;
+
+bool keys_protect() { return keys.backend.load(std::memory_order_relaxed) == ProtectionBackend::Keys; }
+
+// The key a page carries under the Keys backend while it is held this way (0: the default key, not held).
+int key_of(PageAccess access) {
+  switch (access) {
+    case PageAccess::None: return keys.no_access;
+    case PageAccess::ReadOnly: return keys.no_writes;
+    case PageAccess::ReadWrite: break;
+  }
+  return 0;
+}
+// The rights every thread keeps for one of the two keys.
+PageAccess closed_rights(int key) { return key == keys.no_access ? PageAccess::None : PageAccess::ReadOnly; }
+
+// Sets this thread's rights for `key` in its signal frame: the kernel restores PKRU from there when the handler
+// returns (a WRPKRU here would be undone). The frame's FPU state is an XSAVE area when the sw_reserved bytes of
+// its legacy part carry FP_XSTATE_MAGIC1; xstate_size is its size.
+constexpr std::size_t kSwReservedOffset = 464, kXstateSizeOffset = 480;
+constexpr std::uint32_t kXstateMagic1 = 0x46505853;
+bool set_frame_rights(ucontext_t* uc, int key, PageAccess rights) {
+  auto* area = reinterpret_cast<std::byte*>(uc->uc_mcontext.fpregs);
+  if (area == nullptr) return false;
+  std::uint32_t magic = 0, size = 0;
+  std::memcpy(&magic, area + kSwReservedOffset, sizeof magic);
+  if (magic != kXstateMagic1) return false;
+  std::memcpy(&size, area + kXstateSizeOffset, sizeof size);
+  // Absent from the area, PKRU is in its initial state: 0, every key open.
+  const std::uint32_t pkru = read_saved_pkru(area, size, keys.pkru_offset, 0);
+  return write_saved_pkru(area, size, keys.pkru_offset, with_rights(pkru, key, rights));
+}
+
+// The first protection change that failed, for the summary (HostPageProtector::first_failure).
 struct FirstProtectionFailure {
   std::mutex mutex;
   std::optional<std::string> text;
@@ -43,12 +85,14 @@ std::atomic<FaultHandler::StepObserver> step_observer{nullptr};
 // Every change of protection the checker made: a fault that finds its page open again is stale while they go on.
 std::atomic<std::uint64_t> protection_changes{0};
 
-// Per thread: the pages opened for the one instruction being stepped, and the host function it runs.
+// Per thread: the pages opened for the one instruction being stepped (and under the Keys backend the keys
+// opened in this thread's rights for it), and the host function it runs.
 // Initial-exec TLS: a signal handler must not make the loader allocate a thread's block.
 constexpr int kMaxOpen = 4;
 struct ThreadState {
   int open = 0;
   std::uintptr_t pages[kMaxOpen];
+  int keys_opened[kMaxOpen];
   std::uintptr_t last_fault = 0;
   int stale_retries = 0;  // this address's faults in a row that found its page open again, protections unchanged
   std::uint64_t protection_changes_seen = 0;
@@ -83,7 +127,13 @@ void say_unhandled_fault(siginfo_t* info, void* context) {
 #else
   (void)context;
 #endif
-  write_text(" is not an access to memory the checker holds; the program's own stack:\n");
+  write_text(" is not an access to memory the checker holds (si_code ");
+  write_hex(static_cast<std::uintptr_t>(info->si_code));
+  if (info->si_code == SEGV_PKUERR) {
+    write_text(", protection key ");
+    write_hex(static_cast<std::uintptr_t>(info->si_pkey));
+  }
+  write_text("); the program's own stack:\n");
   void* frames[48];
   backtrace_symbols_fd(frames, backtrace(frames, 48), STDERR_FILENO);
 }
@@ -134,16 +184,41 @@ SiteId site_of_raw(const RawStack& stack) {
   return h;
 }
 
-// As little as the instruction needs: mprotect opens the page for every thread, so a read opens it for reading
-// only, and another thread's write in that window still faults and is judged. (A read-modify-write faults
+// As little as the instruction needs. mprotect opens the page for every thread, so a read opens it for reading
+// only, and another thread's write in that window still faults and is judged. A key opens for this thread
+// alone, through its signal frame; every other thread still faults on the page. (A read-modify-write faults
 // again as a write while its page is open for reading: on_segv opens it the rest of the way.)
 void open_page_for_one_instruction(std::uintptr_t page, bool write, ucontext_t* uc) {
-  if (state.open < kMaxOpen) state.pages[state.open++] = page;
-  ::mprotect(reinterpret_cast<void*>(page), page_size(), write ? PROT_READ | PROT_WRITE : PROT_READ);
+  int key = 0;
+  if (keys_protect()) {
+    key = key_of(path.checker->access_at(page));
+    if (key == 0) return;  // released since the fault: the instruction runs again unhindered
+    if (!set_frame_rights(uc, key, write ? PageAccess::ReadWrite : PageAccess::ReadOnly)) {
+      path.failed.store(true);  // no PKRU in the frame: the access cannot be let through for one instruction
+      ::pkey_mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE, 0);
+      return;
+    }
+  } else {
+    ::mprotect(reinterpret_cast<void*>(page), page_size(), write ? PROT_READ | PROT_WRITE : PROT_READ);
+  }
+  if (state.open < kMaxOpen) {
+    state.pages[state.open] = page;
+    state.keys_opened[state.open++] = key;
+  }
   if (const FaultHandler::StepObserver observe = step_observer.load(std::memory_order_relaxed)) observe(page);
 #if defined(__x86_64__)
   uc->uc_mcontext.gregs[REG_EFL] |= kTrapFlag;
 #endif
+}
+
+// The checker's own failure must not become the program's: the page opens for good and the access runs; the
+// injected library stops watching at its next callback and says why.
+void open_page_for_good(std::uintptr_t page) {
+  path.failed.store(true);
+  if (keys_protect())
+    ::pkey_mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE, 0);
+  else
+    ::mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE);
 }
 
 // A fault on pinned memory whose page the checker holds open now: the page was closed when the access was made
@@ -164,13 +239,29 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   bool handled = false;
 #if defined(__x86_64__)
-  if (path.checker != nullptr && info->si_code == SEGV_ACCERR) {
+  const bool by_key = info->si_code == SEGV_PKUERR;
+  if (path.checker != nullptr && (info->si_code == SEGV_ACCERR || by_key)) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & kWriteFault) != 0;
-    // The instruction being stepped, on a page opened for its read, now writes: it was judged when it faulted
-    // first (as the one access it is), so the page only opens the rest of the way.
-    if (write && state.open > 0 && std::find(state.pages, state.pages + state.open, page_floor(address)) !=
-                                       state.pages + state.open) {
-      ::mprotect(reinterpret_cast<void*>(page_floor(address)), page_size(), PROT_READ | PROT_WRITE);
+    // The key the kernel names is the one the page's mapping carries when it looks, not necessarily the one the
+    // access faulted on: a page released meanwhile names key 0. So a key fault is judged as any fault is, and a
+    // key that is not the checker's on memory it does not hold ends, after the stale retries, as the program's.
+    if (by_key && keys_protect()) {
+      const int key = info->si_pkey;
+      // A thread that keeps the no-writes key closed further than every thread does (one that was running
+      // before the keys were allocated, or a signal handler, which starts with every key closed) takes the
+      // usual rights: reading a copy's source is never a finding.
+      if (!write && key == keys.no_writes) {
+        if (!set_frame_rights(uc, key, PageAccess::ReadOnly)) open_page_for_good(page_floor(address));
+        errno = saved_errno;
+        return;
+      }
+    }
+    // The instruction being stepped, on a page opened for its read, now writes the same byte: it was judged when
+    // it faulted first (as the one access it is), so the page only opens the rest of the way. A write to another
+    // byte of the page (a string instruction) is judged as any access is.
+    if (write && state.open > 0 && address == state.last_fault &&
+        std::find(state.pages, state.pages + state.open, page_floor(address)) != state.pages + state.open) {
+      open_page_for_one_instruction(page_floor(address), true, uc);
       errno = saved_errno;
       return;
     }
@@ -208,10 +299,7 @@ void on_segv(int sig, siginfo_t* info, void* context) {
         path.sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
                  python);
     } catch (...) {
-      // The checker's own failure must not become the program's: open the page for good and let the access
-      // run; the injected library stops watching at its next callback and says why.
-      path.failed.store(true);
-      ::mprotect(reinterpret_cast<void*>(page_floor(address)), page_size(), PROT_READ | PROT_WRITE);
+      open_page_for_good(page_floor(address));
       errno = saved_errno;
       return;
     }
@@ -234,10 +322,16 @@ void on_trap(int sig, siginfo_t* info, void* context) {
     return;
   }
   const int saved_errno = errno;
-  for (int i = 0; i < state.open; ++i) path.checker->restore_page(state.pages[i]);
+  auto* uc = static_cast<ucontext_t*>(context);
+  for (int i = 0; i < state.open; ++i) {
+    if (state.keys_opened[i] != 0)
+      (void)set_frame_rights(uc, state.keys_opened[i], closed_rights(state.keys_opened[i]));
+    else
+      path.checker->restore_page(state.pages[i]);
+  }
   state.open = 0;
 #if defined(__x86_64__)
-  static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
+  uc->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
 #endif
   errno = saved_errno;
 }
@@ -265,21 +359,67 @@ int protection_of(PageAccess access) {
   return PROT_READ | PROT_WRITE;
 }
 
-void MprotectProtector::apply(const PageChange& change) {
+std::string_view name_of(ProtectionBackend backend) {
+  return backend == ProtectionBackend::Keys ? "protection-keys" : "mprotect";
+}
+
+HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
+  if (request == ProtectionRequest::Mprotect) {
+    keys.backend = ProtectionBackend::Mprotect;
+    return {ProtectionBackend::Mprotect, "asked for (--protection mprotect)"};
+  }
+  const std::string asked = request == ProtectionRequest::Keys ? "protection keys were asked for, but " : "";
+  const KeySupport support = protection_key_support();
+  if (!support.available) {
+    keys.backend = ProtectionBackend::Mprotect;
+    return {ProtectionBackend::Mprotect, asked + support.why_not};
+  }
+  static const std::string allocation_failure = [] {
+    // The allocating thread's rights are set here; every other thread's are closed for a new key already (the
+    // kernel's initial PKRU closes every key but 0), and a read of a copy's source opens the no-writes key
+    // there at its first fault.
+    keys.no_writes = ::pkey_alloc(0, PKEY_DISABLE_WRITE);
+    keys.no_access = keys.no_writes < 0 ? -1 : ::pkey_alloc(0, PKEY_DISABLE_ACCESS);
+    if (keys.no_access < 0) {
+      const std::string why = std::string("pkey_alloc failed: ") + std::strerror(errno);
+      if (keys.no_writes >= 0) ::pkey_free(keys.no_writes);
+      keys.no_writes = -1;
+      return why;
+    }
+    keys.pkru_offset = pkru_offset();
+    return std::string();
+  }();
+  if (!allocation_failure.empty()) {
+    keys.backend = ProtectionBackend::Mprotect;
+    return {ProtectionBackend::Mprotect, asked + allocation_failure};
+  }
+  keys.backend = ProtectionBackend::Keys;
+  return {ProtectionBackend::Keys, request == ProtectionRequest::Keys
+                                       ? "asked for (--protection keys)"
+                                       : "the CPU and the kernel offer memory protection keys"};
+}
+
+ProtectionBackend HostPageProtector::backend() const { return keys.backend.load(); }
+
+void HostPageProtector::apply(const PageChange& change) {
   protection_changes.fetch_add(1, std::memory_order_relaxed);
-  if (::mprotect(reinterpret_cast<void*>(change.begin), change.end - change.begin, protection_of(change.access)) == 0)
+  void* begin = reinterpret_cast<void*>(change.begin);
+  const std::size_t bytes = change.end - change.begin;
+  const bool by_key = keys_protect();
+  if (by_key ? ::pkey_mprotect(begin, bytes, PROT_READ | PROT_WRITE, key_of(change.access)) == 0
+             : ::mprotect(begin, bytes, protection_of(change.access)) == 0)
     return;
   const int err = errno;
   std::lock_guard lock(protection_failure.mutex);
   if (!protection_failure.text) {
     char text[160];
-    std::snprintf(text, sizeof text, "mprotect(0x%lx, %lu) failed: %s", static_cast<unsigned long>(change.begin),
-                  static_cast<unsigned long>(change.end - change.begin), std::strerror(err));
+    std::snprintf(text, sizeof text, "%s(0x%lx, %lu) failed: %s", by_key ? "pkey_mprotect" : "mprotect",
+                  static_cast<unsigned long>(change.begin), static_cast<unsigned long>(bytes), std::strerror(err));
     protection_failure.text = text;
   }
 }
 
-std::optional<std::string> MprotectProtector::first_failure() const {
+std::optional<std::string> HostPageProtector::first_failure() const {
   std::lock_guard lock(protection_failure.mutex);
   return protection_failure.text;
 }

@@ -1,8 +1,8 @@
-// Page protection and the fault path, with no CUDA: held pages are mprotect'ed; a host access to one
-// raises SIGSEGV, which this handler routes to the Checker. An access the checker allows (a neighbour of
-// the owned bytes in the same page, or a read of a copy's source) runs one instruction with its page open
-// (the trap flag), and the page is protected again at the SIGTRAP that follows. x86-64 Linux only: the
-// page-fault error code says whether the access was a write.
+// Page protection and the fault path, with no CUDA: held pages are closed (by mprotect, or by a protection key);
+// a host access to one raises SIGSEGV, which this handler routes to the Checker. An access the checker allows
+// (a neighbour of the owned bytes in the same page, or a read of a copy's source) runs one instruction with its
+// page open (the trap flag), and is closed again at the SIGTRAP that follows. x86-64 Linux only: the page-fault
+// error code says whether the access was a write.
 #pragma once
 
 #include <cstdint>
@@ -12,16 +12,34 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/core/check_settings.hpp"
 #include "checker/core/checker.hpp"
 #include "checker/fault/python_stack.hpp"
 
 namespace hazardlab::check {
 
-class MprotectProtector : public PageProtector {
+// How held pages are closed to the program's threads.
+// - Mprotect: a page's protection. A step opens the page for one instruction for every thread, so another
+//   thread's access in that window is not seen.
+// - Keys (memory protection keys, x86-64): a held page is tagged with one of two keys that every thread keeps
+//   closed (no writes, or no access), and a step opens the key for one instruction in the stepping thread's own
+//   rights only (its signal frame's PKRU): every other thread still faults.
+enum class ProtectionBackend { Mprotect, Keys };
+std::string_view name_of(ProtectionBackend backend);  // "mprotect", "protection-keys"
+
+class HostPageProtector : public PageProtector {
  public:
+  struct Choice {
+    ProtectionBackend backend = ProtectionBackend::Mprotect;
+    std::string why;  // why this backend: what the machine lacks for keys, or that it was asked for
+  };
+  // Chooses the backend once, before any page is held (the two keys are allocated for the process's lifetime,
+  // so every protector of the process chooses alike after the first that chose keys).
+  Choice choose(ProtectionRequest request);
+  [[nodiscard]] ProtectionBackend backend() const;
   void apply(const PageChange& change) override;
-  // The first mprotect that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from then on
-  // some held bytes were not protected, so the run is not wholly watched.
+  // The first protection change that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from
+  // then on some held bytes were not protected, so the run is not wholly watched.
   [[nodiscard]] std::optional<std::string> first_failure() const;
 };
 

@@ -46,6 +46,8 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
     in.writer.header(false, "the checker watches host accesses on x86-64 Linux only");
     return 1;
   }
+  // Which backend protects the pages, chosen before any is held, and why.
+  const HostPageProtector::Choice protection = in.protector.choose(protection_from_environment());
   CUpti_SubscriberHandle subscriber;
   if (const CUptiResult r = cuptiSubscribe(&subscriber, inject::on_driver_call, nullptr); r != CUPTI_SUCCESS) {
     const char* text = nullptr;
@@ -75,5 +77,6 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");
+  in.writer.protection(std::string(name_of(protection.backend)), protection.why);
   return 1;
 }

@@ -21,7 +21,7 @@
 namespace hazardlab::check::inject {
 
 struct Injection {
-  MprotectProtector protector;
+  HostPageProtector protector;
   Checker checker{protector};
   ProcessWriter writer;
   std::atomic<bool> disabled{false};  // a forked child: no CUDA there, and its memory is its own again

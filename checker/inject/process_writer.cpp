@@ -32,6 +32,10 @@ void ProcessWriter::header(bool watching, const std::string& not_watching_becaus
   write_line(header_line(::getpid(), ::getppid(), program, watching, not_watching_because));
 }
 
+void ProcessWriter::protection(const std::string& backend, const std::string& why) {
+  write_line(protection_line(backend, why));
+}
+
 void ProcessWriter::note(const std::string& text) { write_line(note_line(text)); }
 
 void ProcessWriter::remember_site(SiteId site, std::vector<std::uintptr_t> frames, std::vector<PythonFrame> python) {

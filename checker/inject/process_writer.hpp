@@ -19,6 +19,7 @@ class ProcessWriter {
   bool open(const std::string& folder);
   void header(bool watching, const std::string& not_watching_because);
   void note(const std::string& text);
+  void protection(const std::string& backend, const std::string& why);
   // Keeps the stack of a copy's call site (captured once per site).
   void remember_site(SiteId site, std::vector<std::uintptr_t> frames, std::vector<PythonFrame> python);
   // `access_python_of_main_thread`: the accessing thread never ran Python; its Python frames are the main thread's.

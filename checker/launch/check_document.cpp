@@ -91,14 +91,16 @@ void add_summary(doc::Document& d, const CheckReport& report) {
   if (report.processes.empty()) return;
   doc::Table table;
   table.headers = {"Process", "Parent", "Program", "Watched", "Findings", "Occurrences", "Copy ends watched",
-                   "Copy ends sampled out", "Pageable D2H copies (not watched)", "Faults on neighbours"};
+                   "Copy ends sampled out", "Pageable D2H copies (not watched)", "Faults on neighbours",
+                   "Page protection"};
   for (const ProcessLog& p : report.processes) {
     const std::optional<CheckerStats>& s = p.summary;
     table.add({std::to_string(p.pid), std::to_string(p.parent), p.program,
                p.watching ? (s ? "yes" : "yes, until it ended without a summary") : "no",
                std::to_string(p.findings.size()), count_text(s, &CheckerStats::occurrences),
                count_text(s, &CheckerStats::copies_watched), count_text(s, &CheckerStats::copies_sampled_out),
-               count_text(s, &CheckerStats::pageable_d2h_async), count_text(s, &CheckerStats::neighbour_faults)});
+               count_text(s, &CheckerStats::pageable_d2h_async), count_text(s, &CheckerStats::neighbour_faults),
+               p.protection.empty() ? "-" : p.protection + (p.protection_why.empty() ? "" : ": " + p.protection_why)});
   }
   d.table(std::move(table));
 }

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <map>
 #include <sstream>
 
 #include "hazardlab/run_record.hpp"
@@ -177,6 +178,13 @@ void CheckReport::print(std::ostream& out) const {
       out << kBar << "    Explained: " << f.explain_command() << "\n" << kBar << '\n';
     }
   }
+  // How the pages were protected, once per backend and reason.
+  std::map<std::pair<std::string, std::string>, int> protected_by;
+  for (const ProcessLog& p : processes)
+    if (!p.protection.empty()) ++protected_by[{p.protection, p.protection_why}];
+  for (const auto& [backend, count] : protected_by)
+    out << kBar << "Page protection: " << backend.first << " in " << count << " process(es)"
+        << (backend.second.empty() ? "" : " (" + backend.second + ")") << '\n';
   for (const std::string& why : not_checked_because) out << kBar << "NOT CHECKED: " << why << '\n';
   if (const std::string sampled = sampled_warning(); !sampled.empty()) out << kBar << "SAMPLED: " << sampled << '\n';
   out << kBar << "HAZARDLAB CHECK SUMMARY: " << summary() << '\n';
@@ -205,7 +213,10 @@ nlohmann::json CheckReport::to_json() const {
                               {"not_watching_because", p.not_watching_because},
                               {"notes", p.notes},
                               {"findings", findings},
-                              {"summary", summary}});
+                              {"summary", summary},
+                              {"protection", p.protection.empty() ? nlohmann::json(nullptr)
+                                                                  : nlohmann::json{{"backend", p.protection},
+                                                                                   {"why", p.protection_why}}}});
   }
   return {{"schema", kCheckReportSchema},
           {"schema_version", kCheckReportSchemaVersion},

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/core/check_settings.hpp"
 #include "checker/launch/check_report.hpp"
 #include "checker/launch/sarif.hpp"
 #include "hazardlab/usage_error.hpp"
@@ -32,6 +33,7 @@ struct CheckOptions {
   std::filesystem::path inject_library;
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
   bool every_occurrence = false;  // every conflicting access, not one per pair of call sites
+  ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection
 };
 
 struct CheckOutcome {

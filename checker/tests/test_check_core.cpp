@@ -487,6 +487,17 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
   }
   ::setenv(every.c_str(), "maybe", 1);
   EXPECT_FALSE(check::every_occurrence_from_environment());
+  const std::string protection(setting::kCheckProtection.name);
+  ::setenv(protection.c_str(), "keys", 1);
+  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Keys);
+  ::setenv(protection.c_str(), "mprotect", 1);
+  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Mprotect);
+  ::setenv(protection.c_str(), "pkeys", 1);
+  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Auto);
+  const std::vector<std::string> refused = check::refused_check_settings();
+  EXPECT_TRUE(std::any_of(refused.begin(), refused.end(),
+                          [](const std::string& r) { return r.find("HL_CHECK_PROTECTION") != std::string::npos; }));
+  ::unsetenv(protection.c_str());
   ::unsetenv(sample.c_str());
   ::unsetenv(every.c_str());
   EXPECT_EQ(check::sample_from_environment(), 0u);

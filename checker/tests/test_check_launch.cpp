@@ -339,6 +339,27 @@ TEST_F(Launcher, AnAccessOnAThreadWithoutPythonSaysItsLineIsTheMainThreads) {
   EXPECT_EQ(j.at("processes").at(0).at("findings").at(1).at("access_python_of_main_thread"), false);
 }
 
+// Which backend protected the pages, and why, is said once per backend in the console text and for each
+// process in the JSON; a process that did not say is null there.
+TEST_F(Launcher, ThePageProtectionBackendAndItsReasonAreReported) {
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}));
+  (void)run_check(options, err);
+  EXPECT_EQ(err.str().find("Page protection"), std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(file_text(dir / "report.json")).at("processes").at(0).at("protection").is_null());
+  // Last, so that the report the schema test reads is this one.
+  program(header_line(1, 0, "p", true, "") +
+          protection_line("mprotect", "the CPU has no memory protection keys (no pku)") +
+          summary_line(CheckerStats{}));
+  err.str("");
+  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  EXPECT_NE(err.str().find("Page protection: mprotect in 1 process(es) (the CPU has no memory protection keys (no "
+                           "pku))"),
+            std::string::npos)
+      << err.str();
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir / "report.json"));
+  EXPECT_EQ(j.at("processes").at(0).at("protection").at("backend"), "mprotect");
+}
+
 // A report holding everything a report can: a finding of a Python program with both stacks (a driver frame
 // among them, which is left out), a free in a child process that also left a note, a process that was not
 // watched, and copies the faster mode left out.

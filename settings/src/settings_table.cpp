@@ -137,6 +137,11 @@ constexpr SettingDeclaration kCheckEveryOccurrence{
     "HL_CHECK_EVERY_OCCURRENCE", T::Flag, "0", "a flag",
     "set by `hazardlab check --every-occurrence`: report each copy's first conflicting access, not "
     "one finding per pair of call sites"};
+constexpr SettingDeclaration kCheckProtection{
+    "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, mprotect",
+    "set by `hazardlab check --protection`: how owned pages are protected: `keys` (memory protection keys, "
+    "which close a page for every thread but the one whose access is let through), `mprotect`, or `auto` (keys "
+    "where the CPU and kernel offer them)"};
 
 }  // namespace setting
 
@@ -174,7 +179,8 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kRunDir,
                                setting::kCheckLogFolder,
                                setting::kCheckSample,
-                               setting::kCheckEveryOccurrence};
+                               setting::kCheckEveryOccurrence,
+                               setting::kCheckProtection};
 
 }  // namespace
 

@@ -72,6 +72,7 @@ extern const SettingDeclaration kRunDir;
 extern const SettingDeclaration kCheckLogFolder;
 extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
+extern const SettingDeclaration kCheckProtection;
 }  // namespace setting
 
 // The whole table, in the order `hazardlab settings` lists it.

@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""The agreement test's comparison on the CPU, on played reports: an exact prediction is met only by its
+finding, or by the same copy reported first inside a host function that the model allows to come first; a
+prediction missed otherwise, or a finding nobody predicted, fails."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import expect_check  # noqa: E402
+
+# Program 0: a host function (#1) queued before a memset (#2) of the buffer it writes may run after the memset
+# was issued; the main thread writes the buffer at #5, which conflicts with the memset whatever the timing.
+EXPECTED = {
+    "programs": 1,
+    "copies": [{"id": 7, "program": 0, "command": 2}],
+    "expected": [
+        {"program": 0, "access": 5, "copy": 2, "copy_id": 7, "offset": 5, "relies_on": [],
+         "timing_dependent": False, "in_host_function": False, "or_offsets": []},
+        {"program": 0, "access": 1, "copy": 2, "copy_id": 7, "offset": 1, "relies_on": [],
+         "timing_dependent": True, "in_host_function": True, "or_offsets": [5]},
+    ],
+}
+
+
+def report(*offsets):
+    found = [{"finding": {"copy": {"id": 7}, "offset": o, "relies_on": []}} for o in offsets]
+    return {"program_end": {"code": 0}, "verdict": "found" if found else "clean",
+            "processes": [{"findings": found}]}
+
+
+def problems(rep, expected=EXPECTED):
+    # The comparison insists on enough predictions to compare; these played programs are deliberately few.
+    return [p for p in expect_check.compare_agreement(rep, expected, "runner")[0] if not p.startswith("too few")]
+
+
+class Agreement(unittest.TestCase):
+    def test_the_predicted_finding_agrees(self):
+        self.assertEqual(problems(report(5)), [])
+
+    def test_the_copy_reported_first_inside_the_host_function_agrees(self):
+        self.assertEqual(problems(report(1)), [])
+        self.assertIn("1 reported first inside a host function", expect_check.compare_agreement(report(1), EXPECTED,
+                                                                                                "runner")[1])
+
+    def test_a_missed_prediction_fails(self):
+        self.assertTrue(any(p.startswith("not reported") for p in problems(report())))
+
+    def test_a_host_function_that_cannot_come_first_does_not_excuse_a_miss(self):
+        expected = {**EXPECTED, "expected": [EXPECTED["expected"][0], {**EXPECTED["expected"][1], "or_offsets": []}]}
+        self.assertTrue(any(p.startswith("not reported") for p in problems(report(1), expected)))
+
+    def test_a_finding_nobody_predicted_fails(self):
+        self.assertTrue(any(p.startswith("reported, not predicted") for p in problems(report(5, 3))))
+
+
+if __name__ == "__main__":
+    unittest.main()
