@@ -399,6 +399,14 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
                                        : "the CPU and the kernel offer memory protection keys"};
 }
 
+HostPageProtector::Choice HostPageProtector::play_keys(int no_writes, int no_access, std::size_t offset) {
+  keys.no_writes = no_writes;
+  keys.no_access = no_access;
+  keys.pkru_offset = offset;
+  keys.backend = ProtectionBackend::Keys;
+  return {ProtectionBackend::Keys, "played keys, for a test"};
+}
+
 ProtectionBackend HostPageProtector::backend() const { return keys.backend.load(); }
 
 void HostPageProtector::apply(const PageChange& change) {
@@ -472,5 +480,8 @@ SiteId site_of(const std::vector<std::uintptr_t>& frames) {
 }
 
 void FaultHandler::observe_steps(StepObserver observer) { step_observer.store(observer); }
+
+void FaultHandler::play_fault(siginfo_t* info, ucontext_t* context) { on_segv(SIGSEGV, info, context); }
+void FaultHandler::play_trap(siginfo_t* info, ucontext_t* context) { on_trap(SIGTRAP, info, context); }
 
 }  // namespace hazardlab::check

@@ -5,6 +5,9 @@
 // error code says whether the access was a write.
 #pragma once
 
+#include <signal.h>
+#include <ucontext.h>
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -36,6 +39,10 @@ class HostPageProtector : public PageProtector {
   // Chooses the backend once, before any page is held (the two keys are allocated for the process's lifetime,
   // so every protector of the process chooses alike after the first that chose keys).
   Choice choose(ProtectionRequest request);
+  // For the tests on machines without keys (the CI machines): the Keys backend with these key numbers and this
+  // PKRU offset, as if allocated, so that played faults (FaultHandler::play_fault) go the keys' way. The pages
+  // are not really tagged there: pkey_mprotect fails, which first_failure() says.
+  Choice play_keys(int no_writes, int no_access, std::size_t pkru_offset);
   [[nodiscard]] ProtectionBackend backend() const;
   void apply(const PageChange& change) override;
   // The first protection change that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from
@@ -80,6 +87,10 @@ class FaultHandler {
   // opened for one instruction, so that a test can see what the other threads could do in that window.
   using StepObserver = void (*)(std::uintptr_t page);
   static void observe_steps(StepObserver observer);
+  // For the fault path's tests: the SIGSEGV and SIGTRAP handlers run on a played signal (a siginfo, and a
+  // ucontext whose FPU state is a played XSAVE area), as the kernel would deliver it to this thread.
+  static void play_fault(siginfo_t* info, ucontext_t* context);
+  static void play_trap(siginfo_t* info, ucontext_t* context);
 };
 
 // The site of a stack: a hash of its frames.
