@@ -36,8 +36,8 @@ class HostPageProtector : public PageProtector {
     ProtectionBackend backend = ProtectionBackend::Mprotect;
     std::string why;  // why this backend: what the machine lacks for keys, or that it was asked for
   };
-  // Chooses the backend once, before any page is held (the two keys are allocated for the process's lifetime,
-  // so every protector of the process chooses alike after the first that chose keys).
+  // Chooses the backend before any page is held. The choice is the process's (the fault path reads it), and the
+  // two keys are allocated at the first choice of keys and kept for the process's lifetime.
   Choice choose(ProtectionRequest request);
   // For the tests on machines without keys (the CI machines): the Keys backend with these key numbers and this
   // PKRU offset, as if allocated, so that played faults (FaultHandler::play_fault) go the keys' way. The pages
