@@ -74,6 +74,27 @@ std::vector<PageChange> PageHolds::remove(std::uintptr_t begin, std::uintptr_t e
   return update(begin, end, hold, -1);
 }
 
+PageAccess PageHolds::strictest() const {
+  PageAccess strictest = PageAccess::ReadWrite;
+  for (const auto& [begin, segment] : segments_) {
+    const PageAccess a = segment.counts.access();
+    if (a == PageAccess::None) return a;
+    if (a == PageAccess::ReadOnly) strictest = a;
+  }
+  return strictest;
+}
+
+std::vector<PageChange> PageHolds::move_all_into(PageHolds& other) {
+  std::vector<PageChange> moved;
+  for (const auto& [begin, segment] : segments_) {
+    for (std::uint32_t i = 0; i < segment.counts.no_writes; ++i) other.add(begin, segment.end, Hold::NoWrites);
+    for (std::uint32_t i = 0; i < segment.counts.no_access; ++i) other.add(begin, segment.end, Hold::NoAccess);
+    moved.push_back(PageChange{begin, segment.end, segment.counts.access()});
+  }
+  segments_.clear();
+  return moved;
+}
+
 PageAccess PageHolds::access_at(std::uintptr_t address) const {
   auto it = segments_.upper_bound(address);
   if (it == segments_.begin()) return PageAccess::ReadWrite;

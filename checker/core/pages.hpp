@@ -34,6 +34,10 @@ class PageHolds {
   std::vector<PageChange> remove(std::uintptr_t begin, std::uintptr_t end, Hold hold);
   [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
   [[nodiscard]] bool empty() const { return segments_.empty(); }
+  // The strictest access of any held page (ReadWrite when nothing is held).
+  [[nodiscard]] PageAccess strictest() const;
+  // Every hold moves into `other`, page for page; returns the pages moved.
+  std::vector<PageChange> move_all_into(PageHolds& other);
 
  private:
   struct Counts {

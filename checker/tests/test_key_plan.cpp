@@ -1,0 +1,171 @@
+// The protection-key plan against a machine played in software: each page's key and each thread's rights (the
+// stand-in for the key register, PKRU), applied as the plan says. The machines this runs on in CI have no keys.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <map>
+#include <vector>
+
+#include "checker/core/key_plan.hpp"
+
+namespace hazardlab::check {
+namespace {
+
+constexpr int kStrict = 15;
+
+bool allows(PageAccess rights, bool write) { return write ? rights == PageAccess::ReadWrite : rights != PageAccess::None; }
+
+// The played machine: page keys, thread rights, and what it cost (tags are system calls; faults are faults).
+struct Machine {
+  KeyPlan plan;
+  std::map<std::uintptr_t, int> tag;                       // page -> key
+  std::map<ThreadId, std::map<int, PageAccess>> rights;    // thread -> key -> rights (absent: the inherited default)
+  int tags_applied = 0, faults = 0;
+
+  explicit Machine(std::vector<int> keys) : plan(std::move(keys), kStrict) {}
+
+  void apply(const std::vector<KeyAction>& actions) {
+    for (const KeyAction& a : actions) {
+      if (a.kind == KeyAction::Kind::TagPages) {
+        ++tags_applied;
+        for (std::uintptr_t p = a.begin; p < a.end; p += page_size()) tag[p] = a.key;
+      } else {
+        rights[a.thread][a.key] = a.rights;
+      }
+    }
+  }
+  PageAccess rights_of(ThreadId t, int key) {
+    auto it = rights[t].find(key);
+    return it == rights[t].end() ? PageAccess::ReadWrite : it->second;  // a key never set: open (inherited)
+  }
+  void start(ThreadId t) { apply(plan.thread_started(t)); }
+  void pin(std::uintptr_t begin, std::uintptr_t end) {
+    apply(plan.pinned(begin, end));
+    tags_applied = 0;  // tagging at allocation is not the hot path
+  }
+  // The access as the hardware runs it: true when it faulted (at least once).
+  bool access(ThreadId t, std::uintptr_t address, bool write) {
+    const auto it = tag.find(page_floor(address));
+    if (it == tag.end() || allows(rights_of(t, it->second), write)) return false;
+    ++faults;
+    const KeyFaultDecision d = plan.fault(t, address, write);
+    apply(d.actions);
+    if (d.kind == KeyFaultDecision::Kind::OpenForGood) rights[t][d.key] = d.rights;
+    return true;  // OneInstruction: the access runs once with the key open, and the rights stay as they were
+  }
+};
+
+std::uintptr_t page(int n) { return static_cast<std::uintptr_t>(0x10000000) + static_cast<std::uintptr_t>(n) * page_size(); }
+
+TEST(KeyPlan, AStagingLoopOnOneThreadChangesOnlyItsOwnRightsAndNeverFaults) {
+  Machine m({1, 2, 3});
+  m.start(1);
+  m.pin(page(0), page(16));
+  m.access(1, page(0), true);  // the first write opens the key for this thread: one fault, once
+  m.faults = 0;
+  for (int round = 0; round < 100; ++round) {
+    EXPECT_FALSE(m.access(1, page(0), true));   // fill the buffer
+    EXPECT_FALSE(m.access(1, page(15), true));
+    m.apply(m.plan.hold(1, page(0), page(16), Hold::NoWrites));  // cudaMemcpyAsync from it
+    EXPECT_TRUE(m.access(1, page(3), true)) << "a write of the held source must fault";
+    m.apply(m.plan.release(1, page(0), page(16), Hold::NoWrites));  // cudaStreamSynchronize
+  }
+  EXPECT_EQ(m.tags_applied, 0) << "no system call on the copy path or the release path";
+  EXPECT_EQ(m.faults, 100) << "only the racing writes faulted";
+}
+
+TEST(KeyPlan, AnotherThreadFaultsOnOwnedBytesWhetherItStartedBeforeOrAfterTheCopy) {
+  Machine m({1, 2});
+  m.start(1);
+  m.start(2);  // before the copy
+  m.pin(page(0), page(4));
+  m.access(2, page(1), true);  // it opened the key for itself
+  m.apply(m.plan.hold(1, page(0), page(4), Hold::NoAccess));
+  EXPECT_TRUE(m.access(2, page(1), false)) << "the thread that had the key open must fault";
+  m.start(3);  // after the copy
+  EXPECT_TRUE(m.access(3, page(2), false));
+  EXPECT_TRUE(m.access(1, page(2), false));
+}
+
+TEST(KeyPlan, AThreadThatTouchesOnlyUnownedNeighboursFaultsOnceAndIsNotSlowed) {
+  Machine m({1, 2});
+  m.start(1);
+  m.start(2);
+  m.pin(page(0), page(4));   // key 1: copied by thread 1
+  m.pin(page(8), page(12));  // key 2: written by thread 2
+  for (int round = 0; round < 50; ++round) {
+    m.apply(m.plan.hold(1, page(0), page(4), Hold::NoWrites));
+    m.access(2, page(8 + round % 4), true);
+    m.apply(m.plan.release(1, page(0), page(4), Hold::NoWrites));
+  }
+  EXPECT_EQ(m.faults, 1) << "thread 2's first access only";
+  EXPECT_EQ(m.tags_applied, 0);
+}
+
+TEST(KeyPlan, MoreRangesThanKeysShareKeysAndStayWatched) {
+  Machine m({1, 2});
+  m.start(1);
+  for (int r = 0; r < 5; ++r) m.pin(page(4 * r), page(4 * r + 4));
+  m.apply(m.plan.hold(1, page(8), page(12), Hold::NoWrites));  // range 2 shares key 1 with ranges 0 and 4
+  EXPECT_TRUE(m.access(1, page(9), true));
+  EXPECT_FALSE(m.access(1, page(9), false)) << "reads of a held source are allowed";
+  // A neighbour range under the same key: the held pages move to the strict key once, and the rest is free.
+  EXPECT_TRUE(m.access(1, page(0), true));
+  EXPECT_FALSE(m.access(1, page(1), true));
+  EXPECT_TRUE(m.access(1, page(9), true)) << "the held pages still fault, now under the strict key";
+  m.apply(m.plan.release(1, page(8), page(12), Hold::NoWrites));
+  EXPECT_EQ(m.plan.tag_at(page(9)), 1) << "released pages go home to their key";
+}
+
+// Every access that a copy's hold forbids faults, in every thread, whatever happened before; and an access to a
+// page no copy holds is never stopped twice in a row by the same thread.
+RC_GTEST_PROP(KeyPlan, NoThreadReachesAHeldPageWithoutAFault, ()) {
+  const int ranges = *rc::gen::inRange(1, 5);
+  const int keys = *rc::gen::inRange(1, 4);
+  std::vector<int> pool;
+  for (int k = 1; k <= keys; ++k) pool.push_back(k);
+  Machine m(pool);
+  for (ThreadId t = 1; t <= 3; ++t) m.start(t);
+  for (int r = 0; r < ranges; ++r) m.pin(page(4 * r), page(4 * r + 4));
+  struct Held {
+    std::uintptr_t begin, end;
+    Hold hold;
+  };
+  std::vector<Held> held;
+  const int steps = *rc::gen::inRange(1, 60);
+  for (int step = 0; step < steps; ++step) {
+    const int what = *rc::gen::inRange(0, 10);
+    const ThreadId t = static_cast<ThreadId>(*rc::gen::inRange(1, 4));
+    if (what < 3) {  // a copy holds some pages of a range
+      const int r = *rc::gen::inRange(0, ranges);
+      const int first = *rc::gen::inRange(0, 4);
+      const int last = *rc::gen::inRange(first, 4);
+      const Hold hold = *rc::gen::element(Hold::NoWrites, Hold::NoAccess);
+      held.push_back({page(4 * r + first), page(4 * r + last + 1), hold});
+      m.apply(m.plan.hold(t, held.back().begin, held.back().end, hold));
+      RC_LOG() << "thread " << t << " holds pages " << 4 * r + first << " to " << 4 * r + last
+               << (hold == Hold::NoAccess ? " from any access\n" : " from writes\n");
+    } else if (what < 5 && !held.empty()) {  // a synchronization releases one
+      const std::size_t i = static_cast<std::size_t>(*rc::gen::inRange<int>(0, static_cast<int>(held.size())));
+      m.apply(m.plan.release(t, held[i].begin, held[i].end, held[i].hold));
+      RC_LOG() << "thread " << t << " releases hold " << i << "\n";
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {  // an access
+      const std::uintptr_t p = page(*rc::gen::inRange(0, 4 * ranges));
+      const bool write = *rc::gen::arbitrary<bool>();
+      bool conflicts = false, unheld = true;
+      for (const Held& h : held) {
+        if (p >= h.begin && p < h.end) unheld = false;
+        if (p >= h.begin && p < h.end && (write || h.hold == Hold::NoAccess)) conflicts = true;
+      }
+      const bool faulted = m.access(t, p, write);
+      RC_LOG() << "thread " << t << (write ? " writes" : " reads") << " page " << (p - page(0)) / page_size()
+               << (faulted ? ": fault" : "") << (conflicts ? " (held)" : "") << "\n";
+      if (conflicts) RC_ASSERT(faulted);
+      if (unheld && faulted) RC_ASSERT(!m.access(t, p, write));  // a page nobody holds: once, then free
+    }
+  }
+}
+
+}  // namespace
+}  // namespace hazardlab::check
