@@ -26,6 +26,7 @@ if(_hl_libexec)
   # NVIDIA's CUPTI beside it (redistributable; a GPU node has the driver, not the toolkit).
   set_target_properties(hazardlab_check_inject PROPERTIES INSTALL_RPATH "$ORIGIN")
   install(TARGETS hazardlab_check_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+  install(TARGETS hazardlab_check_threads LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
   get_target_property(_hl_cupti CUDA::cupti IMPORTED_LOCATION)
   if(_hl_cupti)
     # Under the name the library asks for (its SONAME, libcupti.so.<major>), whatever the file is called.

@@ -71,6 +71,7 @@ int check_main(int argc, char** argv) {
         find_companion("libhazardlab-check-inject.so", {"../checker/inject", "../libexec/hazardlab"});
     if (options.inject_library.empty())
       options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";
+    options.thread_shim = find_companion("libhazardlab-check-threads.so", {"../checker", "../libexec/hazardlab"});
     const check::CheckOutcome outcome = check::run_check(options, std::cerr);
     if (outcome.reraise != 0) {
       // The program ended by a signal: so does this, with the findings already written.

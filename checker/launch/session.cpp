@@ -55,6 +55,12 @@ struct LogFolder {
 };
 
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
+  // The thread shim first, before the program's own preloads, which stay: it wraps pthread_create only.
+  std::string preload;
+  if (!options.thread_shim.empty()) {
+    const std::optional<std::string> theirs = environment_value_given("LD_PRELOAD");
+    preload = options.thread_shim.string() + (theirs ? " " + *theirs : std::string());
+  }
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = ::fork();
@@ -62,6 +68,7 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   if (child == 0) {
     ::close(report[0]);
     ::setenv(std::string(kInjectionPath).c_str(), options.inject_library.c_str(), 1);
+    if (!preload.empty()) ::setenv("LD_PRELOAD", preload.c_str(), 1);
     ::setenv(std::string(setting::kCheckLogFolder.name).c_str(), folder.c_str(), 1);
     if (options.sample > 0)
       ::setenv(std::string(setting::kCheckSample.name).c_str(), std::to_string(options.sample).c_str(), 1);

@@ -360,6 +360,23 @@ TEST_F(Launcher, ThePageProtectionBackendAndItsReasonAreReported) {
   EXPECT_EQ(j.at("processes").at(0).at("protection").at("backend"), "mprotect");
 }
 
+// The thread shim goes first in the program's LD_PRELOAD, and the program's own preloads stay after it.
+TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwn) {
+  options.thread_shim = dir / "libthreads.so";
+  std::ofstream(options.thread_shim) << "";
+  ::setenv("LD_PRELOAD", "", 1);  // an empty value: nothing to keep
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
+  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  const fs::path theirs = dir / "libtheirs.so";
+  std::ofstream(theirs) << "";
+  ::setenv("LD_PRELOAD", theirs.c_str(), 1);
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + " " + theirs.string() + "' || exit 98");
+  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  ::unsetenv("LD_PRELOAD");
+}
+
 // A report holding everything a report can: a finding of a Python program with both stacks (a driver frame
 // among them, which is left out), a free in a child process that also left a note, a process that was not
 // watched, and copies the faster mode left out.
