@@ -359,6 +359,51 @@ int protection_of(PageAccess access) {
   return PROT_READ | PROT_WRITE;
 }
 
+namespace {
+
+// The key backend lets a step through by changing the PKRU in the faulting thread's signal frame, which the kernel
+// restores when the handler returns (measured on kernel 6.18). A kernel that did not would fault on the same
+// access forever, so it is probed once, before any page is held: a scratch page with the no-access key is
+// touched under a handler of the probe's own that opens the key in the frame. One fault: the kernel restored it.
+// A second: it did not, and the probe opens the page itself so that the access ends.
+struct FrameProbe {
+  std::atomic<int> faults{0};
+  void* page = nullptr;
+  struct sigaction previous{};
+};
+FrameProbe frame_probe;
+
+void on_probe_fault(int sig, siginfo_t* info, void* context) {
+  if (info->si_addr != frame_probe.page) {
+    chain(frame_probe.previous, sig, info, context);  // not the probe's: another thread's own fault
+    return;
+  }
+  if (frame_probe.faults.fetch_add(1) >= 1 ||
+      !set_frame_rights(static_cast<ucontext_t*>(context), keys.no_access, PageAccess::ReadWrite))
+    ::pkey_mprotect(frame_probe.page, page_size(), PROT_READ | PROT_WRITE, 0);
+}
+
+bool frame_rights_take_effect() {
+  frame_probe.page = ::mmap(nullptr, page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (frame_probe.page == MAP_FAILED) return false;
+  bool restored = false;
+  if (::pkey_mprotect(frame_probe.page, page_size(), PROT_READ | PROT_WRITE, keys.no_access) == 0) {
+    struct sigaction probe{};
+    probe.sa_sigaction = on_probe_fault;
+    probe.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&probe.sa_mask);
+    sigaction(SIGSEGV, &probe, &frame_probe.previous);
+    *static_cast<volatile unsigned char*>(frame_probe.page) = 1;
+    sigaction(SIGSEGV, &frame_probe.previous, nullptr);
+    restored = frame_probe.faults.load() == 1;
+    ::pkey_set(keys.no_access, PKEY_DISABLE_ACCESS);  // this thread's rights as every thread keeps them
+  }
+  ::munmap(frame_probe.page, page_size());
+  return restored;
+}
+
+}  // namespace
+
 std::string_view name_of(ProtectionBackend backend) {
   return backend == ProtectionBackend::Keys ? "protection-keys" : "mprotect";
 }
@@ -387,6 +432,8 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
       return why;
     }
     keys.pkru_offset = pkru_offset();
+    if (!frame_rights_take_effect())
+      return std::string("this kernel does not restore a thread's rights from its signal frame (probed at start)");
     return std::string();
   }();
   if (!allocation_failure.empty()) {
