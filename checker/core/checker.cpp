@@ -67,6 +67,7 @@ void Checker::event_created(std::uint64_t event) {
 void Checker::pinned_allocated(std::uintptr_t base, std::size_t bytes, PinnedKind kind) {
   std::lock_guard lock(mutex_);
   pinned_[base] = {bytes, kind};
+  protector_.pinned(base, base + bytes);
 }
 
 std::optional<PinnedKind> Checker::pinned_kind(std::uintptr_t address) const {
@@ -78,18 +79,16 @@ std::optional<PinnedKind> Checker::pinned_kind(std::uintptr_t address) const {
   return std::nullopt;
 }
 
-void Checker::apply(const std::vector<PageChange>& changes) {
-  for (const PageChange& c : changes) protector_.apply(c);
-}
-
 void Checker::hold(const Owned& owned) {
-  apply(holds_.add(owned.footprint.base, owned.footprint.end(), owned.hold));
+  const std::uintptr_t begin = owned.footprint.base, end = owned.footprint.end();
+  protector_.held(begin, end, owned.hold, holds_.add(begin, end, owned.hold));
 }
 
 void Checker::disarm(Owned& owned) {
   if (!owned.armed) return;
   owned.armed = false;
-  apply(holds_.remove(owned.footprint.base, owned.footprint.end(), owned.hold));
+  const std::uintptr_t begin = owned.footprint.base, end = owned.footprint.end();
+  protector_.let_go(begin, end, owned.hold, holds_.remove(begin, end, owned.hold));
 }
 
 void Checker::set_every_occurrence(bool on) {
@@ -337,6 +336,7 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
                               [&](const Owned& o) { return o.footprint.base < end && o.footprint.end() > base; }),
                owned_.end());
   pinned_.erase(it);
+  protector_.unpinned(base, end);
   return findings;
 }
 

@@ -23,11 +23,27 @@
 
 namespace hazardlab::check {
 
-// Applies page protection (mprotect in the injected library, a record in the tests).
+// Applies page protection (in the injected library by mprotect or by protection keys; a record in the tests).
+// Told each copy's hold as it starts and ends, on the thread that starts or ends it, with the pages whose
+// access (all holds together) it changed; and the pinned memory the holds lie in.
 class PageProtector {
  public:
   virtual ~PageProtector() = default;
+  // Protects pages as the holds want them now.
   virtual void apply(const PageChange& change) = 0;
+  // By default the changed pages are protected as they are now; a key plan (key_plan.hpp) decides by the
+  // hold itself and the thread instead.
+  virtual void held(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
+    (void)begin, (void)end, (void)hold;
+    for (const PageChange& c : changes) apply(c);
+  }
+  virtual void let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
+    (void)begin, (void)end, (void)hold;
+    for (const PageChange& c : changes) apply(c);
+  }
+  // Pinned or registered host memory; and the same no longer pinned, after every hold on it was let go.
+  virtual void pinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
+  virtual void unpinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
 };
 
 // Host bytes a copy touches: `slices` slices `slice_pitch` apart, each of `rows` rows of `width` bytes,
@@ -224,7 +240,6 @@ class Checker {
   bool racing(std::size_t engine, const Owned& owned, const Accessor& by) const;
   bool host_function_orders(std::size_t engine, const Owned& owned, const WorkStamp& host_function) const;
   void hold(const Owned& owned);
-  void apply(const std::vector<PageChange>& changes);
   Finding make_finding(FindingKind kind, const Owned& owned, std::uintptr_t address, SiteId site,
                        std::uint64_t thread, const Accessor& by) const;
   bool first_report(const Finding& finding);

@@ -1,6 +1,6 @@
 #include "checker/core/key_plan.hpp"
 
-#include <stdexcept>
+#include <algorithm>
 
 namespace hazardlab::check {
 
@@ -11,30 +11,68 @@ int strictness(PageAccess a) { return a == PageAccess::None ? 2 : a == PageAcces
 PageAccess stricter(PageAccess a, PageAccess b) { return strictness(a) >= strictness(b) ? a : b; }
 PageAccess access_of(Hold hold) { return hold == Hold::NoAccess ? PageAccess::None : PageAccess::ReadOnly; }
 bool allows(PageAccess rights, bool write) { return write ? rights == PageAccess::ReadWrite : rights != PageAccess::None; }
+// As far as one instruction needs: a read is opened for reading only, so that the same instruction's write
+// (a read-modify-write) faults again and is seen.
+PageAccess as_far_as(bool write) { return write ? PageAccess::ReadWrite : PageAccess::ReadOnly; }
 
 }  // namespace
 
-KeyPlan::KeyPlan(std::vector<int> keys, int strict) : keys_(std::move(keys)), strict_(strict) {
-  if (keys_.empty()) throw std::invalid_argument("a key plan needs at least one key for ranges");
-}
+KeyPlan::KeyPlan(std::vector<int> range_keys, int no_writes, int no_access)
+    : keys_(std::move(range_keys)), no_writes_(no_writes), no_access_(no_access) {}
 
 std::vector<KeyAction> KeyPlan::thread_started(ThreadId thread) {
-  rights_[thread].clear();  // every key closed
+  for (auto& [key, threads] : open_) threads.erase(thread);  // a thread id used again: the new thread's own
   std::vector<KeyAction> actions;
-  for (int key : keys_) actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, thread, PageAccess::None});
-  actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, strict_, thread, PageAccess::None});
+  for (int key : keys_) actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, PageAccess::None});
+  actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, no_writes_, PageAccess::ReadOnly});
+  actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, no_access_, PageAccess::None});
   return actions;
+}
+
+void KeyPlan::thread_exited(ThreadId thread) {
+  for (auto& [key, threads] : open_) threads.erase(thread);
 }
 
 std::vector<KeyAction> KeyPlan::pinned(std::uintptr_t begin, std::uintptr_t end) {
   begin = page_floor(begin);
   end = page_ceil(end);
-  const int key = keys_[next_key_++ % keys_.size()];
-  ranges_[begin] = Range{end, key};
-  return {{KeyAction::Kind::TagPages, begin, end, key, 0, PageAccess::ReadWrite}};
+  if (begin >= end) return {};
+  const int key = keys_.empty() ? 0 : keys_[next_key_++ % keys_.size()];
+  // Pages another range covers already keep its key (the two share those pages); the rest is this range's.
+  std::vector<KeyAction> actions;
+  std::uintptr_t at = begin;
+  auto it = ranges_.upper_bound(begin);
+  if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+  std::vector<std::pair<std::uintptr_t, std::uintptr_t>> gaps;
+  for (; it != ranges_.end() && it->first < end; ++it) {
+    ++it->second.pinnings;
+    if (it->first > at) gaps.emplace_back(at, it->first);
+    at = std::max(at, it->second.end);
+  }
+  if (at < end) gaps.emplace_back(at, end);
+  for (const auto& [b, e] : gaps) {
+    ranges_[b] = Range{e, key, 1};
+    if (key != 0) actions.push_back({KeyAction::Kind::TagPages, b, e, key, {}});
+  }
+  return actions;
 }
 
-void KeyPlan::unpinned(std::uintptr_t begin, std::uintptr_t) { ranges_.erase(page_floor(begin)); }
+std::vector<KeyAction> KeyPlan::unpinned(std::uintptr_t begin, std::uintptr_t end) {
+  begin = page_floor(begin);
+  end = page_ceil(end);
+  std::vector<KeyAction> actions;
+  auto it = ranges_.upper_bound(begin);
+  if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+  while (it != ranges_.end() && it->first < end) {
+    if (--it->second.pinnings > 0) {
+      ++it;
+      continue;
+    }
+    if (it->second.key != 0) actions.push_back({KeyAction::Kind::TagPages, it->first, it->second.end, 0, {}});
+    it = ranges_.erase(it);
+  }
+  return actions;
+}
 
 const KeyPlan::Range* KeyPlan::range_at(std::uintptr_t address) const {
   auto it = ranges_.upper_bound(address);
@@ -49,104 +87,143 @@ PageAccess KeyPlan::needed(int key) const {
 }
 
 PageAccess KeyPlan::rights(ThreadId thread, int key) const {
-  auto t = rights_.find(thread);
-  if (t == rights_.end()) return PageAccess::None;
-  auto k = t->second.find(key);
-  return k == t->second.end() ? PageAccess::None : k->second;
+  if (key == no_writes_) return PageAccess::ReadOnly;
+  if (key == no_access_) return PageAccess::None;
+  auto k = open_.find(key);
+  if (k == open_.end()) return PageAccess::None;
+  auto t = k->second.find(thread);
+  return t == k->second.end() ? PageAccess::None : t->second;
+}
+
+void KeyPlan::set_rights(ThreadId thread, int key, PageAccess rights) {
+  if (rights == PageAccess::None)
+    open_[key].erase(thread);
+  else
+    open_[key][thread] = rights;
 }
 
 bool KeyPlan::others_hold_open(ThreadId thread, int key, PageAccess need) const {
-  for (const auto& [other, keys] : rights_) {
-    if (other == thread) continue;
-    if (strictness(rights(other, key)) < strictness(need)) return true;
-  }
+  auto k = open_.find(key);
+  if (k == open_.end()) return false;
+  for (const auto& [other, rights] : k->second)
+    if (other != thread && strictness(rights) < strictness(need)) return true;
   return false;
 }
 
-KeyPlan::HeldCopy* KeyPlan::held_copy(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
-  for (HeldCopy& h : held_)
-    if (h.begin == begin && h.end == end && h.hold == hold) return &h;
-  return nullptr;
-}
+int KeyPlan::strict_key_of(PageAccess access) const { return access == PageAccess::None ? no_access_ : no_writes_; }
 
 int KeyPlan::tag_at(std::uintptr_t address) const {
+  if (const PageAccess a = strict_holds_.access_at(address); a != PageAccess::ReadWrite) return strict_key_of(a);
   const Range* r = range_at(address);
-  if (r == nullptr) return 0;
-  return strict_holds_.access_at(address) != PageAccess::ReadWrite ? strict_ : r->key;
+  return r == nullptr ? 0 : r->key;
+}
+
+std::vector<KeyAction> KeyPlan::to_strict(const std::vector<PageChange>& changes) const {
+  // Pages whose strict access changed: tagged with the strict key of their access now, or, let go of by every
+  // hold, with their range's key again (0 between ranges).
+  std::vector<KeyAction> actions;
+  for (const PageChange& c : changes) {
+    if (c.access != PageAccess::ReadWrite) {
+      actions.push_back({KeyAction::Kind::TagPages, c.begin, c.end, strict_key_of(c.access), {}});
+      continue;
+    }
+    std::uintptr_t at = c.begin;
+    while (at < c.end) {
+      auto it = ranges_.upper_bound(at);
+      const Range* r = nullptr;
+      if (it != ranges_.begin() && std::prev(it)->second.end > at) r = &std::prev(it)->second;
+      const std::uintptr_t next = r != nullptr ? std::min(r->end, c.end)
+                                  : it != ranges_.end() ? std::min(it->first, c.end)
+                                                        : c.end;
+      actions.push_back({KeyAction::Kind::TagPages, at, next, r != nullptr ? r->key : 0, {}});
+      at = next;
+    }
+  }
+  return actions;
 }
 
 std::vector<KeyAction> KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
-  const Range* r = range_at(begin);
-  if (r == nullptr || begin >= end) return {};
-  const int key = r->key;
-  std::vector<KeyAction> actions;
-  // Pages already on the strict key stay there: every thread has it closed.
+  if (begin >= end) return {};
+  // The range key of every page of the copy, if they share one; pages already held on a strict key stay there,
+  // so that the two holds' access is one tag.
+  int key = -1;
   bool on_strict = false;
-  for (std::uintptr_t p = page_floor(begin); p < end && !on_strict; p += page_size())
+  for (std::uintptr_t p = page_floor(begin); p < end && !on_strict;) {
     on_strict = strict_holds_.access_at(p) != PageAccess::ReadWrite;
-  const PageAccess need = stricter(needed(key), access_of(hold));
-  if (on_strict || others_hold_open(thread, key, need)) {
-    // Another thread holds the key open and only a signal could close it there: the pages move instead.
+    const Range* r = range_at(p);
+    const int k = r == nullptr ? 0 : r->key;
+    key = key == -1 || key == k ? k : 0;
+    p = r == nullptr ? p + page_size() : std::max(p + page_size(), r->end);
+  }
+  const PageAccess need = key > 0 ? stricter(needed(key), access_of(hold)) : PageAccess::None;
+  if (key <= 0 || on_strict || others_hold_open(thread, key, need)) {
+    // Another thread holds the key open, and only a signal could close it there: the pages move instead, with
+    // every page the key holds now (a page of them held again must carry the two holds' strictest access).
+    std::vector<KeyAction> actions;
+    if (key > 0) {
+      actions = to_strict(holds_[key].move_all_into(strict_holds_));
+      for (HeldCopy& h : held_)
+        if (h.key == key) h.strict = true;
+    }
     held_.push_back({begin, end, hold, key, true});
-    for (const PageChange& c : strict_holds_.add(begin, end, hold))
-      if (c.access != PageAccess::ReadWrite) actions.push_back({KeyAction::Kind::TagPages, c.begin, c.end, strict_, 0, {}});
+    for (const KeyAction& a : to_strict(strict_holds_.add(begin, end, hold))) actions.push_back(a);
     return actions;
   }
   held_.push_back({begin, end, hold, key, false});
   holds_[key].add(begin, end, hold);
   // The issuing thread's rights become exactly what the key's holds allow: closed further if it had the key
   // open, opened as far as they allow if it had it closed (reading its own held source is no fault).
-  if (rights(thread, key) != need) {
-    rights_[thread][key] = need;
-    actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, thread, need});
-  }
-  return actions;
+  if (rights(thread, key) == need) return {};
+  set_rights(thread, key, need);
+  return {{KeyAction::Kind::SetThreadRights, 0, 0, key, need}};
+}
+
+std::vector<KeyPlan::HeldCopy>::iterator KeyPlan::held_copy(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+  return std::find_if(held_.begin(), held_.end(),
+                      [&](const HeldCopy& h) { return h.begin == begin && h.end == end && h.hold == hold; });
 }
 
 std::vector<KeyAction> KeyPlan::release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
-  HeldCopy* h = held_copy(begin, end, hold);
-  if (h == nullptr) return {};
+  const auto h = held_copy(begin, end, hold);
+  if (h == held_.end()) return {};
   const int key = h->key;
   const bool strict = h->strict;
-  held_.erase(held_.begin() + (h - held_.data()));
-  std::vector<KeyAction> actions;
-  if (strict) {
-    // Held on the strict key: the pages no copy holds any more go home to their key.
-    for (const PageChange& c : strict_holds_.remove(begin, end, hold))
-      if (c.access == PageAccess::ReadWrite) actions.push_back({KeyAction::Kind::TagPages, c.begin, c.end, key, 0, {}});
-    return actions;
-  }
+  held_.erase(h);
+  if (strict) return to_strict(strict_holds_.remove(begin, end, hold));  // the pages go home as holds let go
   holds_[key].remove(begin, end, hold);
   // The thread that learnt of the release opens its own rights as far as the key's other holds allow; the other
   // threads keep theirs closed and open them at their next access, once.
   const PageAccess need = needed(key);
-  if (strictness(rights(thread, key)) > strictness(need)) {
-    rights_[thread][key] = need;
-    actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, thread, need});
-  }
-  return actions;
+  if (strictness(rights(thread, key)) <= strictness(need)) return {};
+  set_rights(thread, key, need);
+  return {{KeyAction::Kind::SetThreadRights, 0, 0, key, need}};
 }
 
 KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool write) {
-  const Range* r = range_at(address);
-  if (r == nullptr) return {};
-  const int tag = tag_at(address);
-  if (tag == strict_) return {KeyFaultDecision::Kind::OneInstruction, strict_, PageAccess::ReadWrite, {}};
-  const int key = r->key;
-  KeyFaultDecision d{KeyFaultDecision::Kind::OpenForGood, key, needed(key), {}};
-  auto held = holds_.find(key);
-  if (!allows(d.rights, write) && held != holds_.end() && !allows(held->second.access_at(address), write))
-    return {KeyFaultDecision::Kind::OneInstruction, key, PageAccess::ReadWrite, {}};  // the page itself forbids it
-  if (!allows(d.rights, write)) {
-    // A neighbour of held pages under the same key: the held pages move to the strict key, so that this
-    // thread's accesses to the rest of the range stop faulting (once per hold, not once per access).
-    for (const PageChange& c : holds_[key].move_all_into(strict_holds_))
-      d.actions.push_back({KeyAction::Kind::TagPages, c.begin, c.end, strict_, 0, {}});
-    for (HeldCopy& moved : held_)
-      if (moved.key == key) moved.strict = true;
-    d.rights = PageAccess::ReadWrite;
+  using Kind = KeyFaultDecision::Kind;
+  if (const PageAccess strict = strict_holds_.access_at(address); strict != PageAccess::ReadWrite) {
+    // A thread that keeps the no-writes key closed further than every thread does (one that ran before the
+    // keys were allocated, or a signal handler, which starts with every key closed) takes the usual rights:
+    // reading a copy's source is never a finding.
+    if (strict == PageAccess::ReadOnly && !write) return {Kind::OpenForGood, no_writes_, PageAccess::ReadOnly, {}};
+    return {Kind::OneInstruction, strict_key_of(strict), as_far_as(write), {}};
   }
-  rights_[thread][key] = d.rights;
+  const Range* r = range_at(address);
+  if (r == nullptr || r->key == 0) return {};
+  const int key = r->key;
+  const PageAccess need = needed(key);
+  if (allows(need, write)) {
+    set_rights(thread, key, need);
+    return {Kind::OpenForGood, key, need, {}};
+  }
+  if (!allows(holds_[key].access_at(address), write))
+    return {Kind::OneInstruction, key, as_far_as(write), {}};  // the page itself forbids it
+  // A neighbour of held pages under the same key: the held pages move to the strict keys, so that this
+  // thread's accesses to the rest of the key's ranges stop faulting (once per hold, not once per access).
+  KeyFaultDecision d{Kind::OpenForGood, key, PageAccess::ReadWrite, to_strict(holds_[key].move_all_into(strict_holds_))};
+  for (HeldCopy& moved : held_)
+    if (moved.key == key) moved.strict = true;
+  set_rights(thread, key, PageAccess::ReadWrite);
   return d;
 }
 

@@ -85,14 +85,14 @@ PageAccess PageHolds::strictest() const {
 }
 
 std::vector<PageChange> PageHolds::move_all_into(PageHolds& other) {
-  std::vector<PageChange> moved;
+  std::vector<PageChange> changed;
+  auto take = [&](const std::vector<PageChange>& changes) { changed.insert(changed.end(), changes.begin(), changes.end()); };
   for (const auto& [begin, segment] : segments_) {
-    for (std::uint32_t i = 0; i < segment.counts.no_writes; ++i) other.add(begin, segment.end, Hold::NoWrites);
-    for (std::uint32_t i = 0; i < segment.counts.no_access; ++i) other.add(begin, segment.end, Hold::NoAccess);
-    moved.push_back(PageChange{begin, segment.end, segment.counts.access()});
+    for (std::uint32_t i = 0; i < segment.counts.no_writes; ++i) take(other.add(begin, segment.end, Hold::NoWrites));
+    for (std::uint32_t i = 0; i < segment.counts.no_access; ++i) take(other.add(begin, segment.end, Hold::NoAccess));
   }
   segments_.clear();
-  return moved;
+  return changed;
 }
 
 PageAccess PageHolds::access_at(std::uintptr_t address) const {

@@ -36,7 +36,7 @@ class PageHolds {
   [[nodiscard]] bool empty() const { return segments_.empty(); }
   // The strictest access of any held page (ReadWrite when nothing is held).
   [[nodiscard]] PageAccess strictest() const;
-  // Every hold moves into `other`, page for page; returns the pages moved.
+  // Every hold moves into `other`, page for page; returns the pages whose access changed there.
   std::vector<PageChange> move_all_into(PageHolds& other);
 
  private:

@@ -4,6 +4,7 @@
 #include "checker/fault/python_stack.hpp"
 #include "hazardlab/fnv1a.hpp"
 
+#include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -16,6 +17,10 @@
 #include <cerrno>
 #include <cstring>
 #include <mutex>
+#include <new>
+
+#include "checker/core/key_plan.hpp"
+#include "checker/threads/thread_shim.hpp"
 
 namespace hazardlab::check {
 
@@ -32,45 +37,54 @@ struct FaultPath {
 };
 FaultPath path;
 
-// The backend that protects held pages now, and the Keys backend's two keys: allocated once for the process,
-// never freed (a page may carry one until the process ends). Every thread keeps `no_writes` write-disabled and
-// `no_access` access-disabled; only a step opens one, in the stepping thread's own rights.
+// The backend that protects held pages now, and the Keys backend's keys and plan: allocated once for the
+// process, never freed (a page may carry one until the process ends). Every thread keeps `no_writes`
+// write-disabled and `no_access` access-disabled, and every range key closed until the plan opens it.
 struct ProtectionKeys {
   std::atomic<ProtectionBackend> backend{ProtectionBackend::Mprotect};
   int no_writes = -1, no_access = -1;
+  std::vector<int> range_keys;
   std::size_t pkru_offset = 0;  // where a signal frame's XSAVE area holds PKRU (CPUID 0xD.9)
+  bool played = false;          // the tests' keys: a thread's own PKRU is played (ThreadState::played_pkru)
+  std::atomic<bool> in_forked_child{false};
+  // The plan, and the lock every use of it takes (a signal handler's too: see PlanLock).
+  std::mutex mutex;
+  std::optional<KeyPlan> plan;
 };
 ProtectionKeys keys;
 
 bool keys_protect() { return keys.backend.load(std::memory_order_relaxed) == ProtectionBackend::Keys; }
 
-// The key a page carries under the Keys backend while it is held this way (0: the default key, not held).
-int key_of(PageAccess access) {
-  switch (access) {
-    case PageAccess::None: return keys.no_access;
-    case PageAccess::ReadOnly: return keys.no_writes;
-    case PageAccess::ReadWrite: break;
-  }
-  return 0;
-}
-// The rights every thread keeps for one of the two keys.
-PageAccess closed_rights(int key) { return key == keys.no_access ? PageAccess::None : PageAccess::ReadOnly; }
-
-// Sets this thread's rights for `key` in its signal frame: the kernel restores PKRU from there when the handler
-// returns (a WRPKRU here would be undone). The frame's FPU state is an XSAVE area when the sw_reserved bytes of
-// its legacy part carry FP_XSTATE_MAGIC1; xstate_size is its size.
+// A thread's rights in its signal frame: the kernel restores PKRU from there when the handler returns (a WRPKRU
+// in the handler would be undone). The frame's FPU state is an XSAVE area when the sw_reserved bytes of its
+// legacy part carry FP_XSTATE_MAGIC1; xstate_size is its size.
 constexpr std::size_t kSwReservedOffset = 464, kXstateSizeOffset = 480;
 constexpr std::uint32_t kXstateMagic1 = 0x46505853;
-bool set_frame_rights(ucontext_t* uc, int key, PageAccess rights) {
+std::byte* xsave_area(ucontext_t* uc, std::uint32_t& size) {
   auto* area = reinterpret_cast<std::byte*>(uc->uc_mcontext.fpregs);
-  if (area == nullptr) return false;
-  std::uint32_t magic = 0, size = 0;
+  if (area == nullptr) return nullptr;
+  std::uint32_t magic = 0;
   std::memcpy(&magic, area + kSwReservedOffset, sizeof magic);
-  if (magic != kXstateMagic1) return false;
+  if (magic != kXstateMagic1) return nullptr;
   std::memcpy(&size, area + kXstateSizeOffset, sizeof size);
-  // Absent from the area, PKRU is in its initial state: 0, every key open.
-  const std::uint32_t pkru = read_saved_pkru(area, size, keys.pkru_offset, 0);
-  return write_saved_pkru(area, size, keys.pkru_offset, with_rights(pkru, key, rights));
+  return area;
+}
+// Absent from the area, PKRU is in its initial state: 0, every key open.
+bool frame_pkru(ucontext_t* uc, std::uint32_t& pkru) {
+  std::uint32_t size = 0;
+  const std::byte* area = xsave_area(uc, size);
+  if (area == nullptr) return false;
+  pkru = read_saved_pkru(area, size, keys.pkru_offset, 0);
+  return true;
+}
+bool set_frame_pkru(ucontext_t* uc, std::uint32_t pkru) {
+  std::uint32_t size = 0;
+  std::byte* area = xsave_area(uc, size);
+  return area != nullptr && write_saved_pkru(area, size, keys.pkru_offset, pkru);
+}
+bool set_frame_rights(ucontext_t* uc, int key, PageAccess rights) {
+  std::uint32_t pkru = 0;
+  return frame_pkru(uc, pkru) && set_frame_pkru(uc, with_rights(pkru, key, rights));
 }
 
 // The first protection change that failed, for the summary (HostPageProtector::first_failure).
@@ -99,8 +113,84 @@ struct ThreadState {
   bool runs_host_functions = false;  // a host function's start marker ran on this thread
   bool makes_cuda_calls = false;     // the program made a CUDA call on this thread
   bool in_cuda_call = false;
+  // Under the Keys backend:
+  ThreadId id = 0;                    // the kernel's thread id, asked once (0: not yet)
+  ucontext_t* frame = nullptr;        // inside the fault handler: this thread's rights live in its signal frame
+  bool in_plan = false;               // this thread holds the plan's lock
+  std::uint32_t pkru_before_step = 0; // the frame's PKRU before the step opened keys: put back at the trap
+  std::uint32_t played_pkru = 0;      // the played PKRU of this thread (the tests' keys)
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
+
+ThreadId this_thread() {
+  if (state.id == 0) state.id = static_cast<ThreadId>(::syscall(SYS_gettid));
+  return state.id;
+}
+
+void note_protection_failure(const char* call, std::uintptr_t begin, std::size_t bytes, int err) {
+  std::lock_guard lock(protection_failure.mutex);
+  if (protection_failure.text) return;
+  char text[160];
+  std::snprintf(text, sizeof text, "%s(0x%lx, %lu) failed: %s", call, static_cast<unsigned long>(begin),
+                static_cast<unsigned long>(bytes), std::strerror(err));
+  protection_failure.text = text;
+}
+
+// The plan's lock. A thread that faults while it holds it (the allocator, inside the plan's own code, touching
+// a tagged page of registered heap memory) cannot ask the plan: PlanLock::held_here() says so.
+class PlanLock {
+ public:
+  PlanLock() : lock_(keys.mutex) { state.in_plan = true; }
+  ~PlanLock() { state.in_plan = false; }
+  PlanLock(const PlanLock&) = delete;
+  PlanLock& operator=(const PlanLock&) = delete;
+  static bool held_here() { return state.in_plan; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
+// The calling thread's rights for `key`: in its signal frame inside the fault handler (the kernel restores PKRU
+// from there), else in its PKRU itself (one WRPKRU), or in the played one.
+void set_own_rights(int key, PageAccess rights) {
+  if (state.frame != nullptr) {
+    if (!set_frame_rights(state.frame, key, rights)) path.failed.store(true);
+    return;
+  }
+  if (keys.played) {
+    state.played_pkru = with_rights(state.played_pkru, key, rights);
+    return;
+  }
+  write_thread_pkru(with_rights(read_thread_pkru(), key, rights));
+}
+
+void tag_pages(std::uintptr_t begin, std::uintptr_t end, int key) {
+  protection_changes.fetch_add(1, std::memory_order_relaxed);
+  if (::pkey_mprotect(reinterpret_cast<void*>(begin), end - begin, PROT_READ | PROT_WRITE, key) != 0)
+    note_protection_failure("pkey_mprotect", begin, end - begin, errno);
+}
+
+// In the plan's order, under its lock.
+void apply_key_actions(const std::vector<KeyAction>& actions) {
+  for (const KeyAction& a : actions) {
+    if (a.kind == KeyAction::Kind::TagPages)
+      tag_pages(a.begin, a.end, a.key);
+    else
+      set_own_rights(a.key, a.rights);
+  }
+}
+
+// For as long as it lives, the fault handler's thread changes its rights in its signal frame.
+class InFrame {
+ public:
+  explicit InFrame(ucontext_t* uc) : previous_(state.frame) { state.frame = uc; }
+  ~InFrame() { state.frame = previous_; }
+  InFrame(const InFrame&) = delete;
+  InFrame& operator=(const InFrame&) = delete;
+
+ private:
+  ucontext_t* previous_;
+};
 
 constexpr long kTrapFlag = 0x100;  // EFLAGS.TF: one instruction, then SIGTRAP
 constexpr long kWriteFault = 0x2;  // page-fault error code bit 1: the access was a write
@@ -184,23 +274,7 @@ SiteId site_of_raw(const RawStack& stack) {
   return h;
 }
 
-// As little as the instruction needs. mprotect opens the page for every thread, so a read opens it for reading
-// only, and another thread's write in that window still faults and is judged. A key opens for this thread
-// alone, through its signal frame; every other thread still faults on the page. (A read-modify-write faults
-// again as a write while its page is open for reading: on_segv opens it the rest of the way.)
-void open_page_for_one_instruction(std::uintptr_t page, bool write, ucontext_t* uc) {
-  int key = 0;
-  if (keys_protect()) {
-    key = key_of(path.checker->access_at(page));
-    if (key == 0) return;  // released since the fault: the instruction runs again unhindered
-    if (!set_frame_rights(uc, key, write ? PageAccess::ReadWrite : PageAccess::ReadOnly)) {
-      path.failed.store(true);  // no PKRU in the frame: the access cannot be let through for one instruction
-      ::pkey_mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE, 0);
-      return;
-    }
-  } else {
-    ::mprotect(reinterpret_cast<void*>(page), page_size(), write ? PROT_READ | PROT_WRITE : PROT_READ);
-  }
+void step_one_instruction(ucontext_t* uc, std::uintptr_t page, int key) {
   if (state.open < kMaxOpen) {
     state.pages[state.open] = page;
     state.keys_opened[state.open++] = key;
@@ -221,6 +295,30 @@ void open_page_for_good(std::uintptr_t page) {
     ::mprotect(reinterpret_cast<void*>(page), page_size(), PROT_READ | PROT_WRITE);
 }
 
+// As little as the instruction needs. mprotect opens the page for every thread, so a read opens it for reading
+// only, and another thread's write in that window still faults and is judged. (A read-modify-write faults
+// again as a write while its page is open for reading: on_segv opens it the rest of the way.)
+void open_page_for_one_instruction(std::uintptr_t page, bool write, ucontext_t* uc) {
+  ::mprotect(reinterpret_cast<void*>(page), page_size(), write ? PROT_READ | PROT_WRITE : PROT_READ);
+  step_one_instruction(uc, page, 0);
+}
+
+// A key opens for the stepping thread alone, through its signal frame: every other thread still faults on the
+// page. Its PKRU as it was goes back at the trap.
+void open_key_for_one_instruction(std::uintptr_t page, int key, PageAccess rights, ucontext_t* uc) {
+  std::uint32_t before = 0;
+  if (!frame_pkru(uc, before)) {
+    open_page_for_good(page);  // no PKRU in the frame: the access cannot be let through for one instruction
+    return;
+  }
+  if (state.open == 0) state.pkru_before_step = before;
+  if (!set_frame_pkru(uc, with_rights(before, key, rights))) {
+    open_page_for_good(page);
+    return;
+  }
+  step_one_instruction(uc, page, key);
+}
+
 // A fault on pinned memory whose page the checker holds open now: the page was closed when the access was made
 // and opened since (a copy released by another thread). Run the instruction again; if the checker's protections
 // have not changed since this thread's last such fault, not more than three times running: then it is not ours.
@@ -233,83 +331,132 @@ bool stale_again() {
   return state.stale_retries++ < 3;
 }
 
+// Judges an access to a held page against the copies that own it, and sends what it finds on. False when the
+// checker failed in its own code (the page is then opened for good).
+bool judge(ucontext_t* uc, std::uintptr_t address, bool write, Checker::FaultOutcome& outcome) {
+  RawStack stack;
+  capture_access_stack(uc, stack);
+  // Named only when the access conflicts with a copy: the Python line too, so that two Python lines that
+  // reach the host through the same native code are two sites.
+  PythonStackText python;  // on the faulting thread's stack: no thread-local block of this size in a loaded library
+  auto site = [&] {
+    capture_python_stack(python);
+    return fnv1a(python.view(), site_of_raw(stack));
+  };
+  // A thread the driver runs host functions on makes no CUDA call of its own. A program thread may run a
+  // host function's marker too (the driver can run host functions on a thread blocked in a synchronize),
+  // and is still judged as the program's.
+  const Accessor by = state.runs_host_functions && !state.makes_cuda_calls ? Accessor::host_function_thread()
+                                                                           : Accessor::program_thread();
+  try {
+    outcome = path.checker->host_access(address, write, by, site, static_cast<std::uint64_t>(this_thread()));
+    if (!outcome.findings.empty() && path.sink)
+      path.sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
+               python);
+  } catch (...) {
+    open_page_for_good(page_floor(address));
+    return false;
+  }
+  return true;
+}
+
+// The instruction being stepped, on a page opened for its read, now writes the same byte: it was judged when
+// it faulted first (as the one access it is), so the page only opens the rest of the way. A write to another
+// byte of the page (a string instruction) is judged as any access is.
+bool rest_of_a_stepped_read(std::uintptr_t address, bool write, ucontext_t* uc) {
+  if (!write || state.open == 0 || address != state.last_fault) return false;
+  for (int i = 0; i < state.open; ++i) {
+    if (state.pages[i] != page_floor(address)) continue;
+    if (state.keys_opened[i] == 0)
+      open_page_for_one_instruction(page_floor(address), true, uc);
+    else if (!set_frame_rights(uc, state.keys_opened[i], PageAccess::ReadWrite))
+      open_page_for_good(page_floor(address));
+    return true;
+  }
+  return false;
+}
+
+// What the plan says of a fault, with its page moves made; the faulting thread's own rights changed in its frame.
+KeyFaultDecision decide(std::uintptr_t address, bool write, ucontext_t* uc) {
+  const InFrame in_frame(uc);
+  const PlanLock lock;
+  KeyFaultDecision d = keys.plan->fault(this_thread(), address, write);
+  apply_key_actions(d.actions);
+  return d;
+}
+
+// A protection-key fault, by the plan: true when it was the checker's. The kernel names the key the page's
+// mapping carries when it looks, not necessarily the one the access faulted on, so the plan's own belief
+// decides, never si_pkey (but in the one case the plan cannot be asked).
+bool on_key_fault(siginfo_t* info, std::uintptr_t address, bool write, ucontext_t* uc) {
+  if (rest_of_a_stepped_read(address, write, uc)) return true;
+  if (PlanLock::held_here()) {
+    // The checker's own code (the allocator, inside the plan) touched a tagged page: not the program's access.
+    // Nobody can change a tag meanwhile (that takes the lock this thread holds), so the named key is the page's.
+    open_key_for_one_instruction(page_floor(address), info->si_pkey, PageAccess::ReadWrite, uc);
+    return true;
+  }
+  KeyFaultDecision d = decide(address, write, uc);
+  if (d.kind == KeyFaultDecision::Kind::NotOurs) return false;
+  if (d.kind == KeyFaultDecision::Kind::OneInstruction && !state.in_cuda_call) {
+    // A held page: judged (a finding lets go of the copy, which may open the page), then asked again.
+    if (address != state.last_fault) state.stale_retries = 0;
+    state.last_fault = address;
+    Checker::FaultOutcome outcome;
+    const InFrame in_frame(uc);
+    if (!judge(uc, address, write, outcome)) return true;
+    d = decide(address, write, uc);
+    if (d.kind == KeyFaultDecision::Kind::NotOurs) return true;  // let go: the instruction runs again unhindered
+  }
+  // Inside a CUDA call, the driver's own access runs with no finding (FaultHandler::set_inside_cuda_call).
+  if (d.kind == KeyFaultDecision::Kind::OpenForGood) {
+    if (!set_frame_rights(uc, d.key, d.rights)) open_page_for_good(page_floor(address));
+    return true;
+  }
+  state.last_fault = address;
+  open_key_for_one_instruction(page_floor(address), d.key, d.rights, uc);
+  return true;
+}
+
+// A fault under the mprotect backend: true when it was the checker's.
+bool on_protection_fault(std::uintptr_t address, bool write, ucontext_t* uc) {
+  if (rest_of_a_stepped_read(address, write, uc)) return true;
+  if (state.in_cuda_call) {
+    const PageAccess held = path.checker->access_at(address);
+    if (held != PageAccess::ReadWrite) {
+      if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), write, uc);
+      return true;
+    }
+  }
+  // A page another thread opened after this fault was raised reads as not held: run the instruction
+  // again, but not forever (the same address found open three times running is not ours). Only such stale
+  // faults count: a thread that polls one byte beside copies that come and go faults there again and again.
+  if (address != state.last_fault) state.stale_retries = 0;
+  state.last_fault = address;
+  Checker::FaultOutcome outcome;
+  if (!judge(uc, address, write, outcome)) return true;
+  if (outcome.ours) {
+    state.stale_retries = 0;
+    if (outcome.step) open_page_for_one_instruction(page_floor(address), write, uc);
+    return true;
+  }
+  return false;
+}
+
 void on_segv(int sig, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   auto* uc = static_cast<ucontext_t*>(context);
   const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
   bool handled = false;
 #if defined(__x86_64__)
-  const bool by_key = info->si_code == SEGV_PKUERR;
-  if (path.checker != nullptr && (info->si_code == SEGV_ACCERR || by_key)) {
+  if (path.checker != nullptr && (info->si_code == SEGV_ACCERR || info->si_code == SEGV_PKUERR)) {
     const bool write = (uc->uc_mcontext.gregs[REG_ERR] & kWriteFault) != 0;
-    // The key the kernel names is the one the page's mapping carries when it looks, not necessarily the one the
-    // access faulted on: a page released meanwhile names key 0. So a key fault is judged as any fault is, and a
-    // key that is not the checker's on memory it does not hold ends, after the stale retries, as the program's.
-    if (by_key && keys_protect()) {
-      const int key = info->si_pkey;
-      // A thread that keeps the no-writes key closed further than every thread does (one that was running
-      // before the keys were allocated, or a signal handler, which starts with every key closed) takes the
-      // usual rights: reading a copy's source is never a finding.
-      if (!write && key == keys.no_writes) {
-        if (!set_frame_rights(uc, key, PageAccess::ReadOnly)) open_page_for_good(page_floor(address));
-        errno = saved_errno;
-        return;
-      }
-    }
-    // The instruction being stepped, on a page opened for its read, now writes the same byte: it was judged when
-    // it faulted first (as the one access it is), so the page only opens the rest of the way. A write to another
-    // byte of the page (a string instruction) is judged as any access is.
-    if (write && state.open > 0 && address == state.last_fault &&
-        std::find(state.pages, state.pages + state.open, page_floor(address)) != state.pages + state.open) {
-      open_page_for_one_instruction(page_floor(address), true, uc);
-      errno = saved_errno;
-      return;
-    }
-    // A page another thread opened after this fault was raised reads as not held: run the instruction
-    // again, but not forever (the same address found open three times running is not ours). Only such stale
-    // faults count: a thread that polls one byte beside copies that come and go faults there again and again.
-    if (address != state.last_fault) state.stale_retries = 0;
-    state.last_fault = address;
-    RawStack stack;
-    capture_access_stack(uc, stack);
-    // Named only when the access conflicts with a copy: the Python line too, so that two Python lines that
-    // reach the host through the same native code are two sites.
-    PythonStackText python;  // on the faulting thread's stack: no thread-local block of this size in a loaded library
-    auto site = [&] {
-      capture_python_stack(python);
-      return fnv1a(python.view(), site_of_raw(stack));
-    };
-    if (state.in_cuda_call) {
-      const PageAccess held = path.checker->access_at(address);
-      if (held != PageAccess::ReadWrite) {
-        if (held == PageAccess::None || write) open_page_for_one_instruction(page_floor(address), write, uc);
-        errno = saved_errno;
-        return;
-      }
-    }
-    // A thread the driver runs host functions on makes no CUDA call of its own. A program thread may run a
-    // host function's marker too (the driver can run host functions on a thread blocked in a synchronize),
-    // and is still judged as the program's.
-    const Accessor by = state.runs_host_functions && !state.makes_cuda_calls ? Accessor::host_function_thread()
-                                                                             : Accessor::program_thread();
-    Checker::FaultOutcome outcome;
-    try {
-      outcome = path.checker->host_access(address, write, by, site, static_cast<std::uint64_t>(::syscall(SYS_gettid)));
-      if (!outcome.findings.empty() && path.sink)
-        path.sink(std::move(outcome.findings), std::vector<std::uintptr_t>(stack.frames, stack.frames + stack.count),
-                 python);
-    } catch (...) {
-      open_page_for_good(page_floor(address));
-      errno = saved_errno;
-      return;
-    }
-    if (outcome.ours) {
-      handled = true;
-      state.stale_retries = 0;
-      if (outcome.step) open_page_for_one_instruction(page_floor(address), write, uc);
-    } else if (path.checker->pinned_kind(address).has_value() && stale_again()) {
-      handled = true;  // stale: retry
-    }
+    if (keys_protect())
+      handled = info->si_code == SEGV_PKUERR && on_key_fault(info, address, write, uc);
+    else
+      handled = on_protection_fault(address, write, uc);
+    // Pinned memory the checker does not hold now: stale (released since), or the program's own fault.
+    if (!handled && path.checker->pinned_kind(address).has_value()) handled = stale_again();
   }
 #endif
   if (!handled) chain(path.previous_segv, sig, info, context);
@@ -323,12 +470,14 @@ void on_trap(int sig, siginfo_t* info, void* context) {
   }
   const int saved_errno = errno;
   auto* uc = static_cast<ucontext_t*>(context);
+  bool keys_opened = false;
   for (int i = 0; i < state.open; ++i) {
     if (state.keys_opened[i] != 0)
-      (void)set_frame_rights(uc, state.keys_opened[i], closed_rights(state.keys_opened[i]));
+      keys_opened = true;
     else
       path.checker->restore_page(state.pages[i]);
   }
+  if (keys_opened) (void)set_frame_pkru(uc, state.pkru_before_step);
   state.open = 0;
 #if defined(__x86_64__)
   uc->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
@@ -434,6 +583,21 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     keys.pkru_offset = pkru_offset();
     if (!frame_rights_take_effect())
       return std::string("this kernel does not restore a thread's rights from its signal frame (probed at start)");
+    // Range keys only where every thread the program creates is seen starting (the preloaded thread shim):
+    // a thread inherits its creator's rights, and one that inherited a range key open unseen would reach owned
+    // bytes without a fault. At most kRangeKeys, so that a program that allocates keys of its own still can.
+    constexpr int kRangeKeys = 8;
+    const auto set_hooks = reinterpret_cast<void (*)(HazardlabThreadHook, HazardlabThreadHook)>(
+        ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+    if (set_hooks != nullptr) {
+      for (int k = 0; k < kRangeKeys; ++k) {
+        const int key = ::pkey_alloc(0, PKEY_DISABLE_ACCESS);
+        if (key < 0) break;
+        keys.range_keys.push_back(key);
+      }
+    }
+    keys.plan.emplace(keys.range_keys, keys.no_writes, keys.no_access);
+    if (!keys.range_keys.empty()) set_hooks(&HostPageProtector::thread_started, &HostPageProtector::thread_ended);
     return std::string();
   }();
   if (!allocation_failure.empty()) {
@@ -441,37 +605,84 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     return {ProtectionBackend::Mprotect, asked + allocation_failure};
   }
   keys.backend = ProtectionBackend::Keys;
-  return {ProtectionBackend::Keys, request == ProtectionRequest::Keys
-                                       ? "asked for (--protection keys)"
-                                       : "the CPU and the kernel offer memory protection keys"};
+  std::string why = request == ProtectionRequest::Keys ? "asked for (--protection keys)"
+                                                       : "the CPU and the kernel offer memory protection keys";
+  if (!keys.range_keys.empty())
+    why += "; " + std::to_string(keys.range_keys.size()) +
+           " keys for pinned ranges, closed by the issuing thread alone at each copy";
+  else
+    why += "; held pages are moved to one of two keys at each copy (no range keys: the thread shim is not "
+           "preloaded, so threads the program creates cannot be seen to start)";
+  return {ProtectionBackend::Keys, why};
 }
 
-HostPageProtector::Choice HostPageProtector::play_keys(int no_writes, int no_access, std::size_t offset) {
+HostPageProtector::Choice HostPageProtector::play_keys(int no_writes, int no_access, std::size_t offset,
+                                                     std::vector<int> range_keys) {
   keys.no_writes = no_writes;
   keys.no_access = no_access;
   keys.pkru_offset = offset;
+  keys.range_keys = std::move(range_keys);
+  keys.played = true;
+  keys.in_forked_child = false;
+  keys.plan.emplace(keys.range_keys, no_writes, no_access);
   keys.backend = ProtectionBackend::Keys;
   return {ProtectionBackend::Keys, "played keys, for a test"};
 }
 
-ProtectionBackend HostPageProtector::backend() const { return keys.backend.load(); }
+std::uint32_t HostPageProtector::played_thread_pkru() { return state.played_pkru; }
+
+void HostPageProtector::thread_started() {
+  if (!keys_protect() || keys.in_forked_child.load()) return;
+  const PlanLock lock;
+  apply_key_actions(keys.plan->thread_started(this_thread()));
+}
+
+void HostPageProtector::thread_ended() {
+  if (!keys_protect() || keys.in_forked_child.load()) return;
+  const PlanLock lock;
+  keys.plan->thread_exited(this_thread());
+}
+
+void HostPageProtector::forked_child() {
+  state.id = 0;
+  keys.in_forked_child = true;
+  if (!keys_protect()) return;
+  // Another thread of the parent may have held the plan's lock at the fork: the child's copy would stay locked.
+  new (&keys.mutex) std::mutex;
+  for (int key : keys.range_keys) set_own_rights(key, PageAccess::ReadWrite);
+}
 
 void HostPageProtector::apply(const PageChange& change) {
+  if (keys_protect()) return;  // keys follow the holds themselves (held, let_go)
   protection_changes.fetch_add(1, std::memory_order_relaxed);
-  void* begin = reinterpret_cast<void*>(change.begin);
-  const std::size_t bytes = change.end - change.begin;
-  const bool by_key = keys_protect();
-  if (by_key ? ::pkey_mprotect(begin, bytes, PROT_READ | PROT_WRITE, key_of(change.access)) == 0
-             : ::mprotect(begin, bytes, protection_of(change.access)) == 0)
-    return;
-  const int err = errno;
-  std::lock_guard lock(protection_failure.mutex);
-  if (!protection_failure.text) {
-    char text[160];
-    std::snprintf(text, sizeof text, "%s(0x%lx, %lu) failed: %s", by_key ? "pkey_mprotect" : "mprotect",
-                  static_cast<unsigned long>(change.begin), static_cast<unsigned long>(bytes), std::strerror(err));
-    protection_failure.text = text;
-  }
+  if (::mprotect(reinterpret_cast<void*>(change.begin), change.end - change.begin, protection_of(change.access)) != 0)
+    note_protection_failure("mprotect", change.begin, change.end - change.begin, errno);
+}
+
+void HostPageProtector::held(std::uintptr_t begin, std::uintptr_t end, Hold hold,
+                             const std::vector<PageChange>& changes) {
+  if (!keys_protect()) return PageProtector::held(begin, end, hold, changes);
+  const PlanLock lock;
+  apply_key_actions(keys.plan->hold(this_thread(), begin, end, hold));
+}
+
+void HostPageProtector::let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold,
+                               const std::vector<PageChange>& changes) {
+  if (!keys_protect()) return PageProtector::let_go(begin, end, hold, changes);
+  const PlanLock lock;
+  apply_key_actions(keys.plan->release(this_thread(), begin, end, hold));
+}
+
+void HostPageProtector::pinned(std::uintptr_t begin, std::uintptr_t end) {
+  if (!keys_protect()) return;
+  const PlanLock lock;
+  apply_key_actions(keys.plan->pinned(begin, end));
+}
+
+void HostPageProtector::unpinned(std::uintptr_t begin, std::uintptr_t end) {
+  if (!keys_protect()) return;
+  const PlanLock lock;
+  apply_key_actions(keys.plan->unpinned(begin, end));
 }
 
 std::optional<std::string> HostPageProtector::first_failure() const {

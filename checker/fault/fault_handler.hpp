@@ -22,11 +22,13 @@
 namespace hazardlab::check {
 
 // How held pages are closed to the program's threads.
-// - Mprotect: a page's protection. A step opens the page for one instruction for every thread, so another
-//   thread's access in that window is not seen.
-// - Keys (memory protection keys, x86-64): a held page is tagged with one of two keys that every thread keeps
-//   closed (no writes, or no access), and a step opens the key for one instruction in the stepping thread's own
-//   rights only (its signal frame's PKRU): every other thread still faults.
+// - Mprotect: a page's protection, changed by a system call for every hold and release. A step opens the page
+//   for one instruction for every thread, so another thread's access in that window is not seen.
+// - Keys (memory protection keys, x86-64), by a key plan (checker/core/key_plan.hpp): each pinned range carries
+//   a key of its own, which a copy closes in its issuing thread's rights alone (WRPKRU, no system call) while no
+//   other thread holds it open; otherwise, and where the thread shim is not preloaded (no range keys), the held
+//   pages move to one of two keys every thread keeps closed. A step opens a key for one instruction in the
+//   stepping thread's own rights only (its signal frame's PKRU): every other thread still faults.
 enum class ProtectionBackend { Mprotect, Keys };
 std::string_view name_of(ProtectionBackend backend);  // "mprotect", "protection-keys"
 
@@ -34,17 +36,31 @@ class HostPageProtector : public PageProtector {
  public:
   struct Choice {
     ProtectionBackend backend = ProtectionBackend::Mprotect;
-    std::string why;  // why this backend: what the machine lacks for keys, or that it was asked for
+    std::string why;  // why this backend: what the machine lacks for keys, or that it was asked for, and how
   };
-  // Chooses the backend before any page is held. The choice is the process's (the fault path reads it), and the
-  // two keys are allocated at the first choice of keys and kept for the process's lifetime.
+  // Chooses the backend before any page is held. The choice is the process's (the fault path reads it); the
+  // keys are allocated at the first choice of keys and kept for the process's lifetime, with range keys only
+  // where the thread shim is preloaded (checker/threads), whose hooks the choice installs.
   Choice choose(ProtectionRequest request);
   // For the tests on machines without keys (the CI machines): the Keys backend with these key numbers and this
-  // PKRU offset, as if allocated, so that played faults (FaultHandler::play_fault) go the keys' way. The pages
-  // are not really tagged there: pkey_mprotect fails, which first_failure() says.
-  Choice play_keys(int no_writes, int no_access, std::size_t pkru_offset);
-  [[nodiscard]] ProtectionBackend backend() const;
-  void apply(const PageChange& change) override;
+  // PKRU offset, as if allocated, so that played faults (FaultHandler::play_fault) go the keys' way; a thread's
+  // own PKRU is played too (played_thread_pkru). The pages are not really tagged there: pkey_mprotect fails,
+  // which first_failure() says.
+  Choice play_keys(int no_writes, int no_access, std::size_t pkru_offset, std::vector<int> range_keys = {});
+  static std::uint32_t played_thread_pkru();
+  // Under Keys, the thread shim's hooks: a thread starts with every key closed, and its rights are forgotten
+  // when it ends (called by the shim; the tests call them on played threads).
+  static void thread_started();
+  static void thread_ended();
+  // The child of a fork: its one thread has a new id, and every key is opened in it for good (the child has no
+  // CUDA, so nothing of it is held again). Before its holds are let go.
+  void forked_child();
+
+  void apply(const PageChange& change) override;  // the mprotect backend's; keys decide by holds (below)
+  void held(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) override;
+  void let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) override;
+  void pinned(std::uintptr_t begin, std::uintptr_t end) override;
+  void unpinned(std::uintptr_t begin, std::uintptr_t end) override;
   // The first protection change that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from
   // then on some held bytes were not protected, so the run is not wholly watched.
   [[nodiscard]] std::optional<std::string> first_failure() const;

@@ -80,4 +80,22 @@ std::size_t pkru_offset() {
 #endif
 }
 
+std::uint32_t read_thread_pkru() {
+#if defined(__x86_64__)
+  std::uint32_t pkru = 0, edx = 0;
+  asm volatile(".byte 0x0f, 0x01, 0xee" : "=a"(pkru), "=d"(edx) : "c"(0));  // RDPKRU
+  return pkru;
+#else
+  return 0;
+#endif
+}
+
+void write_thread_pkru(std::uint32_t pkru) {
+#if defined(__x86_64__)
+  asm volatile(".byte 0x0f, 0x01, 0xef" : : "a"(pkru), "c"(0), "d"(0) : "memory");  // WRPKRU
+#else
+  (void)pkru;
+#endif
+}
+
 }  // namespace hazardlab::check

@@ -33,5 +33,9 @@ bool write_saved_pkru(std::byte* xsave, std::size_t size, std::size_t offset, st
 std::uint32_t read_saved_pkru(const std::byte* xsave, std::size_t size, std::size_t offset, std::uint32_t fallback);
 // Where this CPU puts PKRU in an XSAVE area (0 when it has none).
 std::size_t pkru_offset();
+// The calling thread's PKRU (RDPKRU, WRPKRU: no system call). Only where protection_key_support() says keys are
+// available: elsewhere the instructions fault.
+std::uint32_t read_thread_pkru();
+void write_thread_pkru(std::uint32_t pkru);
 
 }  // namespace hazardlab::check

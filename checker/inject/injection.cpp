@@ -17,6 +17,7 @@ void in_forked_child() {
   // The child of a fork has no CUDA; the pages it inherited protected are its own memory again.
   Injection& in = injection();
   in.disabled = true;
+  in.protector.forked_child();
   in.checker.release_everything();
 }
 

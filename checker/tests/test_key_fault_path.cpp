@@ -8,6 +8,7 @@
 #include <array>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "checker/fault/fault_handler.hpp"
@@ -150,6 +151,92 @@ TEST_F(KeyFaultPath, AKeyFaultNamingKeyZeroOnAReleasedPageIsRunAgainNotTakenForT
   EXPECT_TRUE(FaultHandler::ensure_installed()) << "the fault was not passed on to the default action";
   EXPECT_EQ(findings(), 0u);
   EXPECT_FALSE(thread.stepping());
+}
+
+// With range keys (the thread shim preloaded): each pinned range carries a key of its own, which a copy closes
+// in its issuing thread's own rights while no other thread holds it open.
+constexpr int kRangeKey = 3;
+constexpr std::uint32_t kStartRights = kUsualRights | (1u << (2 * kRangeKey)) | (1u << (2 * (kRangeKey + 1)));
+
+struct RangeKeyFaultPath : KeyFaultPath {
+  void SetUp() override {
+    ASSERT_EQ(protector.play_keys(kNoWrites, kNoAccess, kPkruOffset, {kRangeKey, kRangeKey + 1}).backend,
+              ProtectionBackend::Keys);
+    HostPageProtector::thread_started();  // this thread, as the shim's hook starts every thread
+    checker.pinned_allocated(addr(0), sizeof memory, PinnedKind::HostAlloc);
+    FaultHandler::install(checker, [this](std::vector<Finding>&& f, const std::vector<std::uintptr_t>&,
+                                          const PythonStackText&) {
+      std::lock_guard lock(found_mutex);
+      for (Finding& x : f) found.push_back(std::move(x));
+    });
+  }
+  // Runs `body` on a thread of its own, started as the shim starts threads.
+  template <class Body>
+  void on_another_thread(Body body) {
+    std::thread([&] {
+      HostPageProtector::thread_started();
+      body();
+      HostPageProtector::thread_ended();
+    }).join();
+  }
+  static PageAccess own_rights(int key) { return rights_in(HostPageProtector::played_thread_pkru(), key); }
+};
+
+TEST_F(RangeKeyFaultPath, ACopyClosesItsRangeKeyInTheIssuingThreadsOwnRightsAndItsReleaseOpensIt) {
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::None) << "a thread starts with every range key closed";
+  upload(100, 1000);
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadOnly) << "the source may be read, not written";
+  checker.stream_synchronized({});
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite);
+  download(100, 1000);
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::None);
+}
+
+TEST_F(RangeKeyFaultPath, AnotherThreadsWriteToTheSourceIsFoundAndItsNeighbourWritesRunOn) {
+  upload(100, 1000);
+  on_another_thread([&] {
+    PlayedFrame thread(kStartRights);
+    thread.fault(addr(5 * 4096), true, kRangeKey);  // a page of the range that no copy holds
+    EXPECT_EQ(findings(), 0u);
+    EXPECT_FALSE(thread.stepping());
+    EXPECT_EQ(thread.rights(kRangeKey), PageAccess::ReadWrite) << "opened for good: the held page moved instead";
+    thread.fault(addr(300), true, kNoWrites);  // the held page, now on the strict no-writes key
+    EXPECT_EQ(findings(), 1u);
+  });
+  ASSERT_EQ(findings(), 1u);
+  EXPECT_EQ(found[0].kind, FindingKind::HostWroteCopySource);
+}
+
+TEST_F(RangeKeyFaultPath, AWriteToAHeldPageUnderItsRangeKeyIsFoundAndTheReportedCopyLetsItGo) {
+  upload(100, 1000);
+  on_another_thread([&] {
+    PlayedFrame thread(kStartRights);
+    thread.fault(addr(300), true, kRangeKey);
+    EXPECT_EQ(findings(), 1u);
+    EXPECT_FALSE(thread.stepping()) << "disarmed: the page is held no more, and the key opens for good";
+    EXPECT_EQ(thread.rights(kRangeKey), PageAccess::ReadWrite);
+  });
+}
+
+TEST_F(RangeKeyFaultPath, AThreadThatOpenedTheKeyMakesTheNextCopyMoveItsPagesAndStillFaults) {
+  on_another_thread([&] {
+    PlayedFrame thread(kStartRights);
+    thread.fault(addr(8 * 4096), false, kRangeKey);
+    EXPECT_EQ(thread.rights(kRangeKey), PageAccess::ReadWrite);
+    // The copy is issued while this thread holds the key open: only a signal could close it here.
+    std::thread([&] { upload(100, 1000); }).join();
+    thread.fault(addr(300), true, kNoWrites);
+    EXPECT_EQ(findings(), 1u);
+  });
+}
+
+TEST_F(RangeKeyFaultPath, AForkedChildOpensEveryRangeKeyInItsOneThread) {
+  download(100, 1000);
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::None);
+  protector.forked_child();
+  checker.release_everything();
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite);
+  EXPECT_EQ(own_rights(kRangeKey + 1), PageAccess::ReadWrite);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "checker/core/key_plan.hpp"
@@ -11,7 +13,7 @@
 namespace hazardlab::check {
 namespace {
 
-constexpr int kStrict = 15;
+constexpr int kNoWrites = 14, kNoAccess = 15;
 
 bool allows(PageAccess rights, bool write) { return write ? rights == PageAccess::ReadWrite : rights != PageAccess::None; }
 
@@ -22,15 +24,16 @@ struct Machine {
   std::map<ThreadId, std::map<int, PageAccess>> rights;    // thread -> key -> rights (absent: the inherited default)
   int tags_applied = 0, faults = 0;
 
-  explicit Machine(std::vector<int> keys) : plan(std::move(keys), kStrict) {}
+  explicit Machine(std::vector<int> keys) : plan(std::move(keys), kNoWrites, kNoAccess) {}
 
-  void apply(const std::vector<KeyAction>& actions) {
+  // Every rights action is the calling thread's own.
+  void apply(ThreadId t, const std::vector<KeyAction>& actions) {
     for (const KeyAction& a : actions) {
       if (a.kind == KeyAction::Kind::TagPages) {
         ++tags_applied;
         for (std::uintptr_t p = a.begin; p < a.end; p += page_size()) tag[p] = a.key;
       } else {
-        rights[a.thread][a.key] = a.rights;
+        rights[t][a.key] = a.rights;
       }
     }
   }
@@ -38,18 +41,24 @@ struct Machine {
     auto it = rights[t].find(key);
     return it == rights[t].end() ? PageAccess::ReadWrite : it->second;  // a key never set: open (inherited)
   }
-  void start(ThreadId t) { apply(plan.thread_started(t)); }
+  // A thread created by `creator` inherits its rights, then runs the shim's hook.
+  void start(ThreadId t, std::optional<ThreadId> creator = std::nullopt) {
+    rights[t] = creator ? rights[*creator] : std::map<int, PageAccess>{};
+    apply(t, plan.thread_started(t));
+  }
   void pin(std::uintptr_t begin, std::uintptr_t end) {
-    apply(plan.pinned(begin, end));
+    apply(0, plan.pinned(begin, end));
     tags_applied = 0;  // tagging at allocation is not the hot path
   }
+  void hold(ThreadId t, std::uintptr_t begin, std::uintptr_t end, Hold h) { apply(t, plan.hold(t, begin, end, h)); }
+  void release(ThreadId t, std::uintptr_t begin, std::uintptr_t end, Hold h) { apply(t, plan.release(t, begin, end, h)); }
   // The access as the hardware runs it: true when it faulted (at least once).
   bool access(ThreadId t, std::uintptr_t address, bool write) {
     const auto it = tag.find(page_floor(address));
-    if (it == tag.end() || allows(rights_of(t, it->second), write)) return false;
+    if (it == tag.end() || it->second == 0 || allows(rights_of(t, it->second), write)) return false;
     ++faults;
     const KeyFaultDecision d = plan.fault(t, address, write);
-    apply(d.actions);
+    apply(t, d.actions);
     if (d.kind == KeyFaultDecision::Kind::OpenForGood) rights[t][d.key] = d.rights;
     return true;  // OneInstruction: the access runs once with the key open, and the rights stay as they were
   }
@@ -66,9 +75,9 @@ TEST(KeyPlan, AStagingLoopOnOneThreadChangesOnlyItsOwnRightsAndNeverFaults) {
   for (int round = 0; round < 100; ++round) {
     EXPECT_FALSE(m.access(1, page(0), true));   // fill the buffer
     EXPECT_FALSE(m.access(1, page(15), true));
-    m.apply(m.plan.hold(1, page(0), page(16), Hold::NoWrites));  // cudaMemcpyAsync from it
+    m.hold(1, page(0), page(16), Hold::NoWrites);  // cudaMemcpyAsync from it
     EXPECT_TRUE(m.access(1, page(3), true)) << "a write of the held source must fault";
-    m.apply(m.plan.release(1, page(0), page(16), Hold::NoWrites));  // cudaStreamSynchronize
+    m.release(1, page(0), page(16), Hold::NoWrites);  // cudaStreamSynchronize
   }
   EXPECT_EQ(m.tags_applied, 0) << "no system call on the copy path or the release path";
   EXPECT_EQ(m.faults, 100) << "only the racing writes faulted";
@@ -80,7 +89,7 @@ TEST(KeyPlan, AnotherThreadFaultsOnOwnedBytesWhetherItStartedBeforeOrAfterTheCop
   m.start(2);  // before the copy
   m.pin(page(0), page(4));
   m.access(2, page(1), true);  // it opened the key for itself
-  m.apply(m.plan.hold(1, page(0), page(4), Hold::NoAccess));
+  m.hold(1, page(0), page(4), Hold::NoAccess);
   EXPECT_TRUE(m.access(2, page(1), false)) << "the thread that had the key open must fault";
   m.start(3);  // after the copy
   EXPECT_TRUE(m.access(3, page(2), false));
@@ -94,9 +103,9 @@ TEST(KeyPlan, AThreadThatTouchesOnlyUnownedNeighboursFaultsOnceAndIsNotSlowed) {
   m.pin(page(0), page(4));   // key 1: copied by thread 1
   m.pin(page(8), page(12));  // key 2: written by thread 2
   for (int round = 0; round < 50; ++round) {
-    m.apply(m.plan.hold(1, page(0), page(4), Hold::NoWrites));
+    m.hold(1, page(0), page(4), Hold::NoWrites);
     m.access(2, page(8 + round % 4), true);
-    m.apply(m.plan.release(1, page(0), page(4), Hold::NoWrites));
+    m.release(1, page(0), page(4), Hold::NoWrites);
   }
   EXPECT_EQ(m.faults, 1) << "thread 2's first access only";
   EXPECT_EQ(m.tags_applied, 0);
@@ -106,52 +115,67 @@ TEST(KeyPlan, MoreRangesThanKeysShareKeysAndStayWatched) {
   Machine m({1, 2});
   m.start(1);
   for (int r = 0; r < 5; ++r) m.pin(page(4 * r), page(4 * r + 4));
-  m.apply(m.plan.hold(1, page(8), page(12), Hold::NoWrites));  // range 2 shares key 1 with ranges 0 and 4
+  m.hold(1, page(8), page(12), Hold::NoWrites);  // range 2 shares key 1 with ranges 0 and 4
   EXPECT_TRUE(m.access(1, page(9), true));
   EXPECT_FALSE(m.access(1, page(9), false)) << "reads of a held source are allowed";
   // A neighbour range under the same key: the held pages move to the strict key once, and the rest is free.
   EXPECT_TRUE(m.access(1, page(0), true));
   EXPECT_FALSE(m.access(1, page(1), true));
   EXPECT_TRUE(m.access(1, page(9), true)) << "the held pages still fault, now under the strict key";
-  m.apply(m.plan.release(1, page(8), page(12), Hold::NoWrites));
+  m.release(1, page(8), page(12), Hold::NoWrites);
   EXPECT_EQ(m.plan.tag_at(page(9)), 1) << "released pages go home to their key";
 }
 
-// Every access that a copy's hold forbids faults, in every thread, whatever happened before; and an access to a
-// page no copy holds is never stopped twice in a row by the same thread.
+// Every access that a copy's hold forbids faults, in every thread, whatever happened before: threads created
+// by threads that had keys open, threads that ended, more ranges than keys, ranges sharing a page, no range
+// keys at all; and an access to a page no copy holds is never stopped twice in a row by the same thread.
 RC_GTEST_PROP(KeyPlan, NoThreadReachesAHeldPageWithoutAFault, ()) {
   const int ranges = *rc::gen::inRange(1, 5);
-  const int keys = *rc::gen::inRange(1, 4);
+  const int keys = *rc::gen::inRange(0, 4);
   std::vector<int> pool;
   for (int k = 1; k <= keys; ++k) pool.push_back(k);
   Machine m(pool);
-  for (ThreadId t = 1; t <= 3; ++t) m.start(t);
-  for (int r = 0; r < ranges; ++r) m.pin(page(4 * r), page(4 * r + 4));
+  std::vector<ThreadId> threads{1, 2, 3};
+  for (ThreadId t : threads) m.start(t);
+  // Ranges of four pages, three apart: range r and r + 1 share a page when `shared` says so.
+  const bool shared = *rc::gen::arbitrary<bool>();
+  const int stride = shared ? 3 : 4;
+  for (int r = 0; r < ranges; ++r) m.pin(page(stride * r), page(stride * r + 4));
+  RC_LOG() << ranges << " ranges" << (shared ? " sharing pages" : "") << ", " << keys << " range keys\n";
   struct Held {
     std::uintptr_t begin, end;
     Hold hold;
   };
   std::vector<Held> held;
-  const int steps = *rc::gen::inRange(1, 60);
+  ThreadId next_thread = 4;
+  const int steps = *rc::gen::inRange(1, 80);
   for (int step = 0; step < steps; ++step) {
-    const int what = *rc::gen::inRange(0, 10);
-    const ThreadId t = static_cast<ThreadId>(*rc::gen::inRange(1, 4));
+    const int what = *rc::gen::inRange(0, 12);
+    const ThreadId t = *rc::gen::elementOf(threads);
     if (what < 3) {  // a copy holds some pages of a range
       const int r = *rc::gen::inRange(0, ranges);
       const int first = *rc::gen::inRange(0, 4);
       const int last = *rc::gen::inRange(first, 4);
       const Hold hold = *rc::gen::element(Hold::NoWrites, Hold::NoAccess);
-      held.push_back({page(4 * r + first), page(4 * r + last + 1), hold});
-      m.apply(m.plan.hold(t, held.back().begin, held.back().end, hold));
-      RC_LOG() << "thread " << t << " holds pages " << 4 * r + first << " to " << 4 * r + last
+      held.push_back({page(stride * r + first), page(stride * r + last + 1), hold});
+      m.hold(t, held.back().begin, held.back().end, hold);
+      RC_LOG() << "thread " << t << " holds pages " << stride * r + first << " to " << stride * r + last
                << (hold == Hold::NoAccess ? " from any access\n" : " from writes\n");
     } else if (what < 5 && !held.empty()) {  // a synchronization releases one
       const std::size_t i = static_cast<std::size_t>(*rc::gen::inRange<int>(0, static_cast<int>(held.size())));
-      m.apply(m.plan.release(t, held[i].begin, held[i].end, held[i].hold));
+      m.release(t, held[i].begin, held[i].end, held[i].hold);
       RC_LOG() << "thread " << t << " releases hold " << i << "\n";
       held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    } else if (what == 5) {  // a thread creates one, which inherits its rights
+      m.start(next_thread, t);
+      RC_LOG() << "thread " << t << " creates thread " << next_thread << "\n";
+      threads.push_back(next_thread++);
+    } else if (what == 6 && threads.size() > 1) {  // a thread ends
+      threads.erase(std::find(threads.begin(), threads.end(), t));
+      m.plan.thread_exited(t);
+      RC_LOG() << "thread " << t << " ends\n";
     } else {  // an access
-      const std::uintptr_t p = page(*rc::gen::inRange(0, 4 * ranges));
+      const std::uintptr_t p = page(*rc::gen::inRange(0, stride * (ranges - 1) + 4));
       const bool write = *rc::gen::arbitrary<bool>();
       bool conflicts = false, unheld = true;
       for (const Held& h : held) {
@@ -165,6 +189,57 @@ RC_GTEST_PROP(KeyPlan, NoThreadReachesAHeldPageWithoutAFault, ()) {
       if (unheld && faulted) RC_ASSERT(!m.access(t, p, write));  // a page nobody holds: once, then free
     }
   }
+  // Every hold released: no page is left on a strict key, and unpinning gives every page back to key 0.
+  for (const Held& h : held) m.release(threads.front(), h.begin, h.end, h.hold);
+  for (int r = 0; r < ranges; ++r) {
+    RC_ASSERT(m.plan.tag_at(page(stride * r)) != kNoWrites);
+    RC_ASSERT(m.plan.tag_at(page(stride * r)) != kNoAccess);
+  }
+  for (int r = 0; r < ranges; ++r) m.apply(0, m.plan.unpinned(page(stride * r), page(stride * r + 4)));
+  for (const auto& [p, key] : m.tag) RC_ASSERT(key == 0);
+}
+
+TEST(KeyPlan, WithNoRangeKeysEveryHoldMovesItsPagesToAStrictKeyAndBack) {
+  Machine m({});
+  m.start(1);
+  m.pin(page(0), page(4));
+  EXPECT_TRUE(m.tag.empty()) << "no range key: pinned pages keep key 0";
+  m.hold(1, page(0), page(2), Hold::NoWrites);
+  EXPECT_EQ(m.tag[page(0)], kNoWrites);
+  EXPECT_FALSE(m.access(1, page(0), false)) << "a held source is read freely";
+  EXPECT_TRUE(m.access(1, page(1), true));
+  m.hold(1, page(1), page(3), Hold::NoAccess);
+  EXPECT_EQ(m.tag[page(1)], kNoAccess) << "two holds of a page: the stricter";
+  m.release(1, page(0), page(2), Hold::NoWrites);
+  EXPECT_EQ(m.tag[page(0)], 0);
+  EXPECT_EQ(m.tag[page(1)], kNoAccess);
+  m.release(1, page(1), page(3), Hold::NoAccess);
+  EXPECT_EQ(m.tag[page(1)], 0);
+  EXPECT_EQ(m.tag[page(2)], 0);
+}
+
+TEST(KeyPlan, AThreadCreatedWithAKeyOpenHasItClosedByTheHook) {
+  Machine m({1});
+  m.start(1);
+  m.pin(page(0), page(4));
+  m.access(1, page(0), true);  // thread 1 has key 1 open
+  m.start(2, 1);               // inherits it open; the hook closes it
+  m.hold(1, page(0), page(4), Hold::NoWrites);
+  EXPECT_EQ(m.tags_applied, 0) << "only thread 1 had the key open: closed in its own rights";
+  EXPECT_TRUE(m.access(2, page(1), true));
+}
+
+TEST(KeyPlan, UnpinningGivesPagesBackToKeyZeroOnlyWhenNoRangeCoversThem) {
+  Machine m({1, 2});
+  m.start(1);
+  m.pin(page(0), page(4));
+  m.pin(page(3), page(6));  // shares page 3: keeps key 1 there
+  EXPECT_EQ(m.plan.tag_at(page(3)), 1);
+  EXPECT_EQ(m.plan.tag_at(page(4)), 2);
+  m.apply(0, m.plan.unpinned(page(0), page(4)));
+  EXPECT_EQ(m.tag[page(0)], 1) << "page 3 is still the second range's: the range it lies in stays";
+  m.apply(0, m.plan.unpinned(page(3), page(6)));
+  for (int p = 0; p < 6; ++p) EXPECT_EQ(m.tag[page(p)], 0) << p;
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Run with the shim preloaded: every thread the program creates, however (std::thread, a thread started by a
-// thread, a detached pthread), must run the hook before its own function. Exit 0 when each did, 1 when one did
-// not, 77 when the shim is not preloaded.
+// thread, a detached pthread), must run the start hook before its own function, and the end hook when it ends,
+// by returning or by pthread_exit. Exit 0 when each did, 1 when one did not, 77 when the shim is not preloaded.
 #include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <thread>
 #include <vector>
@@ -14,9 +15,10 @@
 namespace {
 
 thread_local bool hook_ran = false;
-std::atomic<int> threads_run{0}, threads_without_hook{0};
+std::atomic<int> threads_run{0}, threads_without_hook{0}, threads_ended{0};
 
 void hook() { hook_ran = true; }
+void end_hook() { threads_ended.fetch_add(1); }
 
 void body() {
   threads_run.fetch_add(1);
@@ -29,16 +31,21 @@ void* detached(void* done) {
   return nullptr;
 }
 
+void* exits(void*) {
+  body();
+  pthread_exit(nullptr);
+}
+
 }  // namespace
 
 int main() {
-  const auto set_hook = reinterpret_cast<void (*)(HazardlabThreadStartHook)>(
-      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hook"));
-  if (set_hook == nullptr) {
+  const auto set_hooks = reinterpret_cast<void (*)(HazardlabThreadHook, HazardlabThreadHook)>(
+      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+  if (set_hooks == nullptr) {
     std::puts("the thread shim is not preloaded");
     return 77;
   }
-  set_hook(&hook);
+  set_hooks(&hook, &end_hook);
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) threads.emplace_back(body);
   threads.emplace_back([] { std::thread inner(body); inner.join(); body(); });
@@ -50,10 +57,15 @@ int main() {
   pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
   if (pthread_create(&t, &attributes, &detached, &done) != 0) return 1;
   while (!done.load()) std::this_thread::yield();
+  pthread_t exiting;
+  if (pthread_create(&exiting, nullptr, &exits, nullptr) != 0 || pthread_join(exiting, nullptr) != 0) return 1;
+  // The detached thread may still be ending: its end hook runs after it said it was done.
+  for (int i = 0; i < 10000 && threads_ended.load() < 8; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (hook_ran) {
     std::puts("the hook ran on the main thread, which the program did not create");
     return 1;
   }
-  std::printf("%d threads run, %d without the hook first\n", threads_run.load(), threads_without_hook.load());
-  return threads_run.load() == 7 && threads_without_hook.load() == 0 ? 0 : 1;
+  std::printf("%d threads run, %d without the hook first, %d ended with the end hook\n", threads_run.load(),
+              threads_without_hook.load(), threads_ended.load());
+  return threads_run.load() == 8 && threads_without_hook.load() == 0 && threads_ended.load() == 8 ? 0 : 1;
 }
