@@ -35,7 +35,9 @@ struct FaultPath {
   std::atomic<bool> failed{false};
   struct sigaction previous_segv{}, previous_trap{};
 };
-FaultPath path;
+// Never destroyed, like everything below that the handlers, the thread shim's hooks and the driver's callbacks
+// reach: a fault, a thread's end or a free of pinned memory can come while static objects are torn down.
+FaultPath& path = *new FaultPath;
 
 // The backend that protects held pages now, and the Keys backend's keys and plan: allocated once for the
 // process, never freed (a page may carry one until the process ends). Every thread keeps `no_writes`
@@ -51,7 +53,7 @@ struct ProtectionKeys {
   std::mutex mutex;
   std::optional<KeyPlan> plan;
 };
-ProtectionKeys keys;
+ProtectionKeys& keys = *new ProtectionKeys;
 
 bool keys_protect() { return keys.backend.load(std::memory_order_relaxed) == ProtectionBackend::Keys; }
 
@@ -92,7 +94,7 @@ struct FirstProtectionFailure {
   std::mutex mutex;
   std::optional<std::string> text;
 };
-FirstProtectionFailure protection_failure;
+FirstProtectionFailure& protection_failure = *new FirstProtectionFailure;
 
 std::atomic<FaultHandler::StepObserver> step_observer{nullptr};
 
