@@ -133,7 +133,10 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
     owned.footprint = end.host;
     owned.stamp = stamp;
-    for (const OrderEngine& e : engines_) owned.waits_for.push_back(e.latest_clock(slot));
+    // Only a host function enqueued before the copy and not returned can be one it waits for: with none, no
+    // clock is kept (a copy per engine, on the path every watched copy takes).
+    if (engines_[0].host_functions_waiting() || !running_host_functions_.empty())
+      for (const OrderEngine& e : engines_) owned.waits_for.push_back(e.latest_clock(slot));
     owned.hold = hold_kind;
     owned.ordered_with_host_function_threads = copy.graph_has_host_nodes;
     hold(owned);

@@ -224,7 +224,7 @@ class Checker {
     HostFootprint footprint;
     WorkStamp stamp;
     // What the copy waits for, under each engine's rules: a host function it waits for runs before it, so
-    // that function's accesses never race with it.
+    // that function's accesses never race with it. Empty when no host function was waiting or running.
     std::vector<Clock> waits_for;
     Hold hold;
     bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would

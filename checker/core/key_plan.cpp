@@ -144,26 +144,28 @@ std::vector<KeyAction> KeyPlan::to_strict(const std::vector<PageChange>& changes
 
 std::vector<KeyAction> KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
   if (begin >= end) return {};
-  // The range key of every page of the copy, if they share one; pages already held on a strict key stay there,
-  // so that the two holds' access is one tag.
-  int key = -1;
-  bool on_strict = false;
-  for (std::uintptr_t p = page_floor(begin); p < end && !on_strict;) {
-    on_strict = strict_holds_.access_at(p) != PageAccess::ReadWrite;
+  // The range keys of the copy's pages (0 for pages of no range); pages already held on a strict key stay
+  // there, so that the two holds' access is one tag.
+  std::vector<int> span_keys;
+  const bool on_strict = strict_holds_.any_held(page_floor(begin), page_ceil(end));
+  for (std::uintptr_t p = page_floor(begin); p < end;) {
     const Range* r = range_at(p);
     const int k = r == nullptr ? 0 : r->key;
-    key = key == -1 || key == k ? k : 0;
+    if (std::find(span_keys.begin(), span_keys.end(), k) == span_keys.end()) span_keys.push_back(k);
     p = r == nullptr ? p + page_size() : std::max(p + page_size(), r->end);
   }
+  const int key = span_keys.size() == 1 ? span_keys.front() : 0;
   const PageAccess need = key > 0 ? stricter(needed(key), access_of(hold)) : PageAccess::None;
   if (key <= 0 || on_strict || others_hold_open(thread, key, need)) {
-    // Another thread holds the key open, and only a signal could close it there: the pages move instead, with
-    // every page the key holds now (a page of them held again must carry the two holds' strictest access).
+    // Another thread holds the key open, and only a signal could close it there; or the pages carry several
+    // keys: the pages move instead, with every page their keys hold now (a page of them held again must carry
+    // the two holds' strictest access).
     std::vector<KeyAction> actions;
-    if (key > 0) {
-      actions = to_strict(holds_[key].move_all_into(strict_holds_));
+    for (int k : span_keys) {
+      if (k == 0) continue;
+      for (const KeyAction& a : to_strict(holds_[k].move_all_into(strict_holds_))) actions.push_back(a);
       for (HeldCopy& h : held_)
-        if (h.key == key) h.strict = true;
+        if (h.key == k) h.strict = true;
     }
     held_.push_back({begin, end, hold, key, true});
     for (const KeyAction& a : to_strict(strict_holds_.add(begin, end, hold))) actions.push_back(a);

@@ -73,6 +73,8 @@ class OrderEngine {
   // The clock of the stream's latest item: what it waits for (taken for a copy when it is issued).
   [[nodiscard]] const Clock& latest_clock(StreamSlot stream) const { return streams_.at(stream).frontier; }
   [[nodiscard]] static bool clock_knows(const Clock& clock, const WorkStamp& work) { return known(clock, work); }
+  // Host functions enqueued that have not started.
+  [[nodiscard]] bool host_functions_waiting() const { return !host_functions_.empty(); }
   [[nodiscard]] const RuleSet& rules() const { return rules_; }
   // A host function has started: its stream's earlier work has run, and the host may rely on that from now
   // on (the host threads that wait for the function are not seen; all host threads are taken as one).

@@ -1,5 +1,7 @@
 #include "checker/core/pages.hpp"
 
+#include <iterator>
+
 #include <unistd.h>
 
 #include <stdexcept>
@@ -93,6 +95,13 @@ std::vector<PageChange> PageHolds::move_all_into(PageHolds& other) {
   }
   segments_.clear();
   return changed;
+}
+
+bool PageHolds::any_held(std::uintptr_t begin, std::uintptr_t end) const {
+  // Segments hold something (pages held by nothing are absent): one that overlaps [begin, end) is enough.
+  auto it = segments_.upper_bound(begin);
+  if (it != segments_.begin() && std::prev(it)->second.end > begin) return true;
+  return it != segments_.end() && it->first < end;
 }
 
 PageAccess PageHolds::access_at(std::uintptr_t address) const {

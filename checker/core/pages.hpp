@@ -33,6 +33,7 @@ class PageHolds {
   std::vector<PageChange> add(std::uintptr_t begin, std::uintptr_t end, Hold hold);
   std::vector<PageChange> remove(std::uintptr_t begin, std::uintptr_t end, Hold hold);
   [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
+  [[nodiscard]] bool any_held(std::uintptr_t begin, std::uintptr_t end) const;  // any byte of [begin, end)
   [[nodiscard]] bool empty() const { return segments_.empty(); }
   // The strictest access of any held page (ReadWrite when nothing is held).
   [[nodiscard]] PageAccess strictest() const;

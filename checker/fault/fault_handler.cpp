@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
+#include <unwind.h>
 
 #include <algorithm>
 #include <atomic>
@@ -93,6 +94,7 @@ bool set_frame_rights(ucontext_t* uc, int key, PageAccess rights) {
 struct FirstProtectionFailure {
   std::mutex mutex;
   std::optional<std::string> text;
+  std::atomic<bool> any{false};  // asked at every copy: no lock, no copy of the text
 };
 FirstProtectionFailure& protection_failure = *new FirstProtectionFailure;
 
@@ -132,6 +134,7 @@ ThreadId this_thread() {
 void note_protection_failure(const char* call, std::uintptr_t begin, std::size_t bytes, int err) {
   std::lock_guard lock(protection_failure.mutex);
   if (protection_failure.text) return;
+  protection_failure.any.store(true);
   char text[160];
   std::snprintf(text, sizeof text, "%s(0x%lx, %lu) failed: %s", call, static_cast<unsigned long>(begin),
                 static_cast<unsigned long>(bytes), std::strerror(err));
@@ -270,11 +273,7 @@ void capture_access_stack(const ucontext_t* uc, RawStack& stack) {
     stack.frames[stack.count++] = reinterpret_cast<std::uintptr_t>(raw[i]);
 }
 
-SiteId site_of_raw(const RawStack& stack) {
-  SiteId h = kFnv1aOffsetBasis;  // over the frames' addresses, a word at a time
-  for (int i = 0; i < stack.count; ++i) h = fnv1a_word(stack.frames[i], h);
-  return h;
-}
+SiteId site_of_raw(const RawStack& stack) { return site_of(stack.frames, stack.count); }
 
 void step_one_instruction(ucontext_t* uc, std::uintptr_t page, int key) {
   if (state.open < kMaxOpen) {
@@ -687,6 +686,8 @@ void HostPageProtector::unpinned(std::uintptr_t begin, std::uintptr_t end) {
   apply_key_actions(keys.plan->unpinned(begin, end));
 }
 
+bool HostPageProtector::failed() const { return protection_failure.any.load(std::memory_order_relaxed); }
+
 std::optional<std::string> HostPageProtector::first_failure() const {
   std::lock_guard lock(protection_failure.mutex);
   return protection_failure.text;
@@ -732,11 +733,39 @@ const char* FaultHandler::failure() {
 
 void FaultHandler::mark_host_function_thread() { state.runs_host_functions = true; }
 
+SiteId site_of(const std::uintptr_t* frames, int count) {
+  SiteId h = kFnv1aOffsetBasis;  // over the frames' addresses, a word at a time
+  for (int i = 0; i < count && i < kMaxFrames; ++i) h = fnv1a_word(frames[i], h);
+  return h;
+}
+
 SiteId site_of(const std::vector<std::uintptr_t>& frames) {
-  RawStack stack;
-  for (std::uintptr_t f : frames)
-    if (stack.count < kMaxFrames) stack.frames[stack.count++] = f;
-  return site_of_raw(stack);
+  return site_of(frames.data(), static_cast<int>(frames.size()));
+}
+
+namespace {
+struct Unwound {
+  std::uintptr_t* frames;
+  int count, max, skip;
+};
+_Unwind_Reason_Code take_frame(_Unwind_Context* context, void* argument) {
+  auto* u = static_cast<Unwound*>(argument);
+  if (u->skip > 0) {
+    --u->skip;  // capture_stack's own frame
+    return _URC_NO_REASON;
+  }
+  if (u->count >= u->max) return _URC_END_OF_STACK;
+  const _Unwind_Ptr pc = _Unwind_GetIP(context);
+  if (pc == 0) return _URC_END_OF_STACK;
+  u->frames[u->count++] = static_cast<std::uintptr_t>(pc);
+  return _URC_NO_REASON;
+}
+}  // namespace
+
+__attribute__((noinline)) int capture_stack(std::uintptr_t* frames, int max) {
+  Unwound u{frames, 0, max, 1};
+  _Unwind_Backtrace(&take_frame, &u);
+  return u.count;
 }
 
 void FaultHandler::observe_steps(StepObserver observer) { step_observer.store(observer); }

@@ -64,6 +64,7 @@ class HostPageProtector : public PageProtector {
   // The first protection change that failed, if any ("mprotect(0x..., 4096): Cannot allocate memory"): from
   // then on some held bytes were not protected, so the run is not wholly watched.
   [[nodiscard]] std::optional<std::string> first_failure() const;
+  [[nodiscard]] bool failed() const;  // first_failure() has one: cheap enough for every copy
 };
 
 int protection_of(PageAccess access);
@@ -111,5 +112,9 @@ class FaultHandler {
 
 // The site of a stack: a hash of its frames.
 SiteId site_of(const std::vector<std::uintptr_t>& frames);
+SiteId site_of(const std::uintptr_t* frames, int count);
+// The calling thread's stack, innermost first (its first frame the caller's), at most `max` frames: by the
+// unwinder itself, since glibc's backtrace() costs as much again per call, on the path every watched copy takes.
+int capture_stack(std::uintptr_t* frames, int max);
 
 }  // namespace hazardlab::check

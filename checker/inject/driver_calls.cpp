@@ -2,7 +2,6 @@
 // taken at the call's exit and only when it succeeded; frees at the entry, while the memory still exists.
 // A call's `_ptsz`/`_ptds` form is the same call on the per-thread default stream.
 #include <cuda.h>
-#include <execinfo.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,16 +116,14 @@ MemoryKind kind_of_end(CUmemorytype type, const void* host, CUdeviceptr device) 
 }
 
 SiteId capture_site() {
-  void* raw[48];
-  const int n = backtrace(raw, 48);
-  std::vector<std::uintptr_t> frames;
-  for (int i = 0; i < n; ++i) frames.push_back(reinterpret_cast<std::uintptr_t>(raw[i]));
+  std::uintptr_t raw[48];
+  const int n = capture_stack(raw, 48);
   PythonStackText python;
   capture_python_stack(python);
-  const SiteId site = fnv1a(python.view(), site_of(frames));  // two Python lines through one native path: two sites
+  const SiteId site = fnv1a(python.view(), site_of(raw, n));  // two Python lines through one native path: two sites
   Injection& in = injection();
   if (!in.writer.knows_site(site))
-    in.writer.remember_site(site, std::move(frames),
+    in.writer.remember_site(site, std::vector<std::uintptr_t>(raw, raw + n),
                             parse_python_stack(std::string_view(python.text, static_cast<std::size_t>(python.length))));
   return site;
 }
@@ -178,8 +175,9 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
                    "watched)");
   in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes},
                         [] { return capture_site(); });
-  if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
-    in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
+  if (in.protector.failed() && !in.said_protection.exchange(true))
+    in.writer.note("page protection failed, so some owned bytes were not watched: " +
+                   in.protector.first_failure().value_or("?"));
 }
 
 // The graph a stream is capturing into, or nothing when it is not capturing.
