@@ -53,7 +53,9 @@ int check_main(int argc, char** argv) {
   std::string protection;
   app.add_option("--protection", protection,
                  "how owned pages are protected: auto (memory protection keys where the CPU and kernel offer them, "
-                 "the default), keys, or mprotect; the report says which watched each process, and why")
+                 "the default), keys, range-keys (keys, and a key per pinned range that each copy closes "
+                 "without a system call: faster, but a system call into pinned memory by a thread that never "
+                 "touched it fails with EFAULT), or mprotect; the report says which watched each process, and why")
       ->check(cli::not_blank());
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
   const auto body = [&]() -> int {

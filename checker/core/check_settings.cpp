@@ -33,6 +33,7 @@ ProtectionRequest protection_from_environment() try {
 std::string_view name_of(ProtectionRequest request) {
   switch (request) {
     case ProtectionRequest::Keys: return "keys";
+    case ProtectionRequest::RangeKeys: return "range-keys";
     case ProtectionRequest::Mprotect: return "mprotect";
     case ProtectionRequest::Auto: break;
   }
@@ -40,8 +41,10 @@ std::string_view name_of(ProtectionRequest request) {
 }
 
 ProtectionRequest protection_request_named(std::string_view name) {
-  return name == "keys" ? ProtectionRequest::Keys : name == "mprotect" ? ProtectionRequest::Mprotect
-                                                                        : ProtectionRequest::Auto;
+  if (name == "keys") return ProtectionRequest::Keys;
+  if (name == "range-keys") return ProtectionRequest::RangeKeys;
+  if (name == "mprotect") return ProtectionRequest::Mprotect;
+  return ProtectionRequest::Auto;
 }
 
 std::vector<std::string> refused_check_settings() {

@@ -24,10 +24,12 @@ bool every_occurrence_from_environment();
 // every copy is the side that cannot hide a finding.
 unsigned long sample_from_environment();
 // How owned pages are protected, setting::kCheckProtection: `auto` (protection keys where the CPU and the kernel
-// offer them, else mprotect) when unset or refused, for the same reason as the sample.
-enum class ProtectionRequest { Auto, Keys, Mprotect };
+// offer them, else mprotect) when unset or refused, for the same reason as the sample. `RangeKeys` asks for
+// protection keys with a key per pinned range (the launcher then preloads the thread shim; the fault path
+// chooses as for `Auto`, and uses range keys because the shim is there).
+enum class ProtectionRequest { Auto, Keys, RangeKeys, Mprotect };
 ProtectionRequest protection_from_environment();
-// The setting's values, "auto", "keys" and "mprotect", both ways (a value the declaration allows).
+// The setting's values, "auto", "keys", "range-keys" and "mprotect", both ways (a value the declaration allows).
 std::string_view name_of(ProtectionRequest request);
 ProtectionRequest protection_request_named(std::string_view name);
 

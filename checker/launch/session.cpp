@@ -55,9 +55,12 @@ struct LogFolder {
 };
 
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
-  // The thread shim first, before the program's own preloads, which stay: it wraps pthread_create only.
+  // The thread shim, where range keys are asked for (by the option, or else by the environment the program
+  // inherits): first, before the program's own preloads, which stay; it wraps pthread_create only.
+  const ProtectionRequest asked =
+      options.protection != ProtectionRequest::Auto ? options.protection : protection_from_environment();
   std::string preload;
-  if (!options.thread_shim.empty()) {
+  if (asked == ProtectionRequest::RangeKeys && !options.thread_shim.empty()) {
     const std::optional<std::string> theirs = environment_value_given("LD_PRELOAD");
     preload = options.thread_shim.string() + (theirs ? " " + *theirs : std::string());
   }

@@ -34,9 +34,11 @@ EXTRA = os.environ.get("EXPECT_CHECK_OPTIONS", "").split()
 CLEAN = ("clean", "sampled") if "--sample" in EXTRA else ("clean",)
 
 
-# HL_CHECK_PROTECTION=keys (or mprotect) runs the same expectations under that page protection: every watched
-# process must say it was protected so, or the expectation fails (a machine without keys must not pass for one).
-ASKED_PROTECTION = {"keys": "protection-keys", "mprotect": "mprotect"}.get(os.environ.get("HL_CHECK_PROTECTION", ""))
+# HL_CHECK_PROTECTION=keys (or range-keys, or mprotect) runs the same expectations under that page protection:
+# every watched process must say it was protected so, or the expectation fails (a machine without keys must not
+# pass for one). The backend each value asks for, as the reports name it:
+BACKEND_ASKED = {"keys": "protection-keys", "range-keys": "protection-keys", "mprotect": "mprotect"}
+ASKED_PROTECTION = BACKEND_ASKED.get(os.environ.get("HL_CHECK_PROTECTION", ""))
 
 
 def protected_as_asked(report):

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """What `hazardlab check` costs on the loop it slows most (check-overhead: the host writes a pinned buffer,
 copies it to the device asynchronously, synchronizes), beside the program alone, sampled checking and
-compute-sanitizer; checked under each page protection (protection keys, mprotect). Every configuration runs once per round at each size and mode, in a different order each
+compute-sanitizer; checked under each page protection (protection keys, with range keys, mprotect). Every configuration runs once per round at each size and mode, in a different order each
 round, so that drift in the machine lands on all of them; the table gives each configuration's median of the
 rounds' medians per iteration, the spread of the rounds (lowest to highest), and the ratio to the program
 alone in the same rounds. A benchmark: it prints what it measured and asserts nothing about time.
 
 Usage: overhead_benchmark.py --hazardlab HAZARDLAB --program CHECK_OVERHEAD [--rounds 5]
            [--sizes 4096,65536,1048576,67108864] [--modes fill,ends]
-           [--configs plain,checked-keys,checked-mprotect,sample-100,sanitizer]
+           [--configs plain,checked-keys,checked-range-keys,checked-mprotect,sample-100,sanitizer]
            [--compute-sanitizer PATH] [--json FILE]
 A checked run whose report says another protection watched it (keys asked for on a machine without them) gives
 no figure. Exit status: 0 when every run gave its figure; 1 when one did not (the run's output is printed); 2
@@ -24,11 +24,14 @@ import subprocess
 import sys
 import tempfile
 
+from expect_check import BACKEND_ASKED
+
 # Iterations per run by size: each run takes about half a second alone.
 ITERATIONS = {4096: 4000, 65536: 2000, 1048576: 500, 67108864: 40}
-CONFIGS = ("plain", "checked-keys", "checked-mprotect", "sample-100", "sanitizer")
-# What each checked configuration asks for, and the backend its report must name.
-PROTECTION = {"checked-keys": ("keys", "protection-keys"), "checked-mprotect": ("mprotect", "mprotect")}
+CONFIGS = ("plain", "checked-keys", "checked-range-keys", "checked-mprotect", "sample-100", "sanitizer")
+# What each checked configuration asks for (--protection), and the backend its report must name.
+ASKS = {"checked-keys": "keys", "checked-range-keys": "range-keys", "checked-mprotect": "mprotect"}
+PROTECTION = {config: (asked, BACKEND_ASKED[asked]) for config, asked in ASKS.items()}
 MODES = ("fill", "ends")
 LINE = re.compile(r"^mode (\w+) bytes (\d+) iterations (\d+) median_us ([0-9.]+) p10_us ([0-9.]+) p90_us ([0-9.]+)$",
                   re.M)

@@ -492,6 +492,11 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
   EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Keys);
   ::setenv(protection.c_str(), "mprotect", 1);
   EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Mprotect);
+  ::setenv(protection.c_str(), "range-keys", 1);
+  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::RangeKeys);
+  for (auto request : {check::ProtectionRequest::Auto, check::ProtectionRequest::Keys, check::ProtectionRequest::RangeKeys,
+                       check::ProtectionRequest::Mprotect})
+    EXPECT_EQ(check::protection_request_named(check::name_of(request)), request) << check::name_of(request);
   ::setenv(protection.c_str(), "pkeys", 1);
   EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Auto);
   const std::vector<std::string> refused = check::refused_check_settings();

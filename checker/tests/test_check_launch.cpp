@@ -360,10 +360,25 @@ TEST_F(Launcher, ThePageProtectionBackendAndItsReasonAreReported) {
   EXPECT_EQ(j.at("processes").at(0).at("protection").at("backend"), "mprotect");
 }
 
-// The thread shim goes first in the program's LD_PRELOAD, and the program's own preloads stay after it.
-TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwn) {
+// Asked for range keys, the thread shim goes first in the program's LD_PRELOAD, and the program's own preloads
+// stay after it; asked for anything else, the program's preloads are left as they are.
+TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwnOnlyForRangeKeys) {
   options.thread_shim = dir / "libthreads.so";
   std::ofstream(options.thread_shim) << "";
+  ::unsetenv("LD_PRELOAD");
+  for (ProtectionRequest other : {ProtectionRequest::Auto, ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
+    options.protection = other;
+    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
+    EXPECT_EQ(run_check(options, err).exit_status, 0) << name_of(other) << ": " << err.str();
+  }
+  // Asked by the environment the program inherits, as by the option.
+  options.protection = ProtectionRequest::Auto;
+  ::setenv("HL_CHECK_PROTECTION", "range-keys", 1);
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
+  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  ::unsetenv("HL_CHECK_PROTECTION");
+  options.protection = ProtectionRequest::RangeKeys;
   ::setenv("LD_PRELOAD", "", 1);  // an empty value: nothing to keep
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
           "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");

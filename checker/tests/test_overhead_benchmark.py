@@ -18,7 +18,7 @@ echo "$mode $*" >> "$(dirname "$0")/calls"
 echo "mode $mode bytes $1 iterations $2 median_us 10.00 p10_us 9.00 p90_us 11.00"
 """
 # hazardlab check [--sample N | --protection P --json F] -- PROGRAM...: three times the program alone under
-# mprotect, one and a half under keys, twice sampled; the report names the protection asked for, or mprotect
+# mprotect, one and a half under keys, one and a quarter under range keys, twice sampled; the report names the protection asked for, or mprotect
 # when FALLBACK exists (keys asked for on a machine without them); BROKEN: no figure.
 HAZARDLAB = """#!/bin/sh
 here="$(dirname "$0")"; shift; factor=20.00; report=; backend=
@@ -31,7 +31,11 @@ while [ "$1" != "--" ]; do
 done
 shift
 [ -e "$here/BROKEN" ] && { echo "hazardlab check: it broke"; exit 70; }
-case "$backend" in keys) factor=15.00; named=protection-keys ;; mprotect) factor=30.00; named=mprotect ;; esac
+case "$backend" in
+  keys) factor=15.00; named=protection-keys ;;
+  range-keys) factor=12.50; named=protection-keys ;;
+  mprotect) factor=30.00; named=mprotect ;;
+esac
 [ -e "$here/FALLBACK" ] && named=mprotect
 [ -n "$report" ] && echo "{\\"processes\\": [{\\"watching\\": true, \\"protection\\": {\\"backend\\": \\"$named\\"}}]}" > "$report"
 "$@" | sed "s/median_us 10.00/median_us $factor/"
@@ -52,20 +56,21 @@ def main() -> int:
         program, hazardlab = write(folder / "prog", PROGRAM), write(folder / "hl", HAZARDLAB)
         base = [sys.executable, str(driver), "--hazardlab", hazardlab, "--program", program]
         run = subprocess.run(base + ["--rounds", "3", "--sizes", "4096,67108864", "--configs",
-                              "plain,checked-keys,checked-mprotect,sample-100"],
+                              "plain,checked-keys,checked-range-keys,checked-mprotect,sample-100"],
                              capture_output=True, text=True)
         rows = [line.split() for line in run.stdout.splitlines() if line.startswith(("fill", "ends"))]
-        if run.returncode != 0 or len(rows) != 2 * 2 * 4:
+        if run.returncode != 0 or len(rows) != 2 * 2 * 5:
             failures.append(f"a good run: exit {run.returncode}, {len(rows)} rows:\n{run.stdout}{run.stderr}")
         ratios = {(r[0], r[1], r[2]): r[-1] for r in rows}
         for (mode, size, config), ratio in ratios.items():
-            want = {"plain": "1.00", "checked-keys": "1.50", "checked-mprotect": "3.00", "sample-100": "2.00"}[config]
+            want = {"plain": "1.00", "checked-keys": "1.50", "checked-range-keys": "1.25", "checked-mprotect": "3.00",
+                    "sample-100": "2.00"}[config]
             if ratio != want:
                 failures.append(f"{mode} {size} {config}: ratio {ratio}, not {want}")
         calls = (folder / "calls").read_text().splitlines()
         ends = sum(c.startswith("ends ") for c in calls)
-        if len(calls) != 3 * 2 * 2 * 4 or ends != len(calls) // 2:
-            failures.append(f"the program ran {len(calls)} times (not 48), {ends} of them writing the ends (not half)")
+        if len(calls) != 3 * 2 * 2 * 5 or ends != len(calls) // 2:
+            failures.append(f"the program ran {len(calls)} times (not 60), {ends} of them writing the ends (not half)")
         (folder / "FALLBACK").write_text("")
         run = subprocess.run(base + ["--rounds", "1", "--sizes", "4096", "--modes", "fill", "--configs",
                                      "plain,checked-keys"], capture_output=True, text=True)

@@ -138,10 +138,12 @@ constexpr SettingDeclaration kCheckEveryOccurrence{
     "set by `hazardlab check --every-occurrence`: report each copy's first conflicting access, not "
     "one finding per pair of call sites"};
 constexpr SettingDeclaration kCheckProtection{
-    "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, mprotect",
+    "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
     "set by `hazardlab check --protection`: how owned pages are protected: `keys` (memory protection keys, "
-    "which close a page for every thread but the one whose access is let through), `mprotect`, or `auto` (keys "
-    "where the CPU and kernel offer them)"};
+    "which close a page for every thread but the one whose access is let through), `range-keys` (keys, and a "
+    "key per pinned range that a copy closes without a system call: faster, but a system call into pinned "
+    "memory by a thread that never touched it fails with EFAULT), `mprotect`, or `auto` (keys where the CPU "
+    "and kernel offer them)"};
 
 }  // namespace setting
 
