@@ -77,13 +77,8 @@ class KeyPlan {
   // says how the access goes on. Records the rights it opens for good.
   KeyFaultDecision fault(ThreadId thread, std::uintptr_t address, bool write);
 
-  // What the plan believes, for tests and the handler: the key a page carries now (0: none of the plan's),
-  // a thread's rights for a key, and the rights a thread keeps for a key outside a step.
+  // What the plan believes a page carries now (0: none of the plan's keys), for the tests.
   [[nodiscard]] int tag_at(std::uintptr_t address) const;
-  [[nodiscard]] PageAccess rights(ThreadId thread, int key) const;
-  [[nodiscard]] const std::vector<int>& range_keys() const { return keys_; }
-  [[nodiscard]] int no_writes_key() const { return no_writes_; }
-  [[nodiscard]] int no_access_key() const { return no_access_; }
 
  private:
   struct Range {
@@ -94,6 +89,7 @@ class KeyPlan {
   [[nodiscard]] const Range* range_at(std::uintptr_t address) const;
   [[nodiscard]] PageAccess needed(int key) const;  // the strictest hold on pages that still carry `key`
   [[nodiscard]] bool others_hold_open(ThreadId thread, int key, PageAccess needed) const;
+  [[nodiscard]] PageAccess rights(ThreadId thread, int key) const;  // a thread's rights for a key, as believed
   [[nodiscard]] int strict_key_of(PageAccess access) const;
   void set_rights(ThreadId thread, int key, PageAccess rights);
   std::vector<KeyAction> to_strict(const std::vector<PageChange>& changes) const;

@@ -739,10 +739,6 @@ SiteId site_of(const std::uintptr_t* frames, int count) {
   return h;
 }
 
-SiteId site_of(const std::vector<std::uintptr_t>& frames) {
-  return site_of(frames.data(), static_cast<int>(frames.size()));
-}
-
 namespace {
 struct Unwound {
   std::uintptr_t* frames;

@@ -111,7 +111,6 @@ class FaultHandler {
 };
 
 // The site of a stack: a hash of its frames.
-SiteId site_of(const std::vector<std::uintptr_t>& frames);
 SiteId site_of(const std::uintptr_t* frames, int count);
 // The calling thread's stack, innermost first (its first frame the caller's), at most `max` frames: by the
 // unwinder itself, since glibc's backtrace() costs as much again per call, on the path every watched copy takes.
