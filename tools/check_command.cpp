@@ -52,10 +52,10 @@ int check_main(int argc, char** argv) {
                "report every conflicting access (each copy's first), not one per pair of call sites");
   std::string protection;
   app.add_option("--protection", protection,
-                 "how owned pages are protected: auto (memory protection keys where the CPU and kernel offer them, "
-                 "the default), keys, range-keys (keys, and a key per pinned range that each copy closes "
-                 "without a system call: faster, but a system call into pinned memory by a thread that never "
-                 "touched it fails with EFAULT), or mprotect; the report says which watched each process, and why")
+                 "how owned pages are protected: auto (range keys where the CPU and kernel offer memory "
+                 "protection keys, the default), range-keys (a key per pinned range that each copy closes "
+                 "without a system call), keys (two keys alone: a system call per copy), or mprotect; the report "
+                 "says which watched each process, and why")
       ->check(cli::not_blank());
   app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
   const auto body = [&]() -> int {

@@ -163,9 +163,7 @@ std::vector<KeyAction> KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std:
     std::vector<KeyAction> actions;
     for (int k : span_keys) {
       if (k == 0) continue;
-      for (const KeyAction& a : to_strict(holds_[k].move_all_into(strict_holds_))) actions.push_back(a);
-      for (HeldCopy& h : held_)
-        if (h.key == k) h.strict = true;
+      for (const KeyAction& a : move_to_strict(k)) actions.push_back(a);
     }
     held_.push_back({begin, end, hold, key, true});
     for (const KeyAction& a : to_strict(strict_holds_.add(begin, end, hold))) actions.push_back(a);
@@ -222,11 +220,43 @@ KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool wr
     return {Kind::OneInstruction, key, as_far_as(write), {}};  // the page itself forbids it
   // A neighbour of held pages under the same key: the held pages move to the strict keys, so that this
   // thread's accesses to the rest of the key's ranges stop faulting (once per hold, not once per access).
-  KeyFaultDecision d{Kind::OpenForGood, key, PageAccess::ReadWrite, to_strict(holds_[key].move_all_into(strict_holds_))};
-  for (HeldCopy& moved : held_)
-    if (moved.key == key) moved.strict = true;
+  KeyFaultDecision d{Kind::OpenForGood, key, PageAccess::ReadWrite, move_to_strict(key)};
   set_rights(thread, key, PageAccess::ReadWrite);
   return d;
+}
+
+std::vector<KeyAction> KeyPlan::move_to_strict(int key) {
+  for (HeldCopy& moved : held_)
+    if (moved.key == key) moved.strict = true;
+  return to_strict(holds_[key].move_all_into(strict_holds_));
+}
+
+std::vector<KeyAction> KeyPlan::kernel_access(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, bool write) {
+  std::vector<KeyAction> actions;
+  if (begin >= end) return actions;
+  // Held pages on the no-writes key may be read by every thread: a thread that ran before the keys existed has
+  // that key closed further, and the kernel's read would fail where its own read would have faulted once.
+  if (!write && strict_holds_.any_held(page_floor(begin), page_ceil(end)))
+    actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, no_writes_, PageAccess::ReadOnly});
+  std::vector<int> span_keys;
+  auto it = ranges_.upper_bound(page_floor(begin));
+  if (it != ranges_.begin() && std::prev(it)->second.end > page_floor(begin)) --it;
+  for (; it != ranges_.end() && it->first < end; ++it)
+    if (it->second.key != 0 && std::find(span_keys.begin(), span_keys.end(), it->second.key) == span_keys.end())
+      span_keys.push_back(it->second.key);
+  for (int key : span_keys) {
+    PageAccess open_to = needed(key);
+    if (!allows(open_to, write)) {
+      // A hold of the key forbids the access (on these pages or on others of the key): as at a fault beside
+      // held pages, they move to the strict keys, and the key opens fully.
+      for (const KeyAction& a : move_to_strict(key)) actions.push_back(a);
+      open_to = PageAccess::ReadWrite;
+    }
+    if (strictness(rights(thread, key)) <= strictness(open_to)) continue;  // open that far already
+    set_rights(thread, key, open_to);
+    actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, open_to});
+  }
+  return actions;
 }
 
 }  // namespace hazardlab::check

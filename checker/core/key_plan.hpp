@@ -73,6 +73,14 @@ class KeyPlan {
   std::vector<KeyAction> hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
   std::vector<KeyAction> release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
 
+  // A system call of `thread` will reach [begin, end) (`write`: the kernel writes there, as read(2) does). The
+  // kernel's access obeys the thread's rights but raises no fault: where they forbid it, the call fails with
+  // EFAULT. So every range key of those pages is opened first, as far as a fault of the thread's own on them
+  // would open it: as far as the key's holds allow, or, where a hold forbids the access, fully once the held
+  // pages have moved to the strict keys. Pages a copy holds then meet the kernel exactly as under the
+  // mprotect backend, and the rest of the buffer does not fail a correct program's call.
+  std::vector<KeyAction> kernel_access(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, bool write);
+
   // A protection-key fault of `thread` at `address`. Whether it is a finding is the checker's to say; this
   // says how the access goes on. Records the rights it opens for good.
   KeyFaultDecision fault(ThreadId thread, std::uintptr_t address, bool write);
@@ -93,6 +101,7 @@ class KeyPlan {
   [[nodiscard]] int strict_key_of(PageAccess access) const;
   void set_rights(ThreadId thread, int key, PageAccess rights);
   std::vector<KeyAction> to_strict(const std::vector<PageChange>& changes) const;
+  std::vector<KeyAction> move_to_strict(int key);  // every held page that still carries `key`
 
   // A copy's hold, and where its pages are: under their range's key, or moved to a strict key.
   struct HeldCopy {

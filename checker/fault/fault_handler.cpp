@@ -563,13 +563,15 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     keys.backend = ProtectionBackend::Mprotect;
     return {ProtectionBackend::Mprotect, "asked for (--protection mprotect)"};
   }
-  const std::string asked = request == ProtectionRequest::Keys ? "protection keys were asked for, but " : "";
+  const std::string asked = request == ProtectionRequest::Keys || request == ProtectionRequest::RangeKeys
+                                ? "protection keys were asked for, but "
+                                : "";
   const KeySupport support = protection_key_support();
   if (!support.available) {
     keys.backend = ProtectionBackend::Mprotect;
     return {ProtectionBackend::Mprotect, asked + support.why_not};
   }
-  static const std::string allocation_failure = [] {
+  static const std::string allocation_failure = [request] {
     // The allocating thread's rights are set here; every other thread's are closed for a new key already (the
     // kernel's initial PKRU closes every key but 0), and a read of a copy's source opens the no-writes key
     // there at its first fault.
@@ -588,9 +590,10 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     // a thread inherits its creator's rights, and one that inherited a range key open unseen would reach owned
     // bytes without a fault. At most kRangeKeys, so that a program that allocates keys of its own still can.
     constexpr int kRangeKeys = 8;
-    const auto set_hooks = reinterpret_cast<void (*)(HazardlabThreadHook, HazardlabThreadHook)>(
+    // `--protection keys` asks for the two held-page keys alone.
+    const auto set_hooks = reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
         ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
-    if (set_hooks != nullptr) {
+    if (set_hooks != nullptr && request != ProtectionRequest::Keys) {
       for (int k = 0; k < kRangeKeys; ++k) {
         const int key = ::pkey_alloc(0, PKEY_DISABLE_ACCESS);
         if (key < 0) break;
@@ -598,7 +601,11 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
       }
     }
     keys.plan.emplace(keys.range_keys, keys.no_writes, keys.no_access);
-    if (!keys.range_keys.empty()) set_hooks(&HostPageProtector::thread_started, &HostPageProtector::thread_ended);
+    if (!keys.range_keys.empty())
+      set_hooks(&HostPageProtector::thread_started, &HostPageProtector::thread_ended,
+                [](const void* buffer, std::size_t bytes, int kernel_writes) {
+                  HostPageProtector::kernel_access(buffer, bytes, kernel_writes != 0);
+                });
     return std::string();
   }();
   if (!allocation_failure.empty()) {
@@ -606,14 +613,17 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     return {ProtectionBackend::Mprotect, asked + allocation_failure};
   }
   keys.backend = ProtectionBackend::Keys;
-  std::string why = request == ProtectionRequest::Keys ? "asked for (--protection keys)"
-                                                       : "the CPU and the kernel offer memory protection keys";
+  std::string why = request == ProtectionRequest::Keys        ? "asked for (--protection keys)"
+                    : request == ProtectionRequest::RangeKeys ? "asked for (--protection range-keys)"
+                                                              : "the CPU and the kernel offer memory protection keys";
   if (!keys.range_keys.empty())
     why += "; " + std::to_string(keys.range_keys.size()) +
            " keys for pinned ranges, closed by the issuing thread alone at each copy";
   else
-    why += "; held pages are moved to one of two keys at each copy (no range keys: the thread shim is not "
-           "preloaded, so threads the program creates cannot be seen to start)";
+    why += request == ProtectionRequest::Keys
+               ? "; held pages are moved to one of two keys at each copy"
+               : "; held pages are moved to one of two keys at each copy (no range keys: the thread shim is not "
+                 "preloaded, so threads the program creates cannot be seen to start)";
   return {ProtectionBackend::Keys, why};
 }
 
@@ -636,6 +646,27 @@ void HostPageProtector::thread_started() {
   if (!keys_protect() || keys.in_forked_child.load()) return;
   const PlanLock lock;
   apply_key_actions(keys.plan->thread_started(this_thread()));
+}
+
+void HostPageProtector::kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes) {
+  if (bytes == 0 || !keys_protect() || keys.range_keys.empty() || keys.in_forked_child.load()) return;
+  // The checker's own calls: inside its fault handler (whose rights are the frame's), or in a signal handler
+  // that interrupted this thread inside the plan.
+  if (state.frame != nullptr || PlanLock::held_here()) return;
+  const std::uint32_t pkru = keys.played ? state.played_pkru : read_thread_pkru();
+  const PageAccess enough = kernel_writes ? PageAccess::ReadWrite : PageAccess::ReadOnly;
+  const auto open_enough = [&](int key) {
+    const PageAccess rights = rights_in(pkru, key);
+    return rights == PageAccess::ReadWrite || rights == enough;
+  };
+  if (std::all_of(keys.range_keys.begin(), keys.range_keys.end(), open_enough) &&
+      (kernel_writes || open_enough(keys.no_writes)))
+    return;
+  const PlanLock lock;
+  const auto begin = reinterpret_cast<std::uintptr_t>(buffer);
+  // A length past the address space (the call will fail with EFAULT anyway) goes as far as its last page.
+  const std::uintptr_t end = bytes > page_floor(UINTPTR_MAX) - begin ? page_floor(UINTPTR_MAX) : begin + bytes;
+  apply_key_actions(keys.plan->kernel_access(this_thread(), begin, end, kernel_writes));
 }
 
 void HostPageProtector::thread_ended() {

@@ -40,7 +40,8 @@ class HostPageProtector : public PageProtector {
   };
   // Chooses the backend before any page is held. The choice is the process's (the fault path reads it); the
   // keys are allocated at the first choice of keys and kept for the process's lifetime, with range keys only
-  // where the thread shim is preloaded (checker/threads), whose hooks the choice installs.
+  // where the thread shim is preloaded (checker/threads), whose hooks the choice installs, and Keys (the two
+  // keys alone) is not what was asked for.
   Choice choose(ProtectionRequest request);
   // For the tests on machines without keys (the CI machines): the Keys backend with these key numbers and this
   // PKRU offset, as if allocated, so that played faults (FaultHandler::play_fault) go the keys' way; a thread's
@@ -52,6 +53,11 @@ class HostPageProtector : public PageProtector {
   // when it ends (called by the shim; the tests call them on played threads).
   static void thread_started();
   static void thread_ended();
+  // Under range keys, the shim's third hook, before a system call of the calling thread reaches
+  // [buffer, buffer + bytes) (`kernel_writes`: the kernel writes there): the kernel obeys the thread's rights
+  // without a fault, so the range keys of those pages are opened first as a fault would open them
+  // (KeyPlan::kernel_access). Nothing to do, and no lock, while the thread has every range key open that far.
+  static void kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes);
   // The child of a fork: its one thread has a new id, and every key is opened in it for good (the child has no
   // CUDA, so nothing of it is held again). Before its holds are let go.
   void forked_child();

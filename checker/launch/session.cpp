@@ -55,12 +55,13 @@ struct LogFolder {
 };
 
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
-  // The thread shim, where range keys are asked for (by the option, or else by the environment the program
-  // inherits): first, before the program's own preloads, which stay; it wraps pthread_create only.
+  // The thread shim, unless the two held-page keys or mprotect are asked for (by the option, or else by the
+  // environment the program inherits), which need no range keys: first, before the program's own preloads,
+  // which stay. It wraps pthread_create and the C library's calls that have the kernel reach a buffer.
   const ProtectionRequest asked =
       options.protection != ProtectionRequest::Auto ? options.protection : protection_from_environment();
   std::string preload;
-  if (asked == ProtectionRequest::RangeKeys && !options.thread_shim.empty()) {
+  if ((asked == ProtectionRequest::Auto || asked == ProtectionRequest::RangeKeys) && !options.thread_shim.empty()) {
     const std::optional<std::string> theirs = environment_value_given("LD_PRELOAD");
     preload = options.thread_shim.string() + (theirs ? " " + *theirs : std::string());
   }

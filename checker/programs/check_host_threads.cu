@@ -1,11 +1,15 @@
 // Host functions, stream callbacks and the host threads they start or wake, for `hazardlab check`: correct
-// programs in the shape of real ones (NVIDIA's simpleCallback and simpleCudaGraphs) that the checker must
-// call clean and leave behaving exactly as without it, and one that races, which it must find.
+// programs in the shape of real ones (NVIDIA's simpleCallback and simpleCudaGraphs, a loader thread filling a
+// pinned buffer with read(2) and fread) that the checker must call clean and leave behaving exactly as without
+// it, and one that races, which it must find.
 //   check-host-threads SCENARIO     (check-host-threads --list: every scenario and what the checker must say)
 // Each prints what it computed, so that a run under the checker can be compared with a plain one. Exit 77
 // without a GPU, 2 on an unknown scenario.
 #include <cuda_runtime.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -226,6 +230,63 @@ int captured_graph_with_host_function() {
   return seen.launches == 6 && seen.last == 2 ? 0 : 1;
 }
 
+// A loader thread whose first access of a pinned buffer is the kernel's: read(2) from a pipe and fread from a
+// file into the buffer's second half, then write(2) out of it, while the main thread's upload from the first
+// half is in flight. Correct: the checker must call it clean, and every call must succeed as without it (under
+// range keys the kernel obeys the loader's key rights, and fails a call with EFAULT where they are closed).
+int loader_thread_reads_into_pinned() {
+  constexpr std::size_t kHalf = kElements * sizeof(int) / 2, kPiped = 4096;
+  unsigned char* pinned = nullptr;
+  void* device = nullptr;
+  cudaStream_t stream{};
+  CHECK(cudaHostAlloc(reinterpret_cast<void**>(&pinned), 2 * kHalf, cudaHostAllocDefault));
+  CHECK(cudaMalloc(&device, 2 * kHalf));
+  CHECK(cudaStreamCreate(&stream));
+  std::memset(pinned, 7, kHalf);
+  CHECK(cudaMemcpyAsync(device, pinned, kHalf, cudaMemcpyHostToDevice, stream));  // owns the first half
+
+  std::vector<unsigned char> piped(kPiped), filed(kHalf - kPiped), echoed(kPiped);
+  for (std::size_t i = 0; i < piped.size(); ++i) piped[i] = static_cast<unsigned char>(i * 7);
+  for (std::size_t i = 0; i < filed.size(); ++i) filed[i] = static_cast<unsigned char>(i * 13);
+  int in[2], out[2];
+  FILE* file = std::tmpfile();
+  if (file == nullptr || ::pipe(in) != 0 || ::pipe(out) != 0 ||
+      ::write(in[1], piped.data(), kPiped) != static_cast<ssize_t>(kPiped) ||
+      std::fwrite(filed.data(), 1, filed.size(), file) != filed.size() || std::fflush(file) != 0) {
+    std::printf("could not set up the pipes and the file: %s\n", std::strerror(errno));
+    return 1;
+  }
+  std::rewind(file);
+  std::string failed;
+  std::thread loader([&] {
+    unsigned char* second = pinned + kHalf;
+    if (::read(in[0], second, kPiped) != static_cast<ssize_t>(kPiped))
+      failed = std::string("read(2) into the pinned buffer: ") + std::strerror(errno);
+    else if (std::fread(second + kPiped, 1, filed.size(), file) != filed.size())
+      failed = "fread into the pinned buffer: " + std::string(std::ferror(file) ? "an error" : "end of file");
+    else if (::write(out[1], second, kPiped) != static_cast<ssize_t>(kPiped))
+      failed = std::string("write(2) from the pinned buffer: ") + std::strerror(errno);
+  });
+  loader.join();
+  CHECK(cudaStreamSynchronize(stream));
+  if (failed.empty() && ::read(out[0], echoed.data(), kPiped) != static_cast<ssize_t>(kPiped))
+    failed = "the echo through the second pipe";
+  if (failed.empty() && (std::memcmp(pinned + kHalf, piped.data(), kPiped) != 0 ||
+                         std::memcmp(pinned + kHalf + kPiped, filed.data(), filed.size()) != 0 || echoed != piped))
+    failed = "the bytes read are not the bytes written";
+  std::fclose(file);
+  for (int fd : {in[0], in[1], out[0], out[1]}) ::close(fd);
+  CHECK(cudaFreeHost(pinned));
+  CHECK(cudaFree(device));
+  CHECK(cudaStreamDestroy(stream));
+  if (!failed.empty()) {
+    std::printf("the loader thread failed: %s\n", failed.c_str());
+    return 1;
+  }
+  std::printf("the loader thread read %zu bytes into the pinned buffer and wrote %zu out of it\n", kHalf, kPiped);
+  return 0;
+}
+
 // The same download and a thread that reads it, but the callback that starts the thread is queued on another
 // stream, which the download is not ordered with: the read races with the copy, whatever the timing.
 int callback_on_another_stream() {
@@ -270,6 +331,7 @@ const std::map<std::string, Scenario>& scenarios() {
       {"host-function-wakes-thread", {host_function_wakes_thread, "clean"}},
       {"host-functions-interleaved", {host_functions_interleaved, "clean"}},
       {"captured-graph-with-host-function", {captured_graph_with_host_function, "clean"}},
+      {"loader-thread-reads-into-pinned", {loader_thread_reads_into_pinned, "clean"}},
       {"callback-on-another-stream", {callback_on_another_stream, "found d2h-pinned-read-early"}},
   };
   return all;

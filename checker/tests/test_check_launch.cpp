@@ -360,24 +360,35 @@ TEST_F(Launcher, ThePageProtectionBackendAndItsReasonAreReported) {
   EXPECT_EQ(j.at("processes").at(0).at("protection").at("backend"), "mprotect");
 }
 
-// Asked for range keys, the thread shim goes first in the program's LD_PRELOAD, and the program's own preloads
-// stay after it; asked for anything else, the program's preloads are left as they are.
-TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwnOnlyForRangeKeys) {
+// Unless the two held-page keys or mprotect are asked for, the thread shim goes first in the program's
+// LD_PRELOAD, and the program's own preloads stay after it; asked for those, the program's preloads are left
+// as they are.
+TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwnUnlessRangeKeysAreRuledOut) {
   options.thread_shim = dir / "libthreads.so";
   std::ofstream(options.thread_shim) << "";
   ::unsetenv("LD_PRELOAD");
-  for (ProtectionRequest other : {ProtectionRequest::Auto, ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
+  for (ProtectionRequest other : {ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
     options.protection = other;
     program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
     EXPECT_EQ(run_check(options, err).exit_status, 0) << name_of(other) << ": " << err.str();
   }
   // Asked by the environment the program inherits, as by the option.
   options.protection = ProtectionRequest::Auto;
-  ::setenv("HL_CHECK_PROTECTION", "range-keys", 1);
+  for (const char* asked : {"keys", "mprotect"}) {
+    ::setenv("HL_CHECK_PROTECTION", asked, 1);
+    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
+    EXPECT_EQ(run_check(options, err).exit_status, 0) << asked << ": " << err.str();
+  }
+  for (const char* asked : {"range-keys", "auto"}) {
+    ::setenv("HL_CHECK_PROTECTION", asked, 1);
+    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+            "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
+    EXPECT_EQ(run_check(options, err).exit_status, 0) << asked << ": " << err.str();
+  }
+  ::unsetenv("HL_CHECK_PROTECTION");
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
           "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
-  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
-  ::unsetenv("HL_CHECK_PROTECTION");
+  EXPECT_EQ(run_check(options, err).exit_status, 0) << "nothing asked: " << err.str();
   options.protection = ProtectionRequest::RangeKeys;
   ::setenv("LD_PRELOAD", "", 1);  // an empty value: nothing to keep
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),

@@ -230,6 +230,21 @@ TEST_F(RangeKeyFaultPath, AThreadThatOpenedTheKeyMakesTheNextCopyMoveItsPagesAnd
   });
 }
 
+TEST_F(RangeKeyFaultPath, ASystemCallOpensItsBuffersRangeKeyFirstAndTheHeldPagesStillFault) {
+  upload(100, 1000);
+  on_another_thread([&] {
+    EXPECT_EQ(own_rights(kRangeKey), PageAccess::None);
+    HostPageProtector::kernel_access(reinterpret_cast<void*>(addr(5 * 4096)), 8192, true);  // read(2) into them
+    EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite) << "the kernel would have failed the call with EFAULT";
+    EXPECT_EQ(findings(), 0u);
+    PlayedFrame thread(HostPageProtector::played_thread_pkru());
+    thread.fault(addr(300), true, kNoWrites);  // the held page moved to the strict key
+    EXPECT_EQ(findings(), 1u);
+  });
+  HostPageProtector::kernel_access(reinterpret_cast<void*>(addr(6 * 4096)), 100, false);  // write(2) from them
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite) << "the held pages carry the strict key now";
+}
+
 TEST_F(RangeKeyFaultPath, AForkedChildOpensEveryRangeKeyInItsOneThread) {
   download(100, 1000);
   EXPECT_EQ(own_rights(kRangeKey), PageAccess::None);

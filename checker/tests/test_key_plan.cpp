@@ -52,6 +52,17 @@ struct Machine {
   }
   void hold(ThreadId t, std::uintptr_t begin, std::uintptr_t end, Hold h) { apply(t, plan.hold(t, begin, end, h)); }
   void release(ThreadId t, std::uintptr_t begin, std::uintptr_t end, Hold h) { apply(t, plan.release(t, begin, end, h)); }
+  // A system call's access to [begin, end), as the kernel makes it: by the thread's rights, with no fault.
+  // The pages it could not reach (the call would fail with EFAULT).
+  std::vector<std::uintptr_t> kernel_access(ThreadId t, std::uintptr_t begin, std::uintptr_t end, bool write) {
+    apply(t, plan.kernel_access(t, begin, end, write));
+    std::vector<std::uintptr_t> failed;
+    for (std::uintptr_t p = page_floor(begin); p < end; p += page_size()) {
+      const auto it = tag.find(p);
+      if (it != tag.end() && it->second != 0 && !allows(rights_of(t, it->second), write)) failed.push_back(p);
+    }
+    return failed;
+  }
   // The access as the hardware runs it: true when it faulted (at least once).
   bool access(ThreadId t, std::uintptr_t address, bool write) {
     const auto it = tag.find(page_floor(address));
@@ -126,6 +137,29 @@ TEST(KeyPlan, MoreRangesThanKeysShareKeysAndStayWatched) {
   EXPECT_EQ(m.plan.tag_at(page(9)), 1) << "released pages go home to their key";
 }
 
+TEST(KeyPlan, ASystemCallThatIsAThreadsFirstAccessOfARangeReachesItsUnheldPages) {
+  Machine m({1, 2});
+  m.start(1);
+  m.start(2);
+  m.pin(page(0), page(8));   // key 1
+  m.pin(page(8), page(12));  // key 2
+  EXPECT_EQ(m.kernel_access(2, page(4), page(8), true), std::vector<std::uintptr_t>{})
+      << "read(2) into pages no copy holds, never touched by this thread: no EFAULT";
+  EXPECT_EQ(m.kernel_access(2, page(8), page(9), false), std::vector<std::uintptr_t>{}) << "write(2) from them";
+  m.hold(1, page(0), page(2), Hold::NoWrites);  // a copy from two pages of key 1, issued while 2 has it open
+  EXPECT_EQ(m.kernel_access(2, page(0), page(4), false), std::vector<std::uintptr_t>{})
+      << "reading a held source is allowed to the kernel as to the thread";
+  EXPECT_EQ(m.kernel_access(2, page(0), page(4), true), (std::vector<std::uintptr_t>{page(0), page(1)}))
+      << "writing it fails on the held pages alone, as under mprotect";
+  EXPECT_TRUE(m.access(1, page(1), true)) << "and the held pages still fault for every thread";
+  m.start(3);
+  m.hold(1, page(8), page(12), Hold::NoAccess);
+  EXPECT_EQ(m.kernel_access(3, page(6), page(7), true), std::vector<std::uintptr_t>{})
+      << "a neighbour of a held range under another key";
+  EXPECT_EQ(m.kernel_access(3, page(9), page(10), false), std::vector<std::uintptr_t>{page(9)});
+  EXPECT_TRUE(m.access(1, page(10), false));
+}
+
 // Every access that a copy's hold forbids faults, in every thread, whatever happened before: threads created
 // by threads that had keys open, threads that ended, more ranges than keys, ranges sharing a page, no range
 // keys at all; and an access to a page no copy holds is never stopped twice in a row by the same thread.
@@ -174,6 +208,19 @@ RC_GTEST_PROP(KeyPlan, NoThreadReachesAHeldPageWithoutAFault, ()) {
       threads.erase(std::find(threads.begin(), threads.end(), t));
       m.plan.thread_exited(t);
       RC_LOG() << "thread " << t << " ends\n";
+    } else if (what == 7) {  // a system call reaches pages: it fails on exactly the pages a hold forbids
+      const int first = *rc::gen::inRange(0, stride * (ranges - 1) + 4);
+      const int last = *rc::gen::inRange(first, stride * (ranges - 1) + 4);
+      const bool write = *rc::gen::arbitrary<bool>();
+      std::vector<std::uintptr_t> forbidden;
+      for (int n = first; n <= last; ++n)
+        if (std::any_of(held.begin(), held.end(), [&](const Held& h) {
+              return page(n) >= h.begin && page(n) < h.end && (write || h.hold == Hold::NoAccess);
+            }))
+          forbidden.push_back(page(n));
+      RC_LOG() << "thread " << t << "'s system call " << (write ? "writes" : "reads") << " pages " << first << " to "
+               << last << "\n";
+      RC_ASSERT(m.kernel_access(t, page(first), page(last + 1), write) == forbidden);
     } else {  // an access
       const std::uintptr_t p = page(*rc::gen::inRange(0, stride * (ranges - 1) + 4));
       const bool write = *rc::gen::arbitrary<bool>();

@@ -10,6 +10,7 @@
 namespace {
 
 std::atomic<HazardlabThreadHook> start_hook{nullptr}, end_hook{nullptr};
+std::atomic<HazardlabKernelAccessHook> kernel_access{nullptr};
 
 using CreateThread = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 
@@ -39,10 +40,11 @@ void* start_with_hook(void* raw) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) void hazardlab_thread_shim_set_hooks(HazardlabThreadHook start,
-                                                                           HazardlabThreadHook end) {
+__attribute__((visibility("default"))) void hazardlab_thread_shim_set_hooks(
+    HazardlabThreadHook start, HazardlabThreadHook end, HazardlabKernelAccessHook kernel_access_first) {
   start_hook.store(start, std::memory_order_release);
   end_hook.store(end, std::memory_order_release);
+  kernel_access.store(kernel_access_first, std::memory_order_release);
 }
 
 // The program's pthread_create, and every library's (std::thread, OpenMP and PyTorch's pools use it): the
@@ -61,3 +63,7 @@ __attribute__((visibility("default"))) int pthread_create(pthread_t* thread, con
 }
 
 }  // extern "C"
+
+namespace hazardlab::check::shim {
+HazardlabKernelAccessHook kernel_access_hook() { return kernel_access.load(std::memory_order_acquire); }
+}  // namespace hazardlab::check::shim

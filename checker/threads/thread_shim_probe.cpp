@@ -39,13 +39,13 @@ void* exits(void*) {
 }  // namespace
 
 int main() {
-  const auto set_hooks = reinterpret_cast<void (*)(HazardlabThreadHook, HazardlabThreadHook)>(
+  const auto set_hooks = reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
       ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
   if (set_hooks == nullptr) {
     std::puts("the thread shim is not preloaded");
     return 77;
   }
-  set_hooks(&hook, &end_hook);
+  set_hooks(&hook, &end_hook, nullptr);
   std::vector<std::thread> threads;
   for (int i = 0; i < 4; ++i) threads.emplace_back(body);
   threads.emplace_back([] { std::thread inner(body); inner.join(); body(); });

@@ -139,11 +139,10 @@ constexpr SettingDeclaration kCheckEveryOccurrence{
     "one finding per pair of call sites"};
 constexpr SettingDeclaration kCheckProtection{
     "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
-    "set by `hazardlab check --protection`: how owned pages are protected: `keys` (memory protection keys, "
-    "which close a page for every thread but the one whose access is let through), `range-keys` (keys, and a "
-    "key per pinned range that a copy closes without a system call: faster, but a system call into pinned "
-    "memory by a thread that never touched it fails with EFAULT), `mprotect`, or `auto` (keys where the CPU "
-    "and kernel offer them)"};
+    "set by `hazardlab check --protection`: how owned pages are protected: `range-keys` (memory protection "
+    "keys, and a key per pinned range that a copy closes without a system call), `keys` (two keys alone, "
+    "which close a held page for every thread but the one whose access is let through, with a system call "
+    "per copy), `mprotect`, or `auto` (range keys where the CPU and kernel offer keys, else mprotect)"};
 
 }  // namespace setting
 
