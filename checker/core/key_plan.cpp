@@ -33,7 +33,7 @@ void KeyPlan::thread_exited(ThreadId thread) {
   for (auto& [key, threads] : open_) threads.erase(thread);
 }
 
-std::vector<KeyAction> KeyPlan::pinned(std::uintptr_t begin, std::uintptr_t end) {
+std::vector<KeyAction> KeyPlan::pinned(ThreadId thread, std::uintptr_t begin, std::uintptr_t end) {
   begin = page_floor(begin);
   end = page_ceil(end);
   if (begin >= end) return {};
@@ -50,6 +50,16 @@ std::vector<KeyAction> KeyPlan::pinned(std::uintptr_t begin, std::uintptr_t end)
     at = std::max(at, it->second.end);
   }
   if (at < end) gaps.emplace_back(at, end);
+  if (key != 0 && !gaps.empty()) {
+    // Opened fully for the pinning thread, before the tag: the key's holds on other ranges move to the strict
+    // keys first, as at a fault beside them.
+    if (needed(key) != PageAccess::ReadWrite)
+      for (const KeyAction& a : move_to_strict(key)) actions.push_back(a);
+    if (rights(thread, key) != PageAccess::ReadWrite) {
+      set_rights(thread, key, PageAccess::ReadWrite);
+      actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, PageAccess::ReadWrite});
+    }
+  }
   for (const auto& [b, e] : gaps) {
     ranges_[b] = Range{e, key, 1};
     if (key != 0) actions.push_back({KeyAction::Kind::TagPages, b, e, key, {}});

@@ -63,8 +63,11 @@ class KeyPlan {
   // them). A thread ends: it holds nothing open any more.
   std::vector<KeyAction> thread_started(ThreadId thread);
   void thread_exited(ThreadId thread);
-  // Pinned or registered memory: tagged with the next key of the pool. Ranges that share a page share a key.
-  std::vector<KeyAction> pinned(std::uintptr_t begin, std::uintptr_t end);
+  // Pinned or registered memory, by `thread`: tagged with the next key of the pool. Ranges that share a page
+  // share a key. The pinning thread's rights for the key are opened first: the pages may hold what it is using
+  // right now (a registered buffer on its own stack, or heap data beside the buffer), and a fault there, before
+  // the tag's system call even returns, could not be handled (the kernel writes the signal frame on that stack).
+  std::vector<KeyAction> pinned(ThreadId thread, std::uintptr_t begin, std::uintptr_t end);
   // The memory is no longer pinned (its holds released first): its pages go back to key 0 once no range of
   // the plan covers them, so that no thread faults on them afterwards.
   std::vector<KeyAction> unpinned(std::uintptr_t begin, std::uintptr_t end);

@@ -708,7 +708,7 @@ void HostPageProtector::let_go(std::uintptr_t begin, std::uintptr_t end, Hold ho
 void HostPageProtector::pinned(std::uintptr_t begin, std::uintptr_t end) {
   if (!keys_protect()) return;
   const PlanLock lock;
-  apply_key_actions(keys.plan->pinned(begin, end));
+  apply_key_actions(keys.plan->pinned(this_thread(), begin, end));
 }
 
 void HostPageProtector::unpinned(std::uintptr_t begin, std::uintptr_t end) {

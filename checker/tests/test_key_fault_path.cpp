@@ -183,7 +183,8 @@ struct RangeKeyFaultPath : KeyFaultPath {
 };
 
 TEST_F(RangeKeyFaultPath, ACopyClosesItsRangeKeyInTheIssuingThreadsOwnRightsAndItsReleaseOpensIt) {
-  EXPECT_EQ(own_rights(kRangeKey), PageAccess::None) << "a thread starts with every range key closed";
+  EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite) << "the thread that pinned the range has its key open";
+  EXPECT_EQ(own_rights(kRangeKey + 1), PageAccess::None) << "a thread starts with every range key closed";
   upload(100, 1000);
   EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadOnly) << "the source may be read, not written";
   checker.stream_synchronized({});
