@@ -26,13 +26,12 @@
 #include "perf/reference.hpp"
 #include "settings/settings.hpp"
 #include "soak/soak.hpp"
+#include "variant_case.hpp"  // kSkipExitCode: ctest's skip, as the cases read it
 
 using namespace hazardlab;
 using namespace hazardlab::perf;
 
 namespace {
-
-constexpr int kSkipExitCode = 77;
 
 // The part asked for, measured (harness/perf/parts.hpp, harness/soak/soak.hpp).
 Measurements measure_part(MeasurementGroup part, const Settings& settings, const Profile& profile,

@@ -603,8 +603,8 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     keys.plan.emplace(keys.range_keys, keys.no_writes, keys.no_access);
     if (!keys.range_keys.empty())
       set_hooks(&HostPageProtector::thread_started, &HostPageProtector::thread_ended,
-                [](const void* buffer, std::size_t bytes, int kernel_writes) {
-                  HostPageProtector::kernel_access(buffer, bytes, kernel_writes != 0);
+                [](const void* buffer, std::size_t bytes, int kernel_writes) -> int {
+                  return HostPageProtector::kernel_access(buffer, bytes, kernel_writes != 0) ? 1 : 0;
                 });
     return std::string();
   }();
@@ -648,11 +648,11 @@ void HostPageProtector::thread_started() {
   apply_key_actions(keys.plan->thread_started(this_thread()));
 }
 
-void HostPageProtector::kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes) {
-  if (bytes == 0 || !keys_protect() || keys.range_keys.empty() || keys.in_forked_child.load()) return;
+bool HostPageProtector::kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes) {
+  if (!keys_protect() || keys.range_keys.empty() || keys.in_forked_child.load()) return false;
   // The checker's own calls: inside its fault handler (whose rights are the frame's), or in a signal handler
   // that interrupted this thread inside the plan.
-  if (state.frame != nullptr || PlanLock::held_here()) return;
+  if (state.frame != nullptr || PlanLock::held_here()) return false;
   const std::uint32_t pkru = keys.played ? state.played_pkru : read_thread_pkru();
   const PageAccess enough = kernel_writes ? PageAccess::ReadWrite : PageAccess::ReadOnly;
   const auto open_enough = [&](int key) {
@@ -661,12 +661,14 @@ void HostPageProtector::kernel_access(const void* buffer, std::size_t bytes, boo
   };
   if (std::all_of(keys.range_keys.begin(), keys.range_keys.end(), open_enough) &&
       (kernel_writes || open_enough(keys.no_writes)))
-    return;
+    return false;
+  if (bytes == 0) return true;
   const PlanLock lock;
   const auto begin = reinterpret_cast<std::uintptr_t>(buffer);
   // A length past the address space (the call will fail with EFAULT anyway) goes as far as its last page.
   const std::uintptr_t end = bytes > page_floor(UINTPTR_MAX) - begin ? page_floor(UINTPTR_MAX) : begin + bytes;
   apply_key_actions(keys.plan->kernel_access(this_thread(), begin, end, kernel_writes));
+  return true;
 }
 
 void HostPageProtector::thread_ended() {

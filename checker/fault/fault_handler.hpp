@@ -56,8 +56,9 @@ class HostPageProtector : public PageProtector {
   // Under range keys, the shim's third hook, before a system call of the calling thread reaches
   // [buffer, buffer + bytes) (`kernel_writes`: the kernel writes there): the kernel obeys the thread's rights
   // without a fault, so the range keys of those pages are opened first as a fault would open them
-  // (KeyPlan::kernel_access). Nothing to do, and no lock, while the thread has every range key open that far.
-  static void kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes);
+  // (KeyPlan::kernel_access). Nothing to do, and no lock, while the thread has every range key open that far:
+  // then false, which an empty buffer asks alone.
+  static bool kernel_access(const void* buffer, std::size_t bytes, bool kernel_writes);
   // The child of a fork: its one thread has a new id, and every key is opened in it for good (the child has no
   // CUDA, so nothing of it is held again). Before its holds are let go.
   void forked_child();

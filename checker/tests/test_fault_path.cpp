@@ -300,8 +300,8 @@ TEST_P(FaultPath, AReplacedHandlerIsNoticedAndPutBehindTheCheckers) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FaultPath, ::testing::Values(ProtectionBackend::Mprotect, ProtectionBackend::Keys),
-                         [](const ::testing::TestParamInfo<ProtectionBackend>& info) {
-                           return info.param == ProtectionBackend::Keys ? "keys" : "mprotect";
+                         [](const ::testing::TestParamInfo<ProtectionBackend>& backend) {
+                           return backend.param == ProtectionBackend::Keys ? "keys" : "mprotect";
                          });
 
 TEST(PythonStack, CPythonsTracebackLinesBecomeFrames) {

@@ -235,7 +235,7 @@ TEST_F(RangeKeyFaultPath, ASystemCallOpensItsBuffersRangeKeyFirstAndTheHeldPages
   upload(100, 1000);
   on_another_thread([&] {
     EXPECT_EQ(own_rights(kRangeKey), PageAccess::None);
-    HostPageProtector::kernel_access(reinterpret_cast<void*>(addr(5 * 4096)), 8192, true);  // read(2) into them
+    EXPECT_TRUE(HostPageProtector::kernel_access(reinterpret_cast<void*>(addr(5 * 4096)), 8192, true));  // read(2)
     EXPECT_EQ(own_rights(kRangeKey), PageAccess::ReadWrite) << "the kernel would have failed the call with EFAULT";
     EXPECT_EQ(findings(), 0u);
     PlayedFrame thread(HostPageProtector::played_thread_pkru());

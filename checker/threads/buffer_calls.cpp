@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <climits>
 #include <cstddef>
@@ -30,10 +31,14 @@ using hazardlab::check::shim::kernel_access_hook;
 void* next_definition(const char* name) { return ::dlsym(RTLD_NEXT, name); }
 
 // The C library's function, looked up once (a race looks up the same address twice).
-#define HAZARDLAB_REAL(name, ...)                                             \
-  using name##_type = __VA_ARGS__;                                            \
-  static name##_type real_##name = nullptr;                                   \
-  if (real_##name == nullptr) real_##name = reinterpret_cast<name##_type>(next_definition(#name))
+#define HAZARDLAB_REAL(name, ...)                                                           \
+  using name##_type = __VA_ARGS__;                                                          \
+  static std::atomic<name##_type> real_##name##_once{nullptr};                              \
+  name##_type real_##name = real_##name##_once.load(std::memory_order_relaxed);             \
+  if (real_##name == nullptr) {                                                             \
+    real_##name = reinterpret_cast<name##_type>(next_definition(#name));                    \
+    real_##name##_once.store(real_##name, std::memory_order_relaxed);                       \
+  }
 
 // The hook, with the program's errno as it was: the call that follows sets it, or leaves it, as alone.
 void run_hook(HazardlabKernelAccessHook hook, const void* buffer, std::size_t bytes, bool kernel_writes) {
@@ -44,14 +49,23 @@ void run_hook(HazardlabKernelAccessHook hook, const void* buffer, std::size_t by
 void reaches(const void* buffer, std::size_t bytes, bool kernel_writes) {
   if (const HazardlabKernelAccessHook hook = kernel_access_hook()) run_hook(hook, buffer, bytes, kernel_writes);
 }
-// Each buffer of an I/O vector. A vector the kernel would refuse (too long, or none) is left for it to refuse.
+// Each buffer of an I/O vector, read only when the hook may need them (a vector the kernel would refuse, too
+// long, none or unreadable, is the kernel's to refuse, and is not read at all while the thread's keys are open).
+bool wants_buffers(HazardlabKernelAccessHook hook, bool kernel_writes) {
+  const int saved = errno;
+  const bool wants = hook(nullptr, 0, kernel_writes ? 1 : 0) != 0;
+  errno = saved;
+  return wants;
+}
 void reaches(const struct iovec* vector, int count, bool kernel_writes) {
   const HazardlabKernelAccessHook hook = kernel_access_hook();
-  if (hook == nullptr || vector == nullptr || count <= 0 || count > IOV_MAX) return;
+  if (hook == nullptr || vector == nullptr || count <= 0 || count > IOV_MAX || !wants_buffers(hook, kernel_writes))
+    return;
   for (int i = 0; i < count; ++i) run_hook(hook, vector[i].iov_base, vector[i].iov_len, kernel_writes);
 }
 void reaches(const struct msghdr* message, bool kernel_writes) {
-  if (kernel_access_hook() == nullptr || message == nullptr) return;
+  const HazardlabKernelAccessHook hook = kernel_access_hook();
+  if (hook == nullptr || message == nullptr || !wants_buffers(hook, kernel_writes)) return;
   reaches(message->msg_iov, static_cast<int>(message->msg_iovlen), kernel_writes);
   if (message->msg_control != nullptr) reaches(message->msg_control, message->msg_controllen, kernel_writes);
 }

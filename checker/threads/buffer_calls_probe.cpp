@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -26,9 +27,12 @@ struct Reach {
 std::vector<Reach> reached;
 int failures = 0;
 
-void record(const void* buffer, std::size_t bytes, int kernel_writes) {
-  reached.push_back({buffer, bytes, kernel_writes});
+bool keys_open = false;  // the hook's answer with no buffer: nothing to open for this thread
+int record(const void* buffer, std::size_t bytes, int kernel_writes) {
   errno = EDOM;  // a hook that changes errno must not change the program's
+  if (buffer == nullptr && bytes == 0) return keys_open ? 0 : 1;
+  reached.push_back({buffer, bytes, kernel_writes});
+  return 1;
 }
 
 // The calls since the last check reached exactly these buffers.
@@ -121,6 +125,14 @@ int main() {
   if (send(pair[0], out, 20, 0) != 20 || recv(pair[1], in, unknown, 0) != 20) ++failures;
   expect("recv, fortified", {{out, 20, 0}, {in, 50, 1}});
   fclose(file);
+
+  // A thread with every key open: an I/O vector is not even read (a bad one is the kernel's to refuse).
+  keys_open = true;
+  volatile std::uintptr_t unmapped = 16;  // the compiler cannot know it: a plain call, as a program would make
+  const auto* unreadable = reinterpret_cast<const iovec*>(unmapped);
+  if (writev(fds[1], unreadable, 2) != -1 || errno != EFAULT) ++failures;
+  expect("writev of an unreadable vector, keys open", {});
+  keys_open = false;
 
   set_hooks(nullptr, nullptr, nullptr);
   if (write(fds[1], out, 1) != 1 || read(fds[0], in, 1) != 1) ++failures;

@@ -18,8 +18,10 @@ extern "C" {
 // Runs on the thread itself: before the program's thread function, and as the thread ends.
 using HazardlabThreadHook = void (*)();
 // Runs on the calling thread before the kernel reaches [buffer, buffer + bytes); `kernel_writes` is 1 when the
-// kernel writes there (read, recv, fread), 0 when it reads (write, send, fwrite).
-using HazardlabKernelAccessHook = void (*)(const void* buffer, std::size_t bytes, int kernel_writes);
+// kernel writes there (read, recv, fread), 0 when it reads (write, send, fwrite). Returns 0 when the thread
+// needs nothing opened for such an access whatever the buffer; asked with no buffer (nullptr, 0) first where
+// reading the buffers' addresses is itself a risk (an I/O vector).
+using HazardlabKernelAccessHook = int (*)(const void* buffer, std::size_t bytes, int kernel_writes);
 // Installs the hooks (nullptr removes one); the symbol the injected library looks up.
 void hazardlab_thread_shim_set_hooks(HazardlabThreadHook start, HazardlabThreadHook end,
                                      HazardlabKernelAccessHook kernel_access);

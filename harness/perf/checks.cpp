@@ -70,14 +70,14 @@ std::vector<Check> check_link_bandwidth(const std::vector<BandwidthPoint>& point
       measured += text;
       for (std::size_t i = 0; b.attempts.size() > 1 && i < b.attempts.size(); ++i) {
         const Spread& s = b.attempts[i].spread;
-        const bool met = s.median / link >= t.min_link_fraction;
+        const bool attempt_met = s.median / link >= t.min_link_fraction;
         // Met, but more than 3% under nvbandwidth's figure (reference.hpp): measured again all the same.
-        const bool under_reference = met && s.median < b.floor_gbps && i + 1 < b.attempts.size();
+        const bool under_reference = attempt_met && s.median < b.floor_gbps && i + 1 < b.attempts.size();
         std::snprintf(text, sizeof text, "%s attempt %zu: median %s (%.1f%%), CV %.1f%%, IQR %.2f GB/s: %s",
                       size_text(b.bytes).c_str(), i + 1, number_text("%.1f GB/s", s.median).c_str(),
                       s.median / link * 100, s.cv * 100, s.iqr(),
                       under_reference ? "met, but under 97% of nvbandwidth's"
-                      : met           ? "met"
+                      : attempt_met   ? "met"
                                       : "missed");
         c.attempts.push_back(text);
       }
