@@ -3,7 +3,6 @@
 // call's result and errno as they are. Built fortified, so that the __*_chk forms are the ones called where the
 // compiler knows a buffer's size. Exit 0 when every call did, 1 when one did not, 77 when the shim is not
 // preloaded.
-#include <dlfcn.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -51,8 +50,7 @@ void expect(const char* call, std::vector<Reach> expected) {
 }  // namespace
 
 int main() {
-  const auto set_hooks = reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
-      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+  const auto set_hooks = hazardlab::check::shim::preloaded_hook_setter();
   if (set_hooks == nullptr) {
     std::puts("the thread shim is not preloaded");
     return 77;

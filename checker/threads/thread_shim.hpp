@@ -12,6 +12,8 @@
 // until then, and in processes that never start CUDA, every call goes straight to the C library.
 #pragma once
 
+#include <dlfcn.h>
+
 #include <cstddef>
 
 extern "C" {
@@ -30,4 +32,9 @@ void hazardlab_thread_shim_set_hooks(HazardlabThreadHook start, HazardlabThreadH
 namespace hazardlab::check::shim {
 // The hook now (nullptr when none is installed), for buffer_calls.cpp.
 HazardlabKernelAccessHook kernel_access_hook();
+// The setter as a program finds it where the shim is preloaded; nullptr where it is not.
+inline decltype(&hazardlab_thread_shim_set_hooks) preloaded_hook_setter() {
+  return reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
+      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+}
 }  // namespace hazardlab::check::shim

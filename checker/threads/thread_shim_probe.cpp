@@ -1,7 +1,6 @@
 // Run with the shim preloaded: every thread the program creates, however (std::thread, a thread started by a
 // thread, a detached pthread), must run the start hook before its own function, and the end hook when it ends,
 // by returning or by pthread_exit. Exit 0 when each did, 1 when one did not, 77 when the shim is not preloaded.
-#include <dlfcn.h>
 #include <pthread.h>
 
 #include <atomic>
@@ -39,8 +38,7 @@ void* exits(void*) {
 }  // namespace
 
 int main() {
-  const auto set_hooks = reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
-      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+  const auto set_hooks = hazardlab::check::shim::preloaded_hook_setter();
   if (set_hooks == nullptr) {
     std::puts("the thread shim is not preloaded");
     return 77;
