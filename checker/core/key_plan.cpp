@@ -41,8 +41,7 @@ std::vector<KeyAction> KeyPlan::pinned(ThreadId thread, std::uintptr_t begin, st
   // Pages another range covers already keep its key (the two share those pages); the rest is this range's.
   std::vector<KeyAction> actions;
   std::uintptr_t at = begin;
-  auto it = ranges_.upper_bound(begin);
-  if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+  auto it = first_range_from(begin);
   std::vector<std::pair<std::uintptr_t, std::uintptr_t>> gaps;
   for (; it != ranges_.end() && it->first < end; ++it) {
     ++it->second.pinnings;
@@ -71,8 +70,7 @@ std::vector<KeyAction> KeyPlan::unpinned(std::uintptr_t begin, std::uintptr_t en
   begin = page_floor(begin);
   end = page_ceil(end);
   std::vector<KeyAction> actions;
-  auto it = ranges_.upper_bound(begin);
-  if (it != ranges_.begin() && std::prev(it)->second.end > begin) --it;
+  auto it = first_range_from(begin);
   while (it != ranges_.end() && it->first < end) {
     if (--it->second.pinnings > 0) {
       ++it;
@@ -84,11 +82,27 @@ std::vector<KeyAction> KeyPlan::unpinned(std::uintptr_t begin, std::uintptr_t en
   return actions;
 }
 
+namespace {
+// For both constnesses of the map of ranges.
+template <class Ranges>
+auto first_range_in(Ranges& ranges, std::uintptr_t address) {
+  auto it = ranges.upper_bound(address);
+  if (it != ranges.begin() && std::prev(it)->second.end > address) --it;
+  return it;
+}
+}  // namespace
+
+KeyPlan::Ranges::iterator KeyPlan::first_range_from(std::uintptr_t address) {
+  return first_range_in(ranges_, address);
+}
+
+KeyPlan::Ranges::const_iterator KeyPlan::first_range_from(std::uintptr_t address) const {
+  return first_range_in(ranges_, address);
+}
+
 const KeyPlan::Range* KeyPlan::range_at(std::uintptr_t address) const {
-  auto it = ranges_.upper_bound(address);
-  if (it == ranges_.begin()) return nullptr;
-  --it;
-  return address < it->second.end ? &it->second : nullptr;
+  const auto it = first_range_from(address);
+  return it != ranges_.end() && it->first <= address ? &it->second : nullptr;
 }
 
 PageAccess KeyPlan::needed(int key) const {
@@ -139,9 +153,8 @@ std::vector<KeyAction> KeyPlan::to_strict(const std::vector<PageChange>& changes
     }
     std::uintptr_t at = c.begin;
     while (at < c.end) {
-      auto it = ranges_.upper_bound(at);
-      const Range* r = nullptr;
-      if (it != ranges_.begin() && std::prev(it)->second.end > at) r = &std::prev(it)->second;
+      const auto it = first_range_from(at);
+      const Range* r = it != ranges_.end() && it->first <= at ? &it->second : nullptr;
       const std::uintptr_t next = r != nullptr ? std::min(r->end, c.end)
                                   : it != ranges_.end() ? std::min(it->first, c.end)
                                                         : c.end;
@@ -249,9 +262,7 @@ std::vector<KeyAction> KeyPlan::kernel_access(ThreadId thread, std::uintptr_t be
   if (!write && strict_holds_.any_held(page_floor(begin), page_ceil(end)))
     actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, no_writes_, PageAccess::ReadOnly});
   std::vector<int> span_keys;
-  auto it = ranges_.upper_bound(page_floor(begin));
-  if (it != ranges_.begin() && std::prev(it)->second.end > page_floor(begin)) --it;
-  for (; it != ranges_.end() && it->first < end; ++it)
+  for (auto it = first_range_from(page_floor(begin)); it != ranges_.end() && it->first < end; ++it)
     if (it->second.key != 0 && std::find(span_keys.begin(), span_keys.end(), it->second.key) == span_keys.end())
       span_keys.push_back(it->second.key);
   for (int key : span_keys) {

@@ -97,6 +97,10 @@ class KeyPlan {
     int key;             // 0: no range key (the pool is empty)
     int pinnings;        // ranges merged into this one because they share pages
   };
+  using Ranges = std::map<std::uintptr_t, Range>;  // begin -> range, disjoint
+  // The first range that ends after `address`: the one that holds it, else the next one (or end()).
+  [[nodiscard]] Ranges::iterator first_range_from(std::uintptr_t address);
+  [[nodiscard]] Ranges::const_iterator first_range_from(std::uintptr_t address) const;
   [[nodiscard]] const Range* range_at(std::uintptr_t address) const;
   [[nodiscard]] PageAccess needed(int key) const;  // the strictest hold on pages that still carry `key`
   [[nodiscard]] bool others_hold_open(ThreadId thread, int key, PageAccess needed) const;
@@ -119,7 +123,7 @@ class KeyPlan {
   int no_writes_, no_access_;
   std::vector<HeldCopy> held_;
   std::size_t next_key_ = 0;
-  std::map<std::uintptr_t, Range> ranges_;  // begin -> range, disjoint
+  Ranges ranges_;
   std::map<int, PageHolds> holds_;          // per range key: the held pages that still carry it
   PageHolds strict_holds_;                  // held pages moved to a strict key
   // Per range key, the threads that hold it open further than closed (a thread absent has it closed): only

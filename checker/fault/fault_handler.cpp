@@ -4,14 +4,12 @@
 #include "checker/fault/python_stack.hpp"
 #include "hazardlab/fnv1a.hpp"
 
-#include <dlfcn.h>
 #include <execinfo.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
-#include <unwind.h>
 
 #include <algorithm>
 #include <atomic>
@@ -252,7 +250,7 @@ void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* con
 
 // The access's stack, innermost first, in a fixed array: the neighbour path allocates nothing, since a
 // fault can come from inside malloc (registered heap memory shares pages with the allocator's headers).
-constexpr int kMaxFrames = 48;
+constexpr int kMaxFrames = kMaxSiteFrames;
 struct RawStack {
   std::uintptr_t frames[kMaxFrames];
   int count = 0;
@@ -591,8 +589,7 @@ HostPageProtector::Choice HostPageProtector::choose(ProtectionRequest request) {
     // bytes without a fault. At most kRangeKeys, so that a program that allocates keys of its own still can.
     constexpr int kRangeKeys = 8;
     // `--protection keys` asks for the two held-page keys alone.
-    const auto set_hooks = reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
-        ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+    const auto set_hooks = shim::preloaded_hook_setter();
     if (set_hooks != nullptr && request != ProtectionRequest::Keys) {
       for (int k = 0; k < kRangeKeys; ++k) {
         const int key = ::pkey_alloc(0, PKEY_DISABLE_ACCESS);
@@ -765,37 +762,6 @@ const char* FaultHandler::failure() {
 }
 
 void FaultHandler::mark_host_function_thread() { state.runs_host_functions = true; }
-
-SiteId site_of(const std::uintptr_t* frames, int count) {
-  SiteId h = kFnv1aOffsetBasis;  // over the frames' addresses, a word at a time
-  for (int i = 0; i < count && i < kMaxFrames; ++i) h = fnv1a_word(frames[i], h);
-  return h;
-}
-
-namespace {
-struct Unwound {
-  std::uintptr_t* frames;
-  int count, max, skip;
-};
-_Unwind_Reason_Code take_frame(_Unwind_Context* context, void* argument) {
-  auto* u = static_cast<Unwound*>(argument);
-  if (u->skip > 0) {
-    --u->skip;  // capture_stack's own frame
-    return _URC_NO_REASON;
-  }
-  if (u->count >= u->max) return _URC_END_OF_STACK;
-  const _Unwind_Ptr pc = _Unwind_GetIP(context);
-  if (pc == 0) return _URC_END_OF_STACK;
-  u->frames[u->count++] = static_cast<std::uintptr_t>(pc);
-  return _URC_NO_REASON;
-}
-}  // namespace
-
-__attribute__((noinline)) int capture_stack(std::uintptr_t* frames, int max) {
-  Unwound u{frames, 0, max, 1};
-  _Unwind_Backtrace(&take_frame, &u);
-  return u.count;
-}
 
 void FaultHandler::observe_steps(StepObserver observer) { step_observer.store(observer); }
 

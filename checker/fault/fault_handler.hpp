@@ -17,6 +17,7 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/core/checker.hpp"
+#include "checker/fault/call_stack.hpp"
 #include "checker/fault/python_stack.hpp"
 
 namespace hazardlab::check {
@@ -116,11 +117,5 @@ class FaultHandler {
   static void play_fault(siginfo_t* info, ucontext_t* context);
   static void play_trap(siginfo_t* info, ucontext_t* context);
 };
-
-// The site of a stack: a hash of its frames.
-SiteId site_of(const std::uintptr_t* frames, int count);
-// The calling thread's stack, innermost first (its first frame the caller's), at most `max` frames: by the
-// unwinder itself, since glibc's backtrace() costs as much again per call, on the path every watched copy takes.
-int capture_stack(std::uintptr_t* frames, int max);
 
 }  // namespace hazardlab::check

@@ -108,16 +108,16 @@ MemoryKind host_kind(const void* p) {
                                                                               : MemoryKind::PageableHost;
 }
 
-// The call site of a copy or a free: its native stack and, in a Python program, its Python stack.
 // The memory kind of one end of a 2D or 3D copy.
 MemoryKind kind_of_end(CUmemorytype type, const void* host, CUdeviceptr device) {
   if (type == CU_MEMORYTYPE_HOST) return host_kind(host);
   return type == CU_MEMORYTYPE_UNIFIED ? kind_of(device) : MemoryKind::Device;
 }
 
+// The call site of a copy or a free: its native stack and, in a Python program, its Python stack.
 SiteId capture_site() {
-  std::uintptr_t raw[48];
-  const int n = capture_stack(raw, 48);
+  std::uintptr_t raw[kMaxSiteFrames];
+  const int n = capture_stack(raw, kMaxSiteFrames);
   PythonStackText python;
   capture_python_stack(python);
   const SiteId site = fnv1a(python.view(), site_of(raw, n));  // two Python lines through one native path: two sites

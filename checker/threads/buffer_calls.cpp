@@ -41,10 +41,12 @@ void* next_definition(const char* name) { return ::dlsym(RTLD_NEXT, name); }
   }
 
 // The hook, with the program's errno as it was: the call that follows sets it, or leaves it, as alone.
-void run_hook(HazardlabKernelAccessHook hook, const void* buffer, std::size_t bytes, bool kernel_writes) {
+// Its answer matters only when asked with no buffer (see wants_buffers).
+bool run_hook(HazardlabKernelAccessHook hook, const void* buffer, std::size_t bytes, bool kernel_writes) {
   const int saved = errno;
-  hook(buffer, bytes, kernel_writes ? 1 : 0);
+  const bool answer = hook(buffer, bytes, kernel_writes ? 1 : 0) != 0;
   errno = saved;
+  return answer;
 }
 void reaches(const void* buffer, std::size_t bytes, bool kernel_writes) {
   if (const HazardlabKernelAccessHook hook = kernel_access_hook()) run_hook(hook, buffer, bytes, kernel_writes);
@@ -52,10 +54,7 @@ void reaches(const void* buffer, std::size_t bytes, bool kernel_writes) {
 // Each buffer of an I/O vector, read only when the hook may need them (a vector the kernel would refuse, too
 // long, none or unreadable, is the kernel's to refuse, and is not read at all while the thread's keys are open).
 bool wants_buffers(HazardlabKernelAccessHook hook, bool kernel_writes) {
-  const int saved = errno;
-  const bool wants = hook(nullptr, 0, kernel_writes ? 1 : 0) != 0;
-  errno = saved;
-  return wants;
+  return run_hook(hook, nullptr, 0, kernel_writes);
 }
 void reaches(const struct iovec* vector, int count, bool kernel_writes) {
   const HazardlabKernelAccessHook hook = kernel_access_hook();
