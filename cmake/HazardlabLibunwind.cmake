@@ -41,6 +41,7 @@ ExternalProject_Add(hazardlab_libunwind_build
   URL ${_hl_unwind_urls}
   URL_HASH SHA256=${_hl_unwind_sha256}
   DOWNLOAD_EXTRACT_TIMESTAMP ON
+  DOWNLOAD_NO_PROGRESS ON
   PREFIX "${CMAKE_BINARY_DIR}/_deps/libunwind-build"
   INSTALL_DIR "${_hl_unwind_prefix}"
   # Only the local unwinder, position-independent; none of what would add dependencies (LZMA, zlib) or
