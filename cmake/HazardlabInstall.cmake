@@ -27,6 +27,8 @@ if(_hl_libexec)
   set_target_properties(hazardlab_check_inject PROPERTIES INSTALL_RPATH "$ORIGIN")
   install(TARGETS hazardlab_check_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
   install(TARGETS hazardlab_check_threads LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+  # The injected library carries libunwind (MIT), whose notice goes with it.
+  install(FILES "${HAZARDLAB_LIBUNWIND_NOTICE}" DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME libunwind.COPYING)
   get_target_property(_hl_cupti CUDA::cupti IMPORTED_LOCATION)
   if(_hl_cupti)
     # Under the name the library asks for (its SONAME, libcupti.so.<major>), whatever the file is called.

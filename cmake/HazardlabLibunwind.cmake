@@ -56,6 +56,10 @@ ExternalProject_Add(hazardlab_libunwind_build
   BUILD_BYPRODUCTS "${_hl_unwind_prefix}/lib/libunwind.a"
   LOG_CONFIGURE ON LOG_BUILD ON LOG_INSTALL ON LOG_OUTPUT_ON_FAILURE ON)
 
+# Its licence (MIT) asks that the notice go with every copy: the installed package carries it.
+ExternalProject_Get_Property(hazardlab_libunwind_build SOURCE_DIR)
+set(HAZARDLAB_LIBUNWIND_NOTICE "${SOURCE_DIR}/COPYING" CACHE INTERNAL "libunwind's licence notice, installed with the package")
+
 file(MAKE_DIRECTORY "${_hl_unwind_prefix}/include")  # an imported target's include folder must exist now
 add_library(hazardlab_libunwind STATIC IMPORTED GLOBAL)
 set_target_properties(hazardlab_libunwind PROPERTIES IMPORTED_LOCATION "${_hl_unwind_prefix}/lib/libunwind.a"
