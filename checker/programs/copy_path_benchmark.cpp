@@ -1,0 +1,71 @@
+// What the checker's own bookkeeping costs a watched copy, without a GPU: a pinned range, then a loop of an
+// asynchronous copy of one of its pages and the synchronization of its stream, through the Checker and the
+// key plan with the fault path's tests' played keys (no key register is touched, so it runs on any x86-64).
+// It prints nanoseconds per copy and synchronization; run it under `valgrind --tool=callgrind` for the
+// instructions and where they go. On a GPU, check-overhead measures the whole path (overhead_benchmark.py).
+//
+//   copy-path-benchmark [--copies N] [--bytes B] [--download]
+//
+// Exit 1 when a copy was not watched or its page stayed held after its synchronization: the figure would
+// then be of another path. Bad arguments: exit 2.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "checker/fault/fault_handler.hpp"
+#include "hazardlab/run_main.hpp"
+
+namespace {
+
+using namespace hazardlab::check;
+
+constexpr std::size_t kRangeBytes = 1 << 20;
+alignas(65536) unsigned char range[kRangeBytes];
+
+int run(unsigned long long copies, std::size_t bytes, bool download) {
+  HostPageProtector protector;
+  protector.play_keys(1, 2, 2688, {3, 4, 5, 6, 7, 8, 9, 10});  // as test_key_fault_path plays them
+  Checker checker{protector};
+  const auto base = reinterpret_cast<std::uintptr_t>(range);
+  checker.pinned_allocated(base, kRangeBytes, PinnedKind::HostAlloc);
+  const StreamKey stream{1, 0x1000};
+  checker.stream_created(stream, StreamKind::Blocking);
+  const CopyEnd host{MemoryKind::PinnedHost, HostFootprint::linear(base, bytes)}, device{MemoryKind::Device, {}};
+  const AsyncCopy copy = download ? AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, device, host, bytes, 0, false}
+                                  : AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, host, device, bytes, 0, false};
+
+  const auto start = std::chrono::steady_clock::now();
+  for (unsigned long long i = 0; i < copies; ++i) {
+    checker.copy_async(copy, [] { return SiteId{7}; });
+    checker.stream_synchronized(stream);
+  }
+  const double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+
+  const CheckerStats stats = checker.stats();
+  const bool released = checker.access_at(base) == PageAccess::ReadWrite;
+  std::printf("%s of %zu bytes: %.0f ns per copy and synchronization (%llu copies, %llu watched)\n",
+              download ? "download" : "upload", bytes, ns / static_cast<double>(copies), copies,
+              static_cast<unsigned long long>(stats.copies_watched));
+  checker.release_everything();
+  if (stats.copies_watched != copies || !released) {
+    std::fprintf(stderr, "copy-path-benchmark: %s\n",
+                 stats.copies_watched != copies ? "not every copy was watched" : "a page stayed held after its sync");
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"The checker's bookkeeping of a watched copy, timed without a GPU"};
+  unsigned long long copies = 200000;
+  std::size_t bytes = 4096;
+  bool download = false;
+  app.add_option("--copies", copies, "copies, each followed by its stream's synchronization")
+      ->check(CLI::Range(1ULL, 100000000ULL));
+  app.add_option("--bytes", bytes, "bytes per copy, in one pinned range of 1 MiB")->check(CLI::Range(std::size_t{1}, kRangeBytes));
+  app.add_flag("--download", download, "device to host (the host end held against every access)");
+  return hazardlab::run_main("copy-path-benchmark", app, argc, argv, [&] { return run(copies, bytes, download); });
+}
