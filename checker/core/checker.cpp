@@ -101,6 +101,12 @@ void Checker::set_sampling(Sampling sampling) {
   sampling_ = sampling;
 }
 
+std::string_view Checker::api_name(std::string_view api) {
+  auto it = api_names_.find(api);
+  if (it == api_names_.end()) it = api_names_.emplace(api).first;
+  return *it;
+}
+
 bool Checker::sampled_in(const HostFootprint& footprint, Hold hold) {
   if (!sampling_.on()) return true;
   const std::uint64_t n = copies_of_range_[{footprint.base, footprint.bytes(), hold}]++;
@@ -127,8 +133,9 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     }
     if (!site) site = site_of_copy.get();
     Owned owned;
-    owned.facts = CopyFacts{next_copy_++, std::string(copy.api), copy.stream.handle, kind, host_end, end.host.base,
+    owned.facts = CopyFacts{next_copy_++, {}, copy.stream.handle, kind, host_end, end.host.base,
                             end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site};
+    owned.api = api_name(copy.api);
     auto it = pinned_.upper_bound(end.host.base);
     if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
     owned.footprint = end.host;
@@ -274,6 +281,7 @@ Finding Checker::make_finding(FindingKind kind, const Owned& owned, std::uintptr
   Finding f;
   f.kind = kind;
   f.copy = owned.facts;
+  f.copy.api = owned.api;
   f.address = address;
   f.offset = owned.footprint.contains(address) ? owned.footprint.offset_of(address) : 0;
   f.access_site = site;

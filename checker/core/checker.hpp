@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <string_view>
@@ -218,9 +219,12 @@ class Checker {
   };
   void issue(const AsyncCopy& copy, const SiteOf& site);
   bool sampled_in(const HostFootprint& footprint, Hold hold);
+  // The driver call's name, kept once: a watched copy then allocates no string of its own.
+  std::string_view api_name(std::string_view api);
   FaultOutcome access(std::uintptr_t address, bool write, Accessor by, const SiteOf& site, std::uint64_t thread);
   struct Owned {
-    CopyFacts facts;
+    CopyFacts facts;        // but its api, which a finding gets from `api`
+    std::string_view api;   // one of api_names_
     HostFootprint footprint;
     WorkStamp stamp;
     // What the copy waits for, under each engine's rules: a host function it waits for runs before it, so
@@ -255,6 +259,7 @@ class Checker {
   std::set<WorkStamp> running_host_functions_;
   PageHolds holds_;
   std::set<std::pair<SiteId, SiteId>> reported_;
+  std::set<std::string, std::less<>> api_names_;
   std::uint64_t next_copy_ = 1;
   Sampling sampling_;
   bool every_occurrence_ = false;

@@ -52,8 +52,7 @@ std::vector<KeyAction> KeyPlan::pinned(ThreadId thread, std::uintptr_t begin, st
   if (key != 0 && !gaps.empty()) {
     // Opened fully for the pinning thread, before the tag: the key's holds on other ranges move to the strict
     // keys first, as at a fault beside them.
-    if (needed(key) != PageAccess::ReadWrite)
-      for (const KeyAction& a : move_to_strict(key)) actions.push_back(a);
+    if (needed(key) != PageAccess::ReadWrite) move_to_strict(key, actions);
     if (rights(thread, key) != PageAccess::ReadWrite) {
       set_rights(thread, key, PageAccess::ReadWrite);
       actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, PageAccess::ReadWrite});
@@ -142,10 +141,9 @@ int KeyPlan::tag_at(std::uintptr_t address) const {
   return r == nullptr ? 0 : r->key;
 }
 
-std::vector<KeyAction> KeyPlan::to_strict(const std::vector<PageChange>& changes) const {
+void KeyPlan::to_strict(const std::vector<PageChange>& changes, std::vector<KeyAction>& actions) const {
   // Pages whose strict access changed: tagged with the strict key of their access now, or, let go of by every
   // hold, with their range's key again (0 between ranges).
-  std::vector<KeyAction> actions;
   for (const PageChange& c : changes) {
     if (c.access != PageAccess::ReadWrite) {
       actions.push_back({KeyAction::Kind::TagPages, c.begin, c.end, strict_key_of(c.access), {}});
@@ -162,15 +160,17 @@ std::vector<KeyAction> KeyPlan::to_strict(const std::vector<PageChange>& changes
       at = next;
     }
   }
-  return actions;
 }
 
-std::vector<KeyAction> KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
-  if (begin >= end) return {};
+const std::vector<KeyAction>& KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+  std::vector<KeyAction>& actions = actions_;
+  actions.clear();
+  if (begin >= end) return actions;
   // The range keys of the copy's pages (0 for pages of no range); pages already held on a strict key stay
   // there, so that the two holds' access is one tag.
-  std::vector<int> span_keys;
   const bool on_strict = strict_holds_.any_held(page_floor(begin), page_ceil(end));
+  std::vector<int>& span_keys = span_keys_;
+  span_keys.clear();
   for (std::uintptr_t p = page_floor(begin); p < end;) {
     const Range* r = range_at(p);
     const int k = r == nullptr ? 0 : r->key;
@@ -183,22 +183,20 @@ std::vector<KeyAction> KeyPlan::hold(ThreadId thread, std::uintptr_t begin, std:
     // Another thread holds the key open, and only a signal could close it there; or the pages carry several
     // keys: the pages move instead, with every page their keys hold now (a page of them held again must carry
     // the two holds' strictest access).
-    std::vector<KeyAction> actions;
-    for (int k : span_keys) {
-      if (k == 0) continue;
-      for (const KeyAction& a : move_to_strict(k)) actions.push_back(a);
-    }
+    for (int k : span_keys)
+      if (k != 0) move_to_strict(k, actions);
     held_.push_back({begin, end, hold, key, true});
-    for (const KeyAction& a : to_strict(strict_holds_.add(begin, end, hold))) actions.push_back(a);
+    to_strict(strict_holds_.add(begin, end, hold), actions);
     return actions;
   }
   held_.push_back({begin, end, hold, key, false});
   holds_[key].add(begin, end, hold);
   // The issuing thread's rights become exactly what the key's holds allow: closed further if it had the key
   // open, opened as far as they allow if it had it closed (reading its own held source is no fault).
-  if (rights(thread, key) == need) return {};
+  if (rights(thread, key) == need) return actions;
   set_rights(thread, key, need);
-  return {{KeyAction::Kind::SetThreadRights, 0, 0, key, need}};
+  actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, need});
+  return actions;
 }
 
 std::vector<KeyPlan::HeldCopy>::iterator KeyPlan::held_copy(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
@@ -206,20 +204,26 @@ std::vector<KeyPlan::HeldCopy>::iterator KeyPlan::held_copy(std::uintptr_t begin
                       [&](const HeldCopy& h) { return h.begin == begin && h.end == end && h.hold == hold; });
 }
 
-std::vector<KeyAction> KeyPlan::release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+const std::vector<KeyAction>& KeyPlan::release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+  std::vector<KeyAction>& actions = actions_;
+  actions.clear();
   const auto h = held_copy(begin, end, hold);
-  if (h == held_.end()) return {};
+  if (h == held_.end()) return actions;
   const int key = h->key;
   const bool strict = h->strict;
   held_.erase(h);
-  if (strict) return to_strict(strict_holds_.remove(begin, end, hold));  // the pages go home as holds let go
+  if (strict) {
+    to_strict(strict_holds_.remove(begin, end, hold), actions);  // the pages go home as holds let go
+    return actions;
+  }
   holds_[key].remove(begin, end, hold);
   // The thread that learnt of the release opens its own rights as far as the key's other holds allow; the other
   // threads keep theirs closed and open them at their next access, once.
   const PageAccess need = needed(key);
-  if (strictness(rights(thread, key)) <= strictness(need)) return {};
+  if (strictness(rights(thread, key)) <= strictness(need)) return actions;
   set_rights(thread, key, need);
-  return {{KeyAction::Kind::SetThreadRights, 0, 0, key, need}};
+  actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, need});
+  return actions;
 }
 
 KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool write) {
@@ -243,15 +247,16 @@ KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool wr
     return {Kind::OneInstruction, key, as_far_as(write), {}};  // the page itself forbids it
   // A neighbour of held pages under the same key: the held pages move to the strict keys, so that this
   // thread's accesses to the rest of the key's ranges stop faulting (once per hold, not once per access).
-  KeyFaultDecision d{Kind::OpenForGood, key, PageAccess::ReadWrite, move_to_strict(key)};
+  KeyFaultDecision d{Kind::OpenForGood, key, PageAccess::ReadWrite, {}};
+  move_to_strict(key, d.actions);
   set_rights(thread, key, PageAccess::ReadWrite);
   return d;
 }
 
-std::vector<KeyAction> KeyPlan::move_to_strict(int key) {
+void KeyPlan::move_to_strict(int key, std::vector<KeyAction>& actions) {
   for (HeldCopy& moved : held_)
     if (moved.key == key) moved.strict = true;
-  return to_strict(holds_[key].move_all_into(strict_holds_));
+  to_strict(holds_[key].move_all_into(strict_holds_), actions);
 }
 
 std::vector<KeyAction> KeyPlan::kernel_access(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, bool write) {
@@ -270,7 +275,7 @@ std::vector<KeyAction> KeyPlan::kernel_access(ThreadId thread, std::uintptr_t be
     if (!allows(open_to, write)) {
       // A hold of the key forbids the access (on these pages or on others of the key): as at a fault beside
       // held pages, they move to the strict keys, and the key opens fully.
-      for (const KeyAction& a : move_to_strict(key)) actions.push_back(a);
+      move_to_strict(key, actions);
       open_to = PageAccess::ReadWrite;
     }
     if (strictness(rights(thread, key)) <= strictness(open_to)) continue;  // open that far already

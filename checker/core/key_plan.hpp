@@ -73,8 +73,10 @@ class KeyPlan {
   std::vector<KeyAction> unpinned(std::uintptr_t begin, std::uintptr_t end);
 
   // A copy issued by `thread` holds [begin, end); its release (on any thread that learns of it) lets it go.
-  std::vector<KeyAction> hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
-  std::vector<KeyAction> release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  // The actions are in a buffer the plan keeps and reuses (valid until its next hold or release): the path
+  // every watched copy takes allocates no list of actions.
+  const std::vector<KeyAction>& hold(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  const std::vector<KeyAction>& release(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, Hold hold);
 
   // A system call of `thread` will reach [begin, end) (`write`: the kernel writes there, as read(2) does). The
   // kernel's access obeys the thread's rights but raises no fault: where they forbid it, the call fails with
@@ -107,8 +109,9 @@ class KeyPlan {
   [[nodiscard]] PageAccess rights(ThreadId thread, int key) const;  // a thread's rights for a key, as believed
   [[nodiscard]] int strict_key_of(PageAccess access) const;
   void set_rights(ThreadId thread, int key, PageAccess rights);
-  std::vector<KeyAction> to_strict(const std::vector<PageChange>& changes) const;
-  std::vector<KeyAction> move_to_strict(int key);  // every held page that still carries `key`
+  // Both append to `actions`.
+  void to_strict(const std::vector<PageChange>& changes, std::vector<KeyAction>& actions) const;
+  void move_to_strict(int key, std::vector<KeyAction>& actions);  // every held page that still carries `key`
 
   // A copy's hold, and where its pages are: under their range's key, or moved to a strict key.
   struct HeldCopy {
@@ -129,6 +132,8 @@ class KeyPlan {
   // Per range key, the threads that hold it open further than closed (a thread absent has it closed): only
   // these can reach a page of the key without a fault.
   std::map<int, std::map<ThreadId, PageAccess>> open_;
+  std::vector<KeyAction> actions_;  // hold's and release's
+  std::vector<int> span_keys_;      // hold's
 };
 
 }  // namespace hazardlab::check

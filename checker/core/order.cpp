@@ -15,25 +15,26 @@ void OrderEngine::add_stream(StreamSlot stream, StreamKind kind, ContextSlot con
   streams_.push_back(Stream{kind, context, 0, {}});
 }
 
-Clock OrderEngine::implicit_frontier(StreamSlot stream) const {
-  Clock clock;
+void OrderEngine::join_implicit_frontier(Clock& into, StreamSlot stream) const {
   const Stream& waiting = streams_.at(stream);
   for (const Stream& other : streams_) {
     if (other.context == waiting.context && conformance::implicitly_waits_for(rules_, waiting.kind, other.kind))
-      join(clock, other.frontier);
+      join(into, other.frontier);
   }
-  return clock;
 }
 
 WorkStamp OrderEngine::enqueue(StreamSlot stream, const StreamWorkFacts& facts, const Clock* also_after) {
+  // The new item's clock is built in its stream's frontier itself, which it replaces: every edge only adds to
+  // it (rule 1 keeps the stream's earlier work, and a join never lowers a component), and no clock is allocated
+  // on the path every copy takes. The streams' frontiers joined in are never this one's growing copy: joining
+  // a clock into itself leaves it as it was.
   Stream& s = streams_.at(stream);
-  Clock clock = s.frontier;  // rule 1 (and rule 9, which gives a host function the same edges)
-  join(clock, host_);        // work cannot start before the call that enqueued it
-  if (!conformance::skips_implicit_sync(rules_, facts)) join(clock, implicit_frontier(stream));
+  Clock& clock = s.frontier;  // rule 1 (and rule 9, which gives a host function the same edges)
+  join(clock, host_);         // work cannot start before the call that enqueued it
+  if (!conformance::skips_implicit_sync(rules_, facts)) join_implicit_frontier(clock, stream);
   if (also_after != nullptr) join(clock, *also_after);
   if (clock.size() <= stream) clock.resize(stream + 1, 0);
   clock[stream] = ++s.issued;
-  s.frontier = std::move(clock);
   return WorkStamp{stream, s.issued};
 }
 
@@ -48,7 +49,7 @@ WorkStamp OrderEngine::record_event(EventSlot event, StreamSlot stream) {
   const WorkStamp item = enqueue(stream, facts);
   Clock captured = streams_[stream].frontier;
   // The record's own work may skip rule 2 under a deviation; the event still captures that work.
-  if (conformance::skips_implicit_sync(rules_, facts)) join(captured, implicit_frontier(stream));
+  if (conformance::skips_implicit_sync(rules_, facts)) join_implicit_frontier(captured, stream);
   if (events_.size() <= event) events_.resize(event + 1);
   events_[event] = std::move(captured);
   return item;
@@ -64,7 +65,7 @@ WorkStamp OrderEngine::wait_event(StreamSlot stream, EventSlot event) {
 void OrderEngine::host_synchronizes_stream(StreamSlot stream) {
   join(host_, streams_.at(stream).frontier);
   // Synchronizing the legacy stream waits for what work enqueued there now would wait for (rule 2).
-  if (streams_[stream].kind == StreamKind::Legacy) join(host_, implicit_frontier(stream));
+  if (streams_[stream].kind == StreamKind::Legacy) join_implicit_frontier(host_, stream);
 }
 
 void OrderEngine::host_synchronizes_event(EventSlot event) {

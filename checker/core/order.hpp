@@ -92,8 +92,9 @@ class OrderEngine {
   static bool known(const Clock& clock, const WorkStamp& work) {
     return work.stream < clock.size() && clock[work.stream] >= work.position;
   }
-  // Rule 2: the clocks of the other streams' work that work enqueued on `stream` now would wait for.
-  Clock implicit_frontier(StreamSlot stream) const;
+  // Rule 2: joins into `into` the clocks of the other streams' work that work enqueued on `stream` now would
+  // wait for.
+  void join_implicit_frontier(Clock& into, StreamSlot stream) const;
 
   RuleSet rules_;
   std::vector<Stream> streams_;

@@ -26,10 +26,11 @@ void PageHolds::split_at(std::uintptr_t address) {
   }
 }
 
-std::vector<PageChange> PageHolds::update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta) {
+const std::vector<PageChange>& PageHolds::update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta) {
   begin = page_floor(begin);
   end = page_ceil(end);
-  std::vector<PageChange> changes;
+  std::vector<PageChange>& changes = changes_;
+  changes.clear();
   if (begin >= end) return changes;
   split_at(begin);
   split_at(end);
@@ -69,10 +70,10 @@ std::vector<PageChange> PageHolds::update(std::uintptr_t begin, std::uintptr_t e
   return changes;
 }
 
-std::vector<PageChange> PageHolds::add(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+const std::vector<PageChange>& PageHolds::add(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
   return update(begin, end, hold, +1);
 }
-std::vector<PageChange> PageHolds::remove(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
+const std::vector<PageChange>& PageHolds::remove(std::uintptr_t begin, std::uintptr_t end, Hold hold) {
   return update(begin, end, hold, -1);
 }
 

@@ -29,9 +29,11 @@ std::uintptr_t page_ceil(std::uintptr_t address);
 
 class PageHolds {
  public:
-  // Hold [begin, end) (any bytes: widened to whole pages). Returns the pages whose access changed.
-  std::vector<PageChange> add(std::uintptr_t begin, std::uintptr_t end, Hold hold);
-  std::vector<PageChange> remove(std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  // Hold [begin, end) (any bytes: widened to whole pages). Returns the pages whose access changed, in a buffer
+  // the holds keep and reuse (valid until their next add or remove), so that a copy's hold and release
+  // allocate no list of changes.
+  const std::vector<PageChange>& add(std::uintptr_t begin, std::uintptr_t end, Hold hold);
+  const std::vector<PageChange>& remove(std::uintptr_t begin, std::uintptr_t end, Hold hold);
   [[nodiscard]] PageAccess access_at(std::uintptr_t address) const;
   [[nodiscard]] bool any_held(std::uintptr_t begin, std::uintptr_t end) const;  // any byte of [begin, end)
   [[nodiscard]] bool empty() const { return segments_.empty(); }
@@ -51,9 +53,10 @@ class PageHolds {
     std::uintptr_t end;
     Counts counts;
   };
-  std::vector<PageChange> update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta);
+  const std::vector<PageChange>& update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta);
   void split_at(std::uintptr_t address);
   std::map<std::uintptr_t, Segment> segments_;  // disjoint, begin -> segment; pages held by nothing are absent
+  std::vector<PageChange> changes_;             // what the last add or remove changed
 };
 
 }  // namespace hazardlab::check
