@@ -1,6 +1,8 @@
 #include "checker/core/key_plan.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 namespace hazardlab::check {
 
@@ -18,10 +20,14 @@ PageAccess as_far_as(bool write) { return write ? PageAccess::ReadWrite : PageAc
 }  // namespace
 
 KeyPlan::KeyPlan(std::vector<int> range_keys, int no_writes, int no_access)
-    : keys_(std::move(range_keys)), no_writes_(no_writes), no_access_(no_access) {}
+    : keys_(std::move(range_keys)), no_writes_(no_writes), no_access_(no_access) {
+  const auto valid = [](int key) { return key > 0 && key < kKeyCount; };
+  if (!valid(no_writes_) || !valid(no_access_) || !std::all_of(keys_.begin(), keys_.end(), valid))
+    throw std::invalid_argument("a protection key outside 1 to " + std::to_string(kKeyCount - 1));
+}
 
 std::vector<KeyAction> KeyPlan::thread_started(ThreadId thread) {
-  for (auto& [key, threads] : open_) threads.erase(thread);  // a thread id used again: the new thread's own
+  for (int key = 0; key < kKeyCount; ++key) set_rights(thread, key, PageAccess::None);  // an id used again
   std::vector<KeyAction> actions;
   for (int key : keys_) actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, key, PageAccess::None});
   actions.push_back({KeyAction::Kind::SetThreadRights, 0, 0, no_writes_, PageAccess::ReadOnly});
@@ -30,7 +36,7 @@ std::vector<KeyAction> KeyPlan::thread_started(ThreadId thread) {
 }
 
 void KeyPlan::thread_exited(ThreadId thread) {
-  for (auto& [key, threads] : open_) threads.erase(thread);
+  for (int key = 0; key < kKeyCount; ++key) set_rights(thread, key, PageAccess::None);
 }
 
 std::vector<KeyAction> KeyPlan::pinned(ThreadId thread, std::uintptr_t begin, std::uintptr_t end) {
@@ -105,30 +111,31 @@ const KeyPlan::Range* KeyPlan::range_at(std::uintptr_t address) const {
 }
 
 PageAccess KeyPlan::needed(int key) const {
-  auto it = holds_.find(key);
-  return it == holds_.end() ? PageAccess::ReadWrite : it->second.strictest();
+  return holds_[static_cast<std::size_t>(key)].strictest();
 }
 
 PageAccess KeyPlan::rights(ThreadId thread, int key) const {
   if (key == no_writes_) return PageAccess::ReadOnly;
   if (key == no_access_) return PageAccess::None;
-  auto k = open_.find(key);
-  if (k == open_.end()) return PageAccess::None;
-  auto t = k->second.find(thread);
-  return t == k->second.end() ? PageAccess::None : t->second;
+  const OpenThreads& threads = open_[static_cast<std::size_t>(key)];
+  const auto t = std::find_if(threads.begin(), threads.end(), [&](const auto& o) { return o.first == thread; });
+  return t == threads.end() ? PageAccess::None : t->second;
 }
 
 void KeyPlan::set_rights(ThreadId thread, int key, PageAccess rights) {
-  if (rights == PageAccess::None)
-    open_[key].erase(thread);
-  else
-    open_[key][thread] = rights;
+  OpenThreads& threads = open_[static_cast<std::size_t>(key)];
+  const auto t = std::find_if(threads.begin(), threads.end(), [&](const auto& o) { return o.first == thread; });
+  if (rights == PageAccess::None) {
+    if (t != threads.end()) threads.erase(t);
+  } else if (t != threads.end()) {
+    t->second = rights;
+  } else {
+    threads.emplace_back(thread, rights);
+  }
 }
 
 bool KeyPlan::others_hold_open(ThreadId thread, int key, PageAccess need) const {
-  auto k = open_.find(key);
-  if (k == open_.end()) return false;
-  for (const auto& [other, rights] : k->second)
+  for (const auto& [other, rights] : open_[static_cast<std::size_t>(key)])
     if (other != thread && strictness(rights) < strictness(need)) return true;
   return false;
 }
@@ -190,7 +197,7 @@ const std::vector<KeyAction>& KeyPlan::hold(ThreadId thread, std::uintptr_t begi
     return actions;
   }
   held_.push_back({begin, end, hold, key, false});
-  holds_[key].add(begin, end, hold);
+  holds_[static_cast<std::size_t>(key)].add(begin, end, hold);
   // The issuing thread's rights become exactly what the key's holds allow: closed further if it had the key
   // open, opened as far as they allow if it had it closed (reading its own held source is no fault).
   if (rights(thread, key) == need) return actions;
@@ -216,7 +223,7 @@ const std::vector<KeyAction>& KeyPlan::release(ThreadId thread, std::uintptr_t b
     to_strict(strict_holds_.remove(begin, end, hold), actions);  // the pages go home as holds let go
     return actions;
   }
-  holds_[key].remove(begin, end, hold);
+  holds_[static_cast<std::size_t>(key)].remove(begin, end, hold);
   // The thread that learnt of the release opens its own rights as far as the key's other holds allow; the other
   // threads keep theirs closed and open them at their next access, once.
   const PageAccess need = needed(key);
@@ -243,7 +250,7 @@ KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool wr
     set_rights(thread, key, need);
     return {Kind::OpenForGood, key, need, {}};
   }
-  if (!allows(holds_[key].access_at(address), write))
+  if (!allows(holds_[static_cast<std::size_t>(key)].access_at(address), write))
     return {Kind::OneInstruction, key, as_far_as(write), {}};  // the page itself forbids it
   // A neighbour of held pages under the same key: the held pages move to the strict keys, so that this
   // thread's accesses to the rest of the key's ranges stop faulting (once per hold, not once per access).
@@ -256,7 +263,7 @@ KeyFaultDecision KeyPlan::fault(ThreadId thread, std::uintptr_t address, bool wr
 void KeyPlan::move_to_strict(int key, std::vector<KeyAction>& actions) {
   for (HeldCopy& moved : held_)
     if (moved.key == key) moved.strict = true;
-  to_strict(holds_[key].move_all_into(strict_holds_), actions);
+  to_strict(holds_[static_cast<std::size_t>(key)].move_all_into(strict_holds_), actions);
 }
 
 std::vector<KeyAction> KeyPlan::kernel_access(ThreadId thread, std::uintptr_t begin, std::uintptr_t end, bool write) {

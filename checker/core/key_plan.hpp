@@ -20,7 +20,9 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include "checker/core/pages.hpp"
@@ -55,8 +57,11 @@ struct KeyFaultDecision {
 
 class KeyPlan {
  public:
+  // Keys are 0 to 15 (x86-64 PKRU holds two bits for each of 16); key 0 is every page's own and never the plan's.
+  static constexpr int kKeyCount = 16;
+
   // `range_keys`: the keys pkey_alloc gave for ranges (none: every hold moves its pages to a strict key);
-  // `no_writes`, `no_access`: the strict keys.
+  // `no_writes`, `no_access`: the strict keys. A key outside 1 to 15: std::invalid_argument.
   KeyPlan(std::vector<int> range_keys, int no_writes, int no_access);
 
   // A thread starts: its rights for every key closed (range keys no access, strict keys as every thread keeps
@@ -127,11 +132,14 @@ class KeyPlan {
   std::vector<HeldCopy> held_;
   std::size_t next_key_ = 0;
   Ranges ranges_;
-  std::map<int, PageHolds> holds_;          // per range key: the held pages that still carry it
+  // Indexed by key: a copy's hold and release find their key's holds and open threads in place, with no tree to
+  // walk in the cold caches between the program's driver calls.
+  std::array<PageHolds, kKeyCount> holds_;  // per range key: the held pages that still carry it
   PageHolds strict_holds_;                  // held pages moved to a strict key
   // Per range key, the threads that hold it open further than closed (a thread absent has it closed): only
   // these can reach a page of the key without a fault.
-  std::map<int, std::map<ThreadId, PageAccess>> open_;
+  using OpenThreads = std::vector<std::pair<ThreadId, PageAccess>>;
+  std::array<OpenThreads, kKeyCount> open_;
   std::vector<KeyAction> actions_;  // hold's and release's
   std::vector<int> span_keys_;      // hold's
 };

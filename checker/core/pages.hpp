@@ -6,7 +6,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <vector>
 
 namespace hazardlab::check {
@@ -48,15 +47,23 @@ class PageHolds {
     [[nodiscard]] PageAccess access() const {
       return no_access > 0 ? PageAccess::None : no_writes > 0 ? PageAccess::ReadOnly : PageAccess::ReadWrite;
     }
+    [[nodiscard]] bool none() const { return no_writes == 0 && no_access == 0; }
   };
   struct Segment {
-    std::uintptr_t end;
+    std::uintptr_t begin, end;
     Counts counts;
   };
+  using Segments = std::vector<Segment>;
   const std::vector<PageChange>& update(std::uintptr_t begin, std::uintptr_t end, Hold hold, int delta);
   void split_at(std::uintptr_t address);
-  std::map<std::uintptr_t, Segment> segments_;  // disjoint, begin -> segment; pages held by nothing are absent
-  std::vector<PageChange> changes_;             // what the last add or remove changed
+  // The first segment that begins after `address`.
+  [[nodiscard]] Segments::const_iterator after(std::uintptr_t address) const;
+  // Disjoint, in address order; pages held by nothing are absent. A sorted vector, not a tree: a program holds
+  // few segments at a time (about one per copy in flight), and the copy and the synchronization that change
+  // them then touch one or two cache lines and allocate nothing, where a tree's nodes are each a cache miss
+  // in the cold caches the driver leaves between the checker's calls (copy-path-benchmark --evict).
+  Segments segments_;
+  std::vector<PageChange> changes_;  // what the last add or remove changed
 };
 
 }  // namespace hazardlab::check
