@@ -731,6 +731,23 @@ bool FaultHandler::supported() {
 #endif
 }
 
+namespace {
+
+// What the thread shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy).
+struct DispositionWatch {
+  std::atomic<bool> told{false};           // the shim's hook is installed
+  std::atomic<bool> replaced{false};       // the program replaced the handler since a copy last asked
+  std::atomic<std::uint64_t> copies{0};    // copies that asked since the hook was installed
+};
+DispositionWatch& disposition = *new DispositionWatch;
+
+// The shim's hook, on the thread whose call changed a disposition, right after it.
+void disposition_changed(int signal) {
+  if (signal == SIGSEGV && !FaultHandler::ensure_installed()) disposition.replaced.store(true);
+}
+
+}  // namespace
+
 void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
   path.checker = &checker;
   path.sink = std::move(on_findings);
@@ -739,6 +756,20 @@ void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
   find_python();
   install_handler(SIGSEGV, on_segv, &path.previous_segv);
   install_handler(SIGTRAP, on_trap, &path.previous_trap);
+  if (const auto set_hook = shim::preloaded_signal_hook_setter()) {
+    set_hook(&disposition_changed);
+    disposition.told.store(true);
+  }
+}
+
+bool FaultHandler::ensure_installed_at_copy() {
+  bool in_front = true;
+  if (!disposition.told.load(std::memory_order_relaxed) ||
+      disposition.copies.fetch_add(1, std::memory_order_relaxed) % kAskKernelEvery == 0)
+    in_front = ensure_installed();
+  const bool told_replaced =
+      disposition.replaced.load(std::memory_order_relaxed) && disposition.replaced.exchange(false);
+  return in_front && !told_replaced;
 }
 
 bool FaultHandler::ensure_installed() {

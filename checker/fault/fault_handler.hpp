@@ -88,12 +88,18 @@ class FaultHandler {
  public:
   static bool supported();  // this architecture can tell reads from writes
   // Installs the SIGSEGV and SIGTRAP handlers in front of whatever the process had (which still gets every
-  // fault and trap that is not the checker's).
+  // fault and trap that is not the checker's), and the thread shim's signal hook where it is preloaded.
   static void install(Checker& checker, FaultFindings on_findings);
   // Is the checker's handler still the process's SIGSEGV handler? If the program replaced it, the handler
   // is put back in front (the program's own still gets the faults that are not the checker's), and this
-  // returns false once, so that the caller can say so.
+  // returns false once, so that the caller can say so. Asks the kernel: a system call.
   static bool ensure_installed();
+  // The same question at a copy, before its pages are held. Where the thread shim is preloaded, it tells of
+  // every change the program makes through the C library, and install() has the handler put back in front at
+  // once: this then answers from that, and asks the kernel at one copy in kAskKernelEvery, for a change made
+  // around the C library (a raw rt_sigaction system call). Elsewhere it asks the kernel at every copy.
+  static bool ensure_installed_at_copy();
+  static constexpr std::uint64_t kAskKernelEvery = 64;
   // A host function's marker ran on this thread (the marker the injected library queues ahead of each host
   // function). A thread that runs them and makes no CUDA call of its own is the driver's: its accesses are
   // judged as a host function's, which one being for the checker to tell (Accessor::Kind::HostFunctionThread),

@@ -169,7 +169,7 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
       return;
     }
   }
-  if (holds && !FaultHandler::ensure_installed() && !in.handler_replaced.exchange(true))
+  if (holds && !FaultHandler::ensure_installed_at_copy() && !in.handler_replaced.exchange(true))
     in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
                    "program's handler every fault that is not the checker's (accesses while it was replaced were not "
                    "watched)");

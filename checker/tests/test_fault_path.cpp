@@ -16,6 +16,7 @@
 
 #include "checker/fault/fault_handler.hpp"
 #include "checker/fault/python_stack.hpp"
+#include "checker/threads/thread_shim.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -281,11 +282,19 @@ TEST_P(FaultPath, AFaultThatIsNotTheCheckersEndsTheProcessWithItsOwnSignal) {
 }
 
 TEST_P(FaultPath, AReplacedHandlerIsNoticedAndPutBehindTheCheckers) {
-  EXPECT_TRUE(FaultHandler::ensure_installed());
+  EXPECT_TRUE(FaultHandler::ensure_installed_at_copy());
   struct sigaction mine{}, old{};
   mine.sa_handler = [](int) { _exit(3); };
   sigaction(SIGSEGV, &mine, &old);
-  EXPECT_FALSE(FaultHandler::ensure_installed());
+  if (shim::preloaded_signal_hook_setter() != nullptr) {
+    // The shim told of the change: the checker's handler is in front again already, before any copy.
+    struct sigaction current{};
+    sigaction(SIGSEGV, nullptr, &current);
+    EXPECT_NE(current.sa_handler, mine.sa_handler);
+  }
+  // The next copy says so once, whether it was told or asked.
+  EXPECT_FALSE(FaultHandler::ensure_installed_at_copy());
+  EXPECT_TRUE(FaultHandler::ensure_installed_at_copy());
   EXPECT_TRUE(FaultHandler::ensure_installed());
   upload(0, 64);
   write_byte(memory + 1, 1);  // the checker's fault: the program's handler does not see it

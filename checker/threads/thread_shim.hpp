@@ -7,7 +7,10 @@
 // - every C library call that has the kernel read or write a buffer of the program (read, write, recv, send,
 //   fread, fwrite and their kin, buffer_calls.cpp) runs a third hook first: the kernel obeys the calling
 //   thread's key rights but raises no fault, so a range key the thread has not opened yet would fail a correct
-//   program's call with EFAULT.
+//   program's call with EFAULT;
+// - every C library call that changes a signal's disposition (sigaction, signal and its kin, signal_calls.cpp)
+//   runs a fourth hook after it: the checker keeps its SIGSEGV handler in front of the program's without asking
+//   the kernel at every copy.
 // The injected library, loaded later (when CUDA starts), finds the setter with dlsym and installs its hooks;
 // until then, and in processes that never start CUDA, every call goes straight to the C library.
 #pragma once
@@ -27,14 +30,22 @@ using HazardlabKernelAccessHook = int (*)(const void* buffer, std::size_t bytes,
 // Installs the hooks (nullptr removes one); the symbol the injected library looks up.
 void hazardlab_thread_shim_set_hooks(HazardlabThreadHook start, HazardlabThreadHook end,
                                      HazardlabKernelAccessHook kernel_access);
+// Runs on the calling thread after a call of the program changed the disposition of `signal` (not when it only
+// asked, nor when it failed), with errno as the call left it; not again for the hook's own calls.
+using HazardlabSignalHook = void (*)(int signal);
+void hazardlab_thread_shim_set_signal_hook(HazardlabSignalHook hook);  // nullptr removes it
 }
 
 namespace hazardlab::check::shim {
 // The hook now (nullptr when none is installed), for buffer_calls.cpp.
 HazardlabKernelAccessHook kernel_access_hook();
-// The setter as a program finds it where the shim is preloaded; nullptr where it is not.
+// The setters as a program finds them where the shim is preloaded; nullptr where it is not.
 inline decltype(&hazardlab_thread_shim_set_hooks) preloaded_hook_setter() {
   return reinterpret_cast<decltype(&hazardlab_thread_shim_set_hooks)>(
       ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_hooks"));
+}
+inline decltype(&hazardlab_thread_shim_set_signal_hook) preloaded_signal_hook_setter() {
+  return reinterpret_cast<decltype(&hazardlab_thread_shim_set_signal_hook)>(
+      ::dlsym(RTLD_DEFAULT, "hazardlab_thread_shim_set_signal_hook"));
 }
 }  // namespace hazardlab::check::shim
