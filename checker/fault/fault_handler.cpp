@@ -124,6 +124,20 @@ struct ThreadState {
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
 
+// The checker's own changes of the SIGSEGV handler (putting its own in front, the start-up probe's): the thread
+// shim tells of them as of any other, and they are not the program's.
+thread_local bool changing_own_handler __attribute__((tls_model("initial-exec"))) = false;
+class OwnHandlerChange {
+ public:
+  OwnHandlerChange() : previous_(changing_own_handler) { changing_own_handler = true; }
+  ~OwnHandlerChange() { changing_own_handler = previous_; }
+  OwnHandlerChange(const OwnHandlerChange&) = delete;
+  OwnHandlerChange& operator=(const OwnHandlerChange&) = delete;
+
+ private:
+  bool previous_;
+};
+
 ThreadId this_thread() {
   if (state.id == 0) state.id = static_cast<ThreadId>(::syscall(SYS_gettid));
   return state.id;
@@ -242,6 +256,7 @@ void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* con
     // process ends with the signal it would have had without the checker. Said first, with the stack, so
     // that a crash under the checker can be told from one of the checker's own making.
     if (sig == SIGSEGV) say_unhandled_fault(info, context);
+    const OwnHandlerChange own;
     signal(sig, SIG_DFL);
     return;
   }
@@ -489,6 +504,7 @@ void install_handler(int sig, void (*handler)(int, siginfo_t*, void*), struct si
   sigaction(sig, nullptr, &current);
   // Already in front: keep what is behind it (installing again would chain the handler to itself).
   if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler) return;
+  const OwnHandlerChange own;
   struct sigaction action{};
   action.sa_sigaction = handler;
   action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
@@ -540,6 +556,7 @@ bool frame_rights_take_effect() {
     probe.sa_sigaction = on_probe_fault;
     probe.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&probe.sa_mask);
+    const OwnHandlerChange own;
     sigaction(SIGSEGV, &probe, &frame_probe.previous);
     *static_cast<volatile unsigned char*>(frame_probe.page) = 1;
     sigaction(SIGSEGV, &frame_probe.previous, nullptr);
@@ -735,15 +752,18 @@ namespace {
 
 // What the thread shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy).
 struct DispositionWatch {
-  std::atomic<bool> told{false};           // the shim's hook is installed
-  std::atomic<bool> replaced{false};       // the program replaced the handler since a copy last asked
-  std::atomic<std::uint64_t> copies{0};    // copies that asked since the hook was installed
+  std::atomic<bool> told{false};         // the shim's hook is installed
+  std::atomic<bool> changed{false};      // the program changed the handler since a copy last asked the kernel
+  std::atomic<std::uint64_t> copies{0};  // copies since the hook was installed
 };
 DispositionWatch& disposition = *new DispositionWatch;
 
-// The shim's hook, on the thread whose call changed a disposition, right after it.
+// The shim's hook, on the thread whose call changed a disposition, right after it. It only notes the change:
+// the next copy asks the kernel and puts the checker's handler back in front, as it would have without the
+// shim. Putting it back here would change what the program meets before then, as when its own SIGSEGV handler
+// sets the default action back and raises the signal again to end the process.
 void disposition_changed(int signal) {
-  if (signal == SIGSEGV && !FaultHandler::ensure_installed()) disposition.replaced.store(true);
+  if (signal == SIGSEGV && !changing_own_handler) disposition.changed.store(true);
 }
 
 }  // namespace
@@ -763,13 +783,10 @@ void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
 }
 
 bool FaultHandler::ensure_installed_at_copy() {
-  bool in_front = true;
-  if (!disposition.told.load(std::memory_order_relaxed) ||
-      disposition.copies.fetch_add(1, std::memory_order_relaxed) % kAskKernelEvery == 0)
-    in_front = ensure_installed();
-  const bool told_replaced =
-      disposition.replaced.load(std::memory_order_relaxed) && disposition.replaced.exchange(false);
-  return in_front && !told_replaced;
+  const bool told_changed = disposition.changed.load(std::memory_order_relaxed) && disposition.changed.exchange(false);
+  const bool due = disposition.copies.fetch_add(1, std::memory_order_relaxed) % kAskKernelEvery == 0;
+  if (!disposition.told.load(std::memory_order_relaxed) || told_changed || due) return ensure_installed();
+  return true;
 }
 
 bool FaultHandler::ensure_installed() {

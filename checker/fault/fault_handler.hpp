@@ -95,9 +95,9 @@ class FaultHandler {
   // returns false once, so that the caller can say so. Asks the kernel: a system call.
   static bool ensure_installed();
   // The same question at a copy, before its pages are held. Where the thread shim is preloaded, it tells of
-  // every change the program makes through the C library, and install() has the handler put back in front at
-  // once: this then answers from that, and asks the kernel at one copy in kAskKernelEvery, for a change made
-  // around the C library (a raw rt_sigaction system call). Elsewhere it asks the kernel at every copy.
+  // every change of the handler the program makes through the C library: a copy then asks the kernel after such
+  // a change, and otherwise at one copy in kAskKernelEvery, for a change made around the C library (a raw
+  // rt_sigaction system call). Elsewhere it asks the kernel at every copy.
   static bool ensure_installed_at_copy();
   static constexpr std::uint64_t kAskKernelEvery = 64;
   // A host function's marker ran on this thread (the marker the injected library queues ahead of each host
