@@ -4,10 +4,10 @@
 //
 // Why: the checker's SIGSEGV handler must stay in front of the program's (checker/fault). Without this, the
 // only way to know that the program replaced it is to ask the kernel, a system call at every watched copy (about
-// 250 ns of the copy's callback on an H100 host). Told at the change, the checker puts its handler back in
-// front at once, and asks the kernel only now and then, for a change made around the C library (a raw
-// rt_sigaction system call, which no wrapper sees). signal() and its kin are wrapped themselves: the C library
-// calls its own sigaction from inside them, which does not pass through here.
+// 250 ns of the copy's callback on an H100 host). Told of a change, the next copy asks the kernel; otherwise a
+// copy asks only now and then, for a change made around the C library (a raw rt_sigaction system call, which
+// no wrapper sees). signal() and its kin are wrapped themselves: the C library calls its own sigaction from
+// inside them, which does not pass through here.
 #include <dlfcn.h>
 #include <signal.h>
 
