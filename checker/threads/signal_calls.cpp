@@ -19,7 +19,8 @@
 namespace {
 
 std::atomic<HazardlabSignalHook> signal_hook{nullptr};
-// The hook's own sigaction (putting the checker's handler back) changes a disposition too: not told again.
+// A sigaction the hook itself makes changes a disposition too: not told again, so that a hook that does can
+// never run itself again without end.
 thread_local bool in_hook = false;
 
 void changed(int signal) {
