@@ -1,14 +1,16 @@
-# libunwind (the nongnu.org one), for the native stack of every copy the checker watches. Its unw_backtrace
+# libunwind (the portable one, not LLVM's), for the native stack of every copy the checker watches. Its unw_backtrace
 # keeps, per thread, each return address's frame layout, and walks a stack of known addresses in a few
 # nanoseconds a frame, where libgcc's unwinder decodes each frame's call-frame information again on every walk
 # (measured on x86-64: about 6 ns against 130 ns a frame).
 #
-# Debian's package cannot serve: its archive is not position-independent, so it cannot go into the injected
-# library, and its shared library exports the _Unwind_* functions, which would take the place of libgcc's in
-# the checked program's own exception handling. So it is built here from the release archive, pinned by hash,
-# static and position-independent; the injected library keeps its symbols hidden (--exclude-libs). Without
-# network, stage the archive in `src/` of a prefix in CMAKE_PREFIX_PATH (`.deps/src/` for the presets), or name
-# it in HAZARDLAB_LIBUNWIND_ARCHIVE.
+# Debian's binary package cannot serve: its archive is not position-independent, so it cannot go into the
+# injected library, and its shared library exports the _Unwind_* functions, which would take the place of
+# libgcc's in the checked program's own exception handling. So it is built here from its release archive,
+# pinned by hash, static and position-independent; the injected library keeps its symbols hidden
+# (--exclude-libs). The build never downloads it: tools/deps/stage-deps stages Debian's copy of the archive
+# (its source package's original tarball, the same bytes) in `src/` of a prefix in CMAKE_PREFIX_PATH
+# (`.deps/src/` for the presets), and reads this version and hash from here; HAZARDLAB_LIBUNWIND_ARCHIVE names
+# a copy elsewhere.
 include(ExternalProject)
 enable_language(C)
 find_program(HAZARDLAB_MAKE NAMES make gmake REQUIRED DOC "make, to build libunwind (autotools)")
@@ -19,16 +21,34 @@ set(_hl_unwind_hints "")
 foreach(_hl_prefix IN LISTS CMAKE_PREFIX_PATH)
   list(APPEND _hl_unwind_hints "${_hl_prefix}/src")
 endforeach()
-find_file(HAZARDLAB_LIBUNWIND_ARCHIVE NAMES libunwind-${_hl_unwind_version}.tar.gz
-          libunwind_${_hl_unwind_version}.orig.tar.gz HINTS ${_hl_unwind_hints} NO_DEFAULT_PATH
-          DOC "a local copy of libunwind's ${_hl_unwind_version} release archive (else it is downloaded)")
-if(HAZARDLAB_LIBUNWIND_ARCHIVE)
-  set(_hl_unwind_urls "${HAZARDLAB_LIBUNWIND_ARCHIVE}")
-else()
-  # The same archive twice: Debian's copy of the release, then the release itself.
-  set(_hl_unwind_urls
-      https://deb.debian.org/debian/pool/main/libu/libunwind/libunwind_${_hl_unwind_version}.orig.tar.gz
-      https://github.com/libunwind/libunwind/releases/download/v${_hl_unwind_version}/libunwind-${_hl_unwind_version}.tar.gz)
+set(_hl_unwind_names libunwind_${_hl_unwind_version}.orig.tar.gz libunwind-${_hl_unwind_version}.tar.gz)
+find_file(HAZARDLAB_LIBUNWIND_ARCHIVE NAMES ${_hl_unwind_names} HINTS ${_hl_unwind_hints} NO_DEFAULT_PATH
+          DOC "libunwind's ${_hl_unwind_version} release archive (tools/deps/stage-deps stages it)")
+if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE)
+  list(JOIN _hl_unwind_names " or " _hl_names_text)
+  if(_hl_unwind_hints)
+    list(JOIN _hl_unwind_hints ", " _hl_where)
+  else()
+    set(_hl_where "src/ of a CMAKE_PREFIX_PATH prefix (it names none)")
+  endif()
+  message(FATAL_ERROR "libunwind ${_hl_unwind_version}'s source archive is not staged: no ${_hl_names_text} in "
+                      "${_hl_where}. The build never downloads it; stage it (into .deps/src/, through apt, from "
+                      "the distribution's archive) by running, from the checkout's root:\n"
+                      "  tools/deps/stage-deps\n"
+                      "or name a copy with -DHAZARDLAB_LIBUNWIND_ARCHIVE=FILE (SHA256 ${_hl_unwind_sha256}).")
+endif()
+if(NOT EXISTS "${HAZARDLAB_LIBUNWIND_ARCHIVE}" OR IS_DIRECTORY "${HAZARDLAB_LIBUNWIND_ARCHIVE}")
+  message(FATAL_ERROR "HAZARDLAB_LIBUNWIND_ARCHIVE is '${HAZARDLAB_LIBUNWIND_ARCHIVE}', which is no file: name "
+                      "libunwind ${_hl_unwind_version}'s release archive, or leave it unset "
+                      "(-UHAZARDLAB_LIBUNWIND_ARCHIVE) and run tools/deps/stage-deps.")
+endif()
+# Checked here too, not only before it is unpacked, so that a wrong file stops the configure, not the build.
+file(SHA256 "${HAZARDLAB_LIBUNWIND_ARCHIVE}" _hl_unwind_found)
+if(NOT _hl_unwind_found STREQUAL _hl_unwind_sha256)
+  message(FATAL_ERROR "HAZARDLAB_LIBUNWIND_ARCHIVE '${HAZARDLAB_LIBUNWIND_ARCHIVE}': SHA256 ${_hl_unwind_found}, "
+                      "expected ${_hl_unwind_sha256}: not libunwind ${_hl_unwind_version}'s release archive. Name "
+                      "that archive, or stage it with tools/deps/stage-deps (which replaces a wrong copy in its "
+                      "prefix's src/).")
 endif()
 
 set(_hl_unwind_prefix "${CMAKE_BINARY_DIR}/_deps/libunwind")
@@ -38,10 +58,9 @@ if(_hl_cores EQUAL 0)
   set(_hl_cores 2)
 endif()
 ExternalProject_Add(hazardlab_libunwind_build
-  URL ${_hl_unwind_urls}
+  URL "${HAZARDLAB_LIBUNWIND_ARCHIVE}"  # a local file; the hash is checked before it is unpacked
   URL_HASH SHA256=${_hl_unwind_sha256}
   DOWNLOAD_EXTRACT_TIMESTAMP ON
-  DOWNLOAD_NO_PROGRESS ON
   PREFIX "${CMAKE_BINARY_DIR}/_deps/libunwind-build"
   INSTALL_DIR "${_hl_unwind_prefix}"
   # Only the local unwinder, position-independent; none of what would add dependencies (LZMA, zlib) or
