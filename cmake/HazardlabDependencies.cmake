@@ -1,6 +1,8 @@
 # Third-party libraries: the system's packages first (find_package), a pinned download
 # (FetchContent) only where the system lacks them. On machines without network, stage the
-# packages into a prefix and pass it in CMAKE_PREFIX_PATH.
+# packages into a prefix and pass it in CMAKE_PREFIX_PATH (`tools/deps/stage-deps --with-packages`
+# stages Debian's into `.deps/`, which the presets pass). The dev preset refuses the downloads
+# (FETCHCONTENT_FULLY_DISCONNECTED), so that its build, CI's, shows none of them is needed.
 include(FetchContent)
 
 FetchContent_Declare(googletest
