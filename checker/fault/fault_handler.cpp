@@ -2,6 +2,7 @@
 
 #include "checker/fault/protection_keys.hpp"
 #include "checker/fault/python_stack.hpp"
+#include "checker/fault/signal_route.hpp"
 #include "hazardlab/fnv1a.hpp"
 
 #include <execinfo.h>
@@ -25,14 +26,13 @@ namespace hazardlab::check {
 
 namespace {
 
-// The fault path's process state, in one object: what judges an access, where its findings go, whether the
-// path failed in its own code, and the handlers it stands in front of. Set by install() before the handlers
+// The fault path's process state, in one object: what judges an access, where its findings go, and whether the
+// path failed in its own code (the handlers it stands in front of are the signal route's, signal_route.hpp). Set by install() before the handlers
 // are; read by them.
 struct FaultPath {
   Checker* checker = nullptr;
   FaultFindings sink;
   std::atomic<bool> failed{false};
-  struct sigaction previous_segv{}, previous_trap{};
 };
 // Never destroyed, like everything below that the handlers, the thread shim's hooks and the driver's callbacks
 // reach: a fault, a thread's end or a free of pinned memory can come while static objects are torn down.
@@ -124,20 +124,6 @@ struct ThreadState {
 };
 thread_local ThreadState state __attribute__((tls_model("initial-exec")));
 
-// The checker's own changes of the SIGSEGV handler (putting its own in front, the start-up probe's): the thread
-// shim tells of them as of any other, and they are not the program's.
-thread_local bool changing_own_handler __attribute__((tls_model("initial-exec"))) = false;
-class OwnHandlerChange {
- public:
-  OwnHandlerChange() : previous_(changing_own_handler) { changing_own_handler = true; }
-  ~OwnHandlerChange() { changing_own_handler = previous_; }
-  OwnHandlerChange(const OwnHandlerChange&) = delete;
-  OwnHandlerChange& operator=(const OwnHandlerChange&) = delete;
-
- private:
-  bool previous_;
-};
-
 ThreadId this_thread() {
   if (state.id == 0) state.id = static_cast<ThreadId>(::syscall(SYS_gettid));
   return state.id;
@@ -211,57 +197,6 @@ class InFrame {
 
 constexpr long kTrapFlag = 0x100;  // EFLAGS.TF: one instruction, then SIGTRAP
 constexpr long kWriteFault = 0x2;  // page-fault error code bit 1: the access was a write
-
-// Async-signal-safe: write(2) and backtrace_symbols_fd only.
-void write_text(const char* text) { (void)!::write(STDERR_FILENO, text, std::strlen(text)); }
-void write_hex(std::uintptr_t value) {
-  char digits[2 + 16 + 1] = "0x";
-  int n = 2;
-  for (int shift = 60; shift >= 0; shift -= 4) {
-    const unsigned d = (value >> shift) & 0xF;
-    if (n > 2 || d != 0 || shift == 0) digits[n++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-  }
-  digits[n] = '\0';
-  write_text(digits);
-}
-
-void say_unhandled_fault(siginfo_t* info, void* context) {
-  write_text("hazardlab check: SIGSEGV at ");
-  write_hex(reinterpret_cast<std::uintptr_t>(info->si_addr));
-#if defined(__x86_64__)
-  write_text(", instruction ");
-  write_hex(static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RIP]));
-#else
-  (void)context;
-#endif
-  write_text(" is not an access to memory the checker holds (si_code ");
-  write_hex(static_cast<std::uintptr_t>(info->si_code));
-  if (info->si_code == SEGV_PKUERR) {
-    write_text(", protection key ");
-    write_hex(static_cast<std::uintptr_t>(info->si_pkey));
-  }
-  write_text("); the program's own stack:\n");
-  void* frames[48];
-  backtrace_symbols_fd(frames, backtrace(frames, 48), STDERR_FILENO);
-}
-
-void chain(const struct sigaction& previous, int sig, siginfo_t* info, void* context) {
-  if (previous.sa_flags & SA_SIGINFO) {
-    if (previous.sa_sigaction != nullptr) previous.sa_sigaction(sig, info, context);
-    return;
-  }
-  if (previous.sa_handler == SIG_IGN) return;
-  if (previous.sa_handler == SIG_DFL) {
-    // Not ours and nobody else's: restore the default action; the instruction faults again and the
-    // process ends with the signal it would have had without the checker. Said first, with the stack, so
-    // that a crash under the checker can be told from one of the checker's own making.
-    if (sig == SIGSEGV) say_unhandled_fault(info, context);
-    const OwnHandlerChange own;
-    signal(sig, SIG_DFL);
-    return;
-  }
-  previous.sa_handler(sig);
-}
 
 // The access's stack, innermost first, in a fixed array: the neighbour path allocates nothing, since a
 // fault can come from inside malloc (registered heap memory shares pages with the allocator's headers).
@@ -354,7 +289,7 @@ bool judge(ucontext_t* uc, std::uintptr_t address, bool write, Checker::FaultOut
   // reach the host through the same native code are two sites.
   PythonStackText python;  // on the faulting thread's stack: no thread-local block of this size in a loaded library
   auto site = [&] {
-    capture_python_stack(python);
+    capture_python_stack(python, ThreadWithoutPython::MainThreadWhileWaiting);
     return fnv1a(python.view(), site_of_raw(stack));
   };
   // A thread the driver runs host functions on makes no CUDA call of its own. A program thread may run a
@@ -473,13 +408,13 @@ void on_segv(int sig, siginfo_t* info, void* context) {
     if (!handled && path.checker->pinned_kind(address).has_value()) handled = stale_again();
   }
 #endif
-  if (!handled) chain(path.previous_segv, sig, info, context);
+  if (!handled) signal_route::pass_on(sig, info, context);
   errno = saved_errno;
 }
 
 void on_trap(int sig, siginfo_t* info, void* context) {
   if (state.open == 0) {
-    chain(path.previous_trap, sig, info, context);
+    signal_route::pass_on(sig, info, context);
     return;
   }
   const int saved_errno = errno;
@@ -497,19 +432,6 @@ void on_trap(int sig, siginfo_t* info, void* context) {
   uc->uc_mcontext.gregs[REG_EFL] &= ~kTrapFlag;
 #endif
   errno = saved_errno;
-}
-
-void install_handler(int sig, void (*handler)(int, siginfo_t*, void*), struct sigaction* previous) {
-  struct sigaction current{};
-  sigaction(sig, nullptr, &current);
-  // Already in front: keep what is behind it (installing again would chain the handler to itself).
-  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler) return;
-  const OwnHandlerChange own;
-  struct sigaction action{};
-  action.sa_sigaction = handler;
-  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
-  sigemptyset(&action.sa_mask);
-  sigaction(sig, &action, previous);
 }
 
 }  // namespace
@@ -539,7 +461,7 @@ FrameProbe frame_probe;
 
 void on_probe_fault(int sig, siginfo_t* info, void* context) {
   if (info->si_addr != frame_probe.page) {
-    chain(frame_probe.previous, sig, info, context);  // not the probe's: another thread's own fault
+    signal_route::pass_to(frame_probe.previous, sig, info, context);  // not the probe's: another thread's own fault
     return;
   }
   if (frame_probe.faults.fetch_add(1) >= 1 ||
@@ -556,10 +478,9 @@ bool frame_rights_take_effect() {
     probe.sa_sigaction = on_probe_fault;
     probe.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&probe.sa_mask);
-    const OwnHandlerChange own;
-    sigaction(SIGSEGV, &probe, &frame_probe.previous);
+    signal_route::kernel_sigaction(SIGSEGV, &probe, &frame_probe.previous);
     *static_cast<volatile unsigned char*>(frame_probe.page) = 1;
-    sigaction(SIGSEGV, &frame_probe.previous, nullptr);
+    signal_route::kernel_sigaction(SIGSEGV, &frame_probe.previous, nullptr);
     restored = frame_probe.faults.load() == 1;
     ::pkey_set(keys.no_access, PKEY_DISABLE_ACCESS);  // this thread's rights as every thread keeps them
   }
@@ -709,6 +630,7 @@ void HostPageProtector::apply(const PageChange& change) {
 
 void HostPageProtector::held(std::uintptr_t begin, std::uintptr_t end, Hold hold,
                              const std::vector<PageChange>& changes) {
+  FaultHandler::pages_held();
   if (!keys_protect()) return PageProtector::held(begin, end, hold, changes);
   const PlanLock lock;
   apply_key_actions(keys.plan->hold(this_thread(), begin, end, hold));
@@ -716,6 +638,7 @@ void HostPageProtector::held(std::uintptr_t begin, std::uintptr_t end, Hold hold
 
 void HostPageProtector::let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold,
                                const std::vector<PageChange>& changes) {
+  FaultHandler::pages_let_go();
   if (!keys_protect()) return PageProtector::let_go(begin, end, hold, changes);
   const PlanLock lock;
   apply_key_actions(keys.plan->release(this_thread(), begin, end, hold));
@@ -750,20 +673,36 @@ bool FaultHandler::supported() {
 
 namespace {
 
-// What the thread shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy).
+// What the thread shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy),
+// and whether the checker held pages since the kernel was last asked: a handler in front of the checker's only
+// hid accesses if pages were held while it was there.
 struct DispositionWatch {
   std::atomic<bool> told{false};         // the shim's hook is installed
   std::atomic<bool> changed{false};      // the program changed the handler since a copy last asked the kernel
   std::atomic<std::uint64_t> copies{0};  // copies since the hook was installed
+  std::atomic<std::int64_t> holds_now{0};           // holds the protector was given and has not let go
+  std::atomic<bool> held_since_asked{false};        // a hold since the kernel was last asked, or one then
 };
 DispositionWatch& disposition = *new DispositionWatch;
 
 // The shim's hook, on the thread whose call changed a disposition, right after it. It only notes the change:
 // the next copy asks the kernel and puts the checker's handler back in front, as it would have without the
 // shim. Putting it back here would change what the program meets before then, as when its own SIGSEGV handler
-// sets the default action back and raises the signal again to end the process.
+// sets the default action back and raises the signal again to end the process. (A signal the shim keeps the
+// program's handlers of, behind the checker's, is never told: the kernel's handler did not change.)
 void disposition_changed(int signal) {
-  if (signal == SIGSEGV && !changing_own_handler) disposition.changed.store(true);
+  if (signal == SIGSEGV && !signal_route::is_own_change()) disposition.changed.store(true);
+}
+
+// Asks the kernel whether the checker's SIGSEGV handler is still in front, and puts it back if not.
+FaultHandler::HandlerAtCopy ask_the_kernel() {
+  const bool exposed = disposition.held_since_asked.exchange(disposition.holds_now.load() > 0);
+  if (signal_route::in_front(SIGSEGV, on_segv)) return FaultHandler::HandlerAtCopy::InFront;
+  // Replaced in the kernel: by the program's sigaction (without the shim), or around the C library (a raw
+  // rt_sigaction). Ours goes back in front; what the kernel had becomes the program's, behind it.
+  signal_route::put_in_front(SIGSEGV, on_segv);
+  return exposed ? FaultHandler::HandlerAtCopy::ReplacedWhilePagesWereHeld
+                 : FaultHandler::HandlerAtCopy::ReplacedWhileNothingWasHeld;
 }
 
 }  // namespace
@@ -774,29 +713,28 @@ void FaultHandler::install(Checker& checker, FaultFindings on_findings) {
   void* warm[2];
   (void)backtrace(warm, 2);  // loads the unwinder now, not first inside a fault
   find_python();
-  install_handler(SIGSEGV, on_segv, &path.previous_segv);
-  install_handler(SIGTRAP, on_trap, &path.previous_trap);
+  signal_route::put_in_front(SIGSEGV, on_segv);
+  signal_route::put_in_front(SIGTRAP, on_trap);
   if (const auto set_hook = shim::preloaded_signal_hook_setter()) {
     set_hook(&disposition_changed);
     disposition.told.store(true);
   }
 }
 
-bool FaultHandler::ensure_installed_at_copy() {
+FaultHandler::HandlerAtCopy FaultHandler::ensure_installed_at_copy() {
   const bool told_changed = disposition.changed.load(std::memory_order_relaxed) && disposition.changed.exchange(false);
   const bool due = disposition.copies.fetch_add(1, std::memory_order_relaxed) % kAskKernelEvery == 0;
-  if (!disposition.told.load(std::memory_order_relaxed) || told_changed || due) return ensure_installed();
-  return true;
+  if (!disposition.told.load(std::memory_order_relaxed) || told_changed || due) return ask_the_kernel();
+  return HandlerAtCopy::InFront;
 }
 
-bool FaultHandler::ensure_installed() {
-  struct sigaction current{};
-  sigaction(SIGSEGV, nullptr, &current);
-  if ((current.sa_flags & SA_SIGINFO) && current.sa_sigaction == on_segv) return true;
-  // The program installed its own handler: put ours back in front and pass it what is not ours.
-  install_handler(SIGSEGV, on_segv, &path.previous_segv);
-  return false;
+bool FaultHandler::ensure_installed() { return ask_the_kernel() == HandlerAtCopy::InFront; }
+
+void FaultHandler::pages_held() {
+  disposition.holds_now.fetch_add(1, std::memory_order_relaxed);
+  disposition.held_since_asked.store(true, std::memory_order_relaxed);
 }
+void FaultHandler::pages_let_go() { disposition.holds_now.fetch_sub(1, std::memory_order_relaxed); }
 
 void FaultHandler::set_inside_cuda_call(bool inside) {
   state.in_cuda_call = inside;

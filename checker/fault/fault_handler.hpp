@@ -88,17 +88,23 @@ class FaultHandler {
  public:
   static bool supported();  // this architecture can tell reads from writes
   // Installs the SIGSEGV and SIGTRAP handlers in front of whatever the process had (which still gets every
-  // fault and trap that is not the checker's), and the thread shim's signal hook where it is preloaded.
+  // fault and trap that is not the checker's, as the kernel would have delivered it: signal_route.hpp), and the
+  // thread shim's signal hook where it is preloaded.
   static void install(Checker& checker, FaultFindings on_findings);
-  // Is the checker's handler still the process's SIGSEGV handler? If the program replaced it, the handler
-  // is put back in front (the program's own still gets the faults that are not the checker's), and this
-  // returns false once, so that the caller can say so. Asks the kernel: a system call.
+  // Is the checker's handler still the process's SIGSEGV handler? If not (the program replaced it around the
+  // thread shim, or where the shim is not preloaded), it is put back in front, the program's own behind it, and
+  // this returns false. Asks the kernel: a system call.
   static bool ensure_installed();
-  // The same question at a copy, before its pages are held. Where the thread shim is preloaded, it tells of
-  // every change of the handler the program makes through the C library: a copy then asks the kernel after such
-  // a change, and otherwise at one copy in kAskKernelEvery, for a change made around the C library (a raw
-  // rt_sigaction system call). Elsewhere it asks the kernel at every copy.
-  static bool ensure_installed_at_copy();
+  // The same question at a copy, before its pages are held, and whether a replaced handler could have hidden an
+  // access: only if the checker held pages while it was in front. Where the thread shim is preloaded, the
+  // program's changes through the C library never reach the kernel (signal_route.hpp), and a copy asks the
+  // kernel at one copy in kAskKernelEvery, for a change made around the C library (a raw rt_sigaction system
+  // call), and after a change the shim told of. Elsewhere it asks the kernel at every copy.
+  enum class HandlerAtCopy { InFront, ReplacedWhileNothingWasHeld, ReplacedWhilePagesWereHeld };
+  static HandlerAtCopy ensure_installed_at_copy();
+  // The protector's holds, for that question (HostPageProtector calls them).
+  static void pages_held();
+  static void pages_let_go();
   static constexpr std::uint64_t kAskKernelEvery = 64;
   // A host function's marker ran on this thread (the marker the injected library queues ahead of each host
   // function). A thread that runs them and makes no CUDA call of its own is the driver's: its accesses are

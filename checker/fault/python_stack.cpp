@@ -6,6 +6,9 @@
 
 #include <atomic>
 #include <charconv>
+#include <string>
+#include <string_view>
+#include <system_error>
 
 namespace hazardlab::check {
 
@@ -38,6 +41,31 @@ void* main_thread_state() {
   }
   return nullptr;
 }
+
+// Whether the process's main thread sleeps in the kernel now (state S or D in /proc/self/task/PID/stat),
+// read with system calls alone: signal safe. A thread that runs, or is about to, may be changing its frames.
+bool main_thread_sleeps() {
+  char path[64] = "/proc/self/task/";
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, static_cast<long>(::getpid()));
+  if (ec != std::errc{}) return false;
+  std::size_t at = std::char_traits<char>::length(path);
+  for (const char* d = digits; d < end; ++d) path[at++] = *d;
+  for (const char* rest = "/stat"; *rest != '\0'; ++rest) path[at++] = *rest;
+  path[at] = '\0';
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char stat[512];
+  const ssize_t n = ::read(fd, stat, sizeof stat - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  // "PID (COMM) STATE ...": COMM may hold spaces and parentheses, so the state follows the last ')'.
+  const std::string_view line(stat, static_cast<std::size_t>(n));
+  const std::size_t close = line.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= line.size()) return false;
+  const char state = line[close + 2];
+  return state == 'S' || state == 'D';
+}
 }  // namespace
 
 void find_python() {
@@ -48,14 +76,15 @@ void find_python() {
   next_thread = reinterpret_cast<NextThreadState>(::dlsym(RTLD_DEFAULT, "PyThreadState_Next"));
 }
 
-void capture_python_stack(PythonStackText& out) {
+void capture_python_stack(PythonStackText& out, ThreadWithoutPython without) {
   out.length = 0;
   out.of_main_thread = false;
   const ThreadStateOf state_of = this_thread_state.load();
   const DumpTraceback dump = dump_traceback.load();
   if (state_of == nullptr || dump == nullptr) return;
   void* state = state_of();
-  if (state == nullptr) {  // a thread that never ran Python: the main thread's frames, said to be so
+  if (state == nullptr) {  // a thread that never ran Python: the main thread's frames, said to be so, or none
+    if (without == ThreadWithoutPython::NoFrames || !main_thread_sleeps()) return;
     state = main_thread_state();
     if (state == nullptr) return;
     out.of_main_thread = true;

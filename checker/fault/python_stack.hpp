@@ -3,9 +3,15 @@
 // GIL, writes the frames of the thread's state into a pipe. Outside Python (no such symbol) it is empty.
 //
 // A thread that never ran Python (a PyTorch intra-op worker filling a large pinned tensor for a Python
-// line on the main thread, an OpenMP thread) has no frames of its own. For it, the main thread's frames
-// are taken, and said to be the main thread's: the line that started the work when the main thread
-// waits for it, which is how PyTorch's parallel operations run.
+// line on the main thread, an OpenMP thread, a thread of XLA's runtime) has no frames of its own. Another
+// thread's frames can be read only while that thread does not change them: the dump follows their pointers
+// with no lock, and frames popped under it are freed memory (JAX, whose runtime threads issue the copies
+// while the main thread runs Python, crashed so). So:
+// - at a copy's call, such a thread names no Python line: the call site is the copy's own, not whatever
+//   the main thread happens to be running;
+// - at a host access the checker judges, the main thread's frames are taken only while the main thread waits
+//   in the kernel (sleeping: PyTorch's parallel operations wait so for the work they started), and said to
+//   be the main thread's; while it runs, none are taken.
 #pragma once
 
 #include <string>
@@ -25,8 +31,13 @@ struct PythonStackText {
 
 // Looks the interpreter's functions up (once, outside any signal handler).
 void find_python();
+// What a thread that never ran Python takes instead of its own frames.
+enum class ThreadWithoutPython {
+  NoFrames,               // a copy's call
+  MainThreadWhileWaiting  // a host access: the main thread's, while it sleeps in the kernel
+};
 // Signal safe: allocates nothing.
-void capture_python_stack(PythonStackText& out);
+void capture_python_stack(PythonStackText& out, ThreadWithoutPython without);
 // "  File "train.py", line 12 in step" lines, innermost first.
 std::vector<PythonFrame> parse_python_stack(std::string_view text);
 

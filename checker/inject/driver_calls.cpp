@@ -119,7 +119,7 @@ SiteId capture_site() {
   std::uintptr_t raw[kMaxSiteFrames];
   const int n = capture_stack(raw, kMaxSiteFrames);
   PythonStackText python;
-  capture_python_stack(python);
+  capture_python_stack(python, ThreadWithoutPython::NoFrames);
   const SiteId site = fnv1a(python.view(), site_of(raw, n));  // two Python lines through one native path: two sites
   Injection& in = injection();
   if (!in.writer.knows_site(site))
@@ -169,10 +169,13 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
       return;
     }
   }
-  if (holds && !FaultHandler::ensure_installed_at_copy() && !in.handler_replaced.exchange(true))
-    in.writer.note("the program replaced the SIGSEGV handler; the checker put its own back in front and passes the "
-                   "program's handler every fault that is not the checker's (accesses while it was replaced were not "
-                   "watched)");
+  // A handler the program put in front of the checker's while no page was held hid nothing: it goes behind,
+  // and the run can still be clean.
+  if (holds && FaultHandler::ensure_installed_at_copy() == FaultHandler::HandlerAtCopy::ReplacedWhilePagesWereHeld &&
+      !in.handler_replaced.exchange(true))
+    in.writer.note("the program replaced the SIGSEGV handler around the C library while the checker held pages; the "
+                   "checker put its own back in front and passes the program's handler every fault that is not the "
+                   "checker's (accesses while it was replaced were not watched)");
   in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes},
                         [] { return capture_site(); });
   if (in.protector.failed() && !in.said_protection.exchange(true))

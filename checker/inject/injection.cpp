@@ -1,6 +1,7 @@
 // The entry CUDA calls when it loads this library (CUDA_INJECTION64_PATH), at the program's first cuInit.
 #include <pthread.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -39,7 +40,43 @@ void at_exit() {
 
 using namespace hazardlab::check;
 
-extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+namespace {
+
+// The name this checker gives CUPTI, which another tool that asks for CUPTI after it is told.
+constexpr const char* kSubscriberName = "hazardlab check";
+
+// Subscribes the checker's callback. Where CUPTI can name the tool that already holds it (cuptiSubscribe_v2,
+// CUDA 13.0 and later), a refusal names it: a profiler, or the program's own subscriber.
+CUptiResult subscribe(CUpti_SubscriberHandle& subscriber, std::string& holder) {
+#if defined(CUPTI_API_VERSION) && CUPTI_API_VERSION >= 130000
+  char old_name[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = kSubscriberName;
+  params.oldSubscriberName = old_name;
+  params.oldSubscriberSize = sizeof old_name;
+  const CUptiResult r = cuptiSubscribe_v2(&subscriber, inject::on_driver_call, nullptr, &params);
+  old_name[sizeof old_name - 1] = '\0';
+  holder = old_name;
+  return r;
+#else
+  holder.clear();
+  return cuptiSubscribe(&subscriber, inject::on_driver_call, nullptr);
+#endif
+}
+
+std::string refused_subscription(CUptiResult r, const std::string& holder) {
+  const char* text = nullptr;
+  cuptiGetResultString(r, &text);
+  std::string why = std::string("CUPTI refused a subscriber (") + (text ? text : "?") + ")";
+  if (!holder.empty()) return why + ": it is held by \"" + holder + "\"";
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+    return why + ": another tool, such as a profiler, already holds it (this CUPTI does not say which)";
+  return why;
+}
+
+// Everything the entry does, once per process (InitializeInjection).
+int start_watching() {
   inject::Injection& in = inject::injection();
   const std::optional<std::string> folder = check_log_folder_from_environment();
   if (!folder || !in.writer.open(*folder)) return 1;  // not started by `hazardlab check`: stay out of the way
@@ -50,11 +87,9 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   // Which backend protects the pages, chosen before any is held, and why.
   const HostPageProtector::Choice protection = in.protector.choose(protection_from_environment());
   CUpti_SubscriberHandle subscriber;
-  if (const CUptiResult r = cuptiSubscribe(&subscriber, inject::on_driver_call, nullptr); r != CUPTI_SUCCESS) {
-    const char* text = nullptr;
-    cuptiGetResultString(r, &text);
-    in.writer.header(false, std::string("CUPTI refused a subscriber (") + (text ? text : "?") +
-                                "): another tool, such as a profiler, already holds it");
+  std::string holder;
+  if (const CUptiResult r = subscribe(subscriber, holder); r != CUPTI_SUCCESS) {
+    in.writer.header(false, refused_subscription(r, holder));
     return 1;
   }
   for (CUpti_CallbackId cbid : inject::watched_calls()) {
@@ -80,4 +115,18 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
   in.writer.header(true, "");
   in.writer.protection(std::string(name_of(protection.backend)), protection.why);
   return 1;
+}
+
+}  // namespace
+
+// CUDA runs this entry when it starts in a process, and may run it more than once there: NVIDIA's OpenCL driver
+// runs it too, so a process that lists OpenCL platforms before its first cuInit (Open MPI started in-process
+// does: hwloc's OpenCL plugin) meets it twice. The first run watches every driver call of the process; a second
+// would open a second log header and ask CUPTI for a second subscription, which CUPTI refuses. So it runs once,
+// guarded before anything else, and calls no CUDA API itself: the first run may be inside MPI_Init, before the
+// program's own cuInit.
+extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
+  static std::atomic<bool> entered{false};
+  if (entered.exchange(true)) return 1;
+  return start_watching();
 }

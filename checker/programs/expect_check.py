@@ -2,6 +2,11 @@
 """Runs a program under `hazardlab check` and checks what it said.
 
   expect_check.py HAZARDLAB found|clean|clean-any-exit [--hazard ID] [--relies-on NAME] [--copy-in FN --not-in FN] -- PROGRAM ARGS
+  expect_check.py HAZARDLAB clean-as-alone -- PROGRAM ARGS
+      the program run alone, then under the checker: clean, with the same exit status (or signal) and the same
+      standard output (the program behaves under the checker exactly as without it).
+  expect_check.py HAZARDLAB not-checked --because TEXT -- PROGRAM ARGS
+      not-checked, and a process says why with TEXT in it.
   expect_check.py HAZARDLAB MODE --needs-python-module NAME ...: skipped (77) where Python cannot import NAME
   expect_check.py HAZARDLAB agreement RUNNER PROGRAMS SEED|random
       check-agreement's generated programs run under `hazardlab check --every-occurrence`: every finding the
@@ -52,12 +57,14 @@ def protected_as_asked(report):
             sys.exit(1)
 
 
-def check(hazardlab, command, env=None):
+def check(hazardlab, command, env=None, output=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "check.json")
         run = subprocess.run([hazardlab, "check", "--json", report] + EXTRA + ["--"] + command, capture_output=True,
                              text=True, env=env, timeout=600)
         sys.stdout.write(run.stderr[-6000:])
+        if output is not None:
+            output.append(run.stdout)
         if not os.path.exists(report):
             return run.returncode, None
         with open(report) as f:
@@ -89,13 +96,27 @@ def frames(stack):
     return " | ".join(fr.get("function", "?") + "/" + enclosing_function(fr.get("location", "")) for fr in stack)
 
 
-def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None):
-    rc, report = check(hazardlab, command)
+def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None, because=None):
+    alone = subprocess.run(command, capture_output=True, text=True, timeout=600) if want == "clean-as-alone" else None
+    output = []
+    rc, report = check(hazardlab, command, output=output)
     if report is None:
         print(f"FAIL: hazardlab check wrote no report (exit {rc})")
         return False
     problems = []
-    if want in ("clean", "clean-any-exit"):
+    if want == "clean-as-alone":
+        if report["verdict"] not in CLEAN:
+            problems.append(f"expected clean, got {report['verdict']}")
+        if rc != alone.returncode:
+            problems.append(f"exit {rc} under the checker, {alone.returncode} alone")
+        if output[0] != alone.stdout:
+            problems.append(f"other output under the checker:\n{output[0][-2000:]}\nalone:\n{alone.stdout[-2000:]}")
+    elif want == "not-checked":
+        reasons = [p.get("not_watching_because", "") for p in report["processes"]] + \
+                  [n for p in report["processes"] for n in p.get("notes", [])]
+        if report["verdict"] != "not-checked" or not any(because in r for r in reasons):
+            problems.append(f"expected not-checked because of {because!r}, got {report['verdict']}: {reasons}")
+    elif want in ("clean", "clean-any-exit"):
         # clean-any-exit: a lesson judges its own trials and may exit 1; the checker must still say clean.
         program_exit = report["program_end"]["code"]
         if report["verdict"] not in CLEAN or rc != program_exit or (want == "clean" and rc != 0):
@@ -260,7 +281,7 @@ def main():
     options, command = args[2:split], args[split + 1:]
     named = dict(zip(options[::2], options[1::2]))
     return 0 if expect(hazardlab, mode, command, named.get("--hazard"), named.get("--relies-on"),
-                       named.get("--copy-in"), named.get("--not-in")) else 1
+                       named.get("--copy-in"), named.get("--not-in"), named.get("--because")) else 1
 
 
 if __name__ == "__main__":

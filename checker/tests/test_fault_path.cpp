@@ -48,6 +48,11 @@ struct FaultPath : ::testing::TestWithParam<ProtectionBackend> {
     });
   }
   void TearDown() override {
+    // The program's SIGSEGV disposition back to the default, behind the checker's handler, for the next test.
+    struct sigaction fallback{};
+    fallback.sa_handler = SIG_DFL;
+    sigaction(SIGSEGV, &fallback, nullptr);
+    FaultHandler::ensure_installed();
     if (memory == nullptr) return;
     checker.release_everything();
     // Unpinned before it is unmapped, as a program frees pinned memory: its pages carry no key afterwards.
@@ -283,25 +288,123 @@ TEST_P(FaultPath, AFaultThatIsNotTheCheckersEndsTheProcessWithItsOwnSignal) {
       ::testing::KilledBySignal(SIGSEGV), "");
 }
 
-TEST_P(FaultPath, AReplacedHandlerIsNoticedAndPutBehindTheCheckers) {
-  EXPECT_TRUE(FaultHandler::ensure_installed_at_copy());
+using HandlerAtCopy = FaultHandler::HandlerAtCopy;
+bool program_handlers_behind_in_the_shim() { return shim::preloaded_claimed_signals().preloaded(); }
+
+void exit_3(int) { _exit(3); }
+
+// A fault on a page of its own that no copy holds: the program's, never the checker's.
+void fault_of_the_programs_own() {
+  void* p = ::mmap(nullptr, page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  write_byte(static_cast<unsigned char*>(p), 1);
+}
+
+// A crash reporter, a runtime or Python's faulthandler installs its handler at start, before any copy.
+TEST_P(FaultPath, AHandlerSetWhileNothingIsHeldHidesNothingAndGoesBehindTheCheckers) {
+  EXPECT_TRUE(FaultHandler::ensure_installed());  // the kernel asked: the window of the next copy starts now
   struct sigaction mine{}, old{};
-  mine.sa_handler = [](int) { _exit(3); };
-  sigaction(SIGSEGV, &mine, &old);
-  // The next copy says so once, whether the thread shim told of the change or the copy asked the kernel.
-  EXPECT_FALSE(FaultHandler::ensure_installed_at_copy());
-  EXPECT_TRUE(FaultHandler::ensure_installed_at_copy());
+  mine.sa_handler = &exit_3;
+  ASSERT_EQ(sigaction(SIGSEGV, &mine, &old), 0);
+  // Where the shim keeps the program's handlers it never reached the kernel; elsewhere it is found and put behind,
+  // with nothing missed, since no page was held while it was in front.
+  EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), program_handlers_behind_in_the_shim()
+                                                          ? HandlerAtCopy::InFront
+                                                          : HandlerAtCopy::ReplacedWhileNothingWasHeld);
+  EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), HandlerAtCopy::InFront);
   EXPECT_TRUE(FaultHandler::ensure_installed());
   upload(0, 64);
   write_byte(memory + 1, 1);  // the checker's fault: the program's handler does not see it
   EXPECT_EQ(findings(), 1u);
-  // The program's own handler still gets the faults that are not the checker's.
+  EXPECT_EXIT(fault_of_the_programs_own(), ::testing::ExitedWithCode(3), "");
+}
+
+// The program asks, and is answered as the kernel would have answered it: its own handler, not the checker's.
+TEST_P(FaultPath, TheProgramIsToldItsOwnHandler) {
+  if (!program_handlers_behind_in_the_shim()) GTEST_SKIP() << "the thread shim is not preloaded";
+  struct sigaction mine{}, asked{}, old{};
+  mine.sa_handler = &exit_3;
+  mine.sa_flags = SA_RESTART;
+  sigemptyset(&mine.sa_mask);
+  sigaddset(&mine.sa_mask, SIGUSR1);
+  ASSERT_EQ(sigaction(SIGSEGV, &mine, nullptr), 0);
+  ASSERT_EQ(sigaction(SIGSEGV, nullptr, &asked), 0);
+  EXPECT_EQ(asked.sa_handler, &exit_3);
+  EXPECT_EQ(asked.sa_flags & SA_RESTART, SA_RESTART);
+  EXPECT_EQ(sigismember(&asked.sa_mask, SIGUSR1), 1);
+  struct sigaction fallback{};
+  fallback.sa_handler = SIG_DFL;
+  ASSERT_EQ(sigaction(SIGSEGV, &fallback, &old), 0);  // and the one before, when it sets another
+  EXPECT_EQ(old.sa_handler, &exit_3);
+  EXPECT_EQ(signal(SIGSEGV, &exit_3), SIG_DFL);
+  EXPECT_EQ(signal(SIGSEGV, SIG_DFL), &exit_3);
+  EXPECT_TRUE(FaultHandler::ensure_installed());  // the kernel's handler was the checker's all along
+}
+
+// A copy holds pages while the program installs its handler: under the shim the handler goes behind at once and
+// the race is still found; elsewhere the copy after it finds it was in front while pages were held.
+TEST_P(FaultPath, AHandlerSetWhileACopyIsHeld) {
+  EXPECT_TRUE(FaultHandler::ensure_installed());
+  upload(0, 64);
+  struct sigaction mine{};
+  mine.sa_handler = &exit_3;
+  ASSERT_EQ(sigaction(SIGSEGV, &mine, nullptr), 0);
+  if (program_handlers_behind_in_the_shim()) {
+    EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), HandlerAtCopy::InFront);
+    write_byte(memory + 1, 1);
+    EXPECT_EQ(findings(), 1u);
+  } else {
+    EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), HandlerAtCopy::ReplacedWhilePagesWereHeld);
+  }
+  EXPECT_EXIT(fault_of_the_programs_own(), ::testing::ExitedWithCode(3), "");
+}
+
+std::atomic<int> resethand_runs{0};
+void opens_its_page(int, siginfo_t* info, void*) {
+  resethand_runs.fetch_add(1);
+  ::mprotect(reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(info->si_addr) & ~(page_size() - 1)),
+             page_size(), PROT_READ | PROT_WRITE);
+}
+
+// SA_RESETHAND: the program's handler runs for one signal; the next meets the default action, as from the kernel.
+TEST_P(FaultPath, AProgramsOneShotHandlerRunsOnce) {
   EXPECT_EXIT(
       {
-        void* p = ::mmap(nullptr, page_size(), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        write_byte(static_cast<unsigned char*>(p), 1);
+        struct sigaction once{};
+        once.sa_sigaction = &opens_its_page;
+        once.sa_flags = SA_SIGINFO | SA_RESETHAND;
+        sigaction(SIGSEGV, &once, nullptr);
+        FaultHandler::ensure_installed();
+        fault_of_the_programs_own();  // the handler opens the page, and the write goes through
+        if (resethand_runs.load() == 1) fault_of_the_programs_own();  // the default action now
+        _exit(4);
       },
-      ::testing::ExitedWithCode(3), "");
+      ::testing::KilledBySignal(SIGSEGV), "");
+}
+
+// A crash handler that sets the default action back and raises the signal again ends the process with it; so does
+// a SIGSEGV the program raises itself with no handler of its own.
+void reports_and_raises_again(int) {
+  (void)!::write(STDERR_FILENO, "the program's crash handler ran\n", 32);
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
+}
+TEST_P(FaultPath, AProgramsCrashHandlerEndsTheProcessWithTheSameSignal) {
+  EXPECT_EXIT(
+      {
+        signal(SIGSEGV, &reports_and_raises_again);
+        FaultHandler::ensure_installed();
+        fault_of_the_programs_own();
+        _exit(4);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "the program's crash handler ran");
+  EXPECT_EXIT(
+      {
+        signal(SIGSEGV, SIG_DFL);
+        FaultHandler::ensure_installed();
+        raise(SIGSEGV);
+        _exit(4);
+      },
+      ::testing::KilledBySignal(SIGSEGV), "");
 }
 
 // Replaces the SIGSEGV disposition by the system call itself, as no C library wrapper sees it.
@@ -316,28 +419,29 @@ void ignore_segv_around_the_c_library() {
 }
 
 TEST_P(FaultPath, AHandlerReplacedAroundTheCLibraryIsFoundWithinKAskKernelEveryCopies) {
+  upload(0, 64);  // held while the handler is replaced: accesses may have been missed
   ignore_segv_around_the_c_library();
   std::uint64_t copies = 0;
-  bool noticed = false;
-  while (!noticed && copies < FaultHandler::kAskKernelEvery) {
-    noticed = !FaultHandler::ensure_installed_at_copy();
+  HandlerAtCopy noticed = HandlerAtCopy::InFront;
+  while (noticed == HandlerAtCopy::InFront && copies < FaultHandler::kAskKernelEvery) {
+    noticed = FaultHandler::ensure_installed_at_copy();
     ++copies;
   }
-  EXPECT_TRUE(noticed) << "not noticed in " << copies << " copies";
+  EXPECT_EQ(noticed, HandlerAtCopy::ReplacedWhilePagesWereHeld) << "not noticed in " << copies << " copies";
   EXPECT_TRUE(FaultHandler::ensure_installed());
   if (shim::preloaded_signal_hook_setter() == nullptr) {
     EXPECT_EQ(copies, 1u);  // without the thread shim every copy asks
     return;
   }
-  // The copy that found it asked the kernel on its own: the next kAskKernelEvery - 1 do not, and only a change
-  // the shim tells of has the next copy ask.
+  // The copy that found it asked the kernel on its own: the next kAskKernelEvery - 1 do not. A handler the
+  // program sets through the C library now is kept behind the checker's, and the kernel is not asked.
   struct sigaction mine{};
-  mine.sa_handler = [](int) { _exit(3); };
+  mine.sa_handler = &exit_3;
   sigaction(SIGSEGV, &mine, nullptr);
-  EXPECT_FALSE(FaultHandler::ensure_installed_at_copy());
+  EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), HandlerAtCopy::InFront);
   ignore_segv_around_the_c_library();
-  EXPECT_TRUE(FaultHandler::ensure_installed_at_copy());  // not told, not due: not asked
-  EXPECT_FALSE(FaultHandler::ensure_installed());         // the kernel says otherwise, and it is put back
+  EXPECT_EQ(FaultHandler::ensure_installed_at_copy(), HandlerAtCopy::InFront);  // not told, not due: not asked
+  EXPECT_FALSE(FaultHandler::ensure_installed());  // the kernel says otherwise, and it is put back
   EXPECT_TRUE(FaultHandler::ensure_installed());
 }
 
@@ -359,7 +463,7 @@ TEST(PythonStack, CPythonsTracebackLinesBecomeFrames) {
 TEST(PythonStack, OutsidePythonTheStackIsEmpty) {
   find_python();
   PythonStackText text;
-  capture_python_stack(text);
+  capture_python_stack(text, ThreadWithoutPython::MainThreadWhileWaiting);
   EXPECT_EQ(text.length, 0);
 }
 

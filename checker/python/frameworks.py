@@ -1,0 +1,108 @@
+"""Programs of the frameworks people train with, as their users write them, for `hazardlab check`: each must be
+watched to its end, clean, with its output and exit status as without the checker.
+
+  python3 frameworks.py PROGRAM       (python3 frameworks.py --list shows them)
+
+Each prints one line a run reproduces (a checksum of what it computed), and nothing that changes between runs."""
+import sys
+
+import numpy as np
+
+
+def jax_loop():
+    """A 200-step jitted loop fed from numpy by jax.device_put (XLA's runtime threads issue the copies)."""
+    import jax
+    import jax.numpy as jnp
+
+    @jax.jit
+    def step(w, x):
+        return w - 0.01 * jnp.tanh(x @ w)
+
+    rng = np.random.default_rng(0)
+    w = jax.device_put(np.full((256, 256), 0.001, np.float32))
+    for _ in range(200):
+        w = step(w, jax.device_put(rng.standard_normal((128, 256), dtype=np.float32)))
+    print(f"jax: checksum {float(np.asarray(w).sum()):.4f}")
+
+
+def lightning_fit():
+    """A plain Trainer.fit with DataLoader(pin_memory=True, num_workers=2); Lightning imports mpi4py where it is
+    installed, which starts MPI in this process."""
+    import torch
+    import pytorch_lightning as pl
+
+    class Model(pl.LightningModule):
+        def __init__(self):
+            super().__init__()
+            self.net = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1))
+
+        def training_step(self, batch, _):
+            x, y = batch
+            return torch.nn.functional.mse_loss(self.net(x), y)
+
+        def configure_optimizers(self):
+            return torch.optim.SGD(self.parameters(), lr=0.01)
+
+    torch.manual_seed(0)
+    data = torch.utils.data.TensorDataset(torch.randn(2048, 64), torch.randn(2048, 1))
+    loader = torch.utils.data.DataLoader(data, batch_size=64, pin_memory=True, num_workers=2)
+    trainer = pl.Trainer(max_epochs=2, accelerator="gpu", devices=1, logger=False, enable_checkpointing=False,
+                         enable_progress_bar=False, enable_model_summary=False)
+    trainer.fit(Model(), loader)
+    print(f"lightning: {trainer.global_step} steps")
+
+
+def mpi4py_in_process(unsafe):
+    """mpi4py starts MPI in this process (no mpirun), then PyTorch uploads from pinned memory."""
+    from mpi4py import MPI
+    import torch
+
+    t = torch.ones(1 << 20, pin_memory=True)
+    side = torch.cuda.Stream()
+    for _ in range(10):
+        with torch.cuda.stream(side):
+            d = t.to("cuda", non_blocking=True)
+        if not unsafe:
+            side.synchronize()
+        t.add_(1)  # unsafe: the upload may not have read t yet
+        side.synchronize()
+    print(f"mpi4py: rank {MPI.COMM_WORLD.Get_rank()}, {float(d.sum()) > 0}")
+
+
+def faulthandler_enabled(crash):
+    """Python's faulthandler installed after CUDA started (its SIGSEGV handler then stands behind the checker's);
+    with `crash`, the program's own fault, which faulthandler reports before the process ends by SIGSEGV."""
+    import ctypes
+    import faulthandler
+    import torch
+
+    torch.cuda.init()
+    faulthandler.enable()
+    t = torch.ones(1 << 20, pin_memory=True)
+    for _ in range(10):
+        d = t.to("cuda", non_blocking=True)
+        torch.cuda.synchronize()
+        t.add_(1)
+    print(f"faulthandler: {float(d[0])}", flush=True)
+    if crash:
+        ctypes.string_at(0)
+
+
+PROGRAMS = {
+    "jax-loop": jax_loop,
+    "lightning-fit": lightning_fit,
+    "mpi4py-in-process/correct": lambda: mpi4py_in_process(False),
+    "mpi4py-in-process/unsafe": lambda: mpi4py_in_process(True),
+    "faulthandler": lambda: faulthandler_enabled(False),
+    "faulthandler-crash": lambda: faulthandler_enabled(True),
+}
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2 or sys.argv[1] not in PROGRAMS and sys.argv[1] != "--list":
+        print(f"usage: frameworks.py PROGRAM|--list (PROGRAM: {', '.join(PROGRAMS)}; got {sys.argv[1:]})",
+              file=sys.stderr)
+        sys.exit(2)
+    if sys.argv[1] == "--list":
+        print("\n".join(PROGRAMS))
+        sys.exit(0)
+    PROGRAMS[sys.argv[1]]()
