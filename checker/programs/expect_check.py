@@ -2,9 +2,11 @@
 """Runs a program under `hazardlab check` and checks what it said.
 
   expect_check.py HAZARDLAB found|clean|clean-any-exit [--hazard ID] [--relies-on NAME] [--copy-in FN --not-in FN] -- PROGRAM ARGS
-  expect_check.py HAZARDLAB clean-as-alone -- PROGRAM ARGS
-      the program run alone, then under the checker: clean, with the same exit status (or signal) and the same
-      standard output (the program behaves under the checker exactly as without it).
+  expect_check.py HAZARDLAB clean-as-alone|as-alone -- PROGRAM ARGS
+      the program run alone, then under the checker, with the same exit status (or signal) and the same standard
+      output (the program behaves under the checker exactly as without it). clean-as-alone: it succeeds alone and
+      is clean; as-alone (a program that crashes on purpose): nothing is found, and a process that ended by its
+      signal before its summary may be not-checked.
   expect_check.py HAZARDLAB not-checked --because TEXT -- PROGRAM ARGS
       not-checked, and a process says why with TEXT in it.
   expect_check.py HAZARDLAB MODE --needs-python-module NAME ...: skipped (77) where Python cannot import NAME
@@ -97,16 +99,20 @@ def frames(stack):
 
 
 def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None, because=None):
-    alone = subprocess.run(command, capture_output=True, text=True, timeout=600) if want == "clean-as-alone" else None
+    alone = (subprocess.run(command, capture_output=True, text=True, timeout=600)
+             if want in ("clean-as-alone", "as-alone") else None)
     output = []
     rc, report = check(hazardlab, command, output=output)
     if report is None:
         print(f"FAIL: hazardlab check wrote no report (exit {rc})")
         return False
     problems = []
-    if want == "clean-as-alone":
-        if report["verdict"] not in CLEAN:
-            problems.append(f"expected clean, got {report['verdict']}")
+    if want in ("clean-as-alone", "as-alone"):
+        allowed = CLEAN if want == "clean-as-alone" else CLEAN + ("not-checked",)
+        if report["verdict"] not in allowed:
+            problems.append(f"expected {' or '.join(allowed)}, got {report['verdict']}")
+        if want == "clean-as-alone" and alone.returncode != 0:
+            problems.append(f"the program alone exited {alone.returncode}:\n{alone.stderr[-2000:]}")
         if rc != alone.returncode:
             problems.append(f"exit {rc} under the checker, {alone.returncode} alone")
         if output[0] != alone.stdout:
