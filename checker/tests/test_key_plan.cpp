@@ -94,6 +94,21 @@ TEST(KeyPlan, AStagingLoopOnOneThreadChangesOnlyItsOwnRightsAndNeverFaults) {
   EXPECT_EQ(m.faults, 100) << "only the racing writes faulted";
 }
 
+// Two copies of one range share its key. The release of one opens the releasing thread's rights only as far as
+// the other still allows: a readback into the first pages still owns them after an upload from others was synchronized.
+TEST(KeyPlan, AReleaseOpensTheReleasingThreadOnlyAsFarAsTheKeysOtherHoldsAllow) {
+  Machine m({1});
+  m.start(1);
+  m.pin(page(0), page(8), 1);
+  m.hold(1, page(0), page(2), Hold::NoAccess);  // a readback into the first pages
+  m.hold(1, page(4), page(6), Hold::NoWrites);  // an upload from others, the same range and key
+  m.release(1, page(4), page(6), Hold::NoWrites);
+  EXPECT_TRUE(m.access(1, page(1), false)) << "the readback still owns page 1: a read must fault";
+  EXPECT_TRUE(m.access(1, page(0), true)) << "and a write";
+  m.release(1, page(0), page(2), Hold::NoAccess);
+  EXPECT_FALSE(m.access(1, page(1), false)) << "nothing is held: the key is open again";
+}
+
 TEST(KeyPlan, AnotherThreadFaultsOnOwnedBytesWhetherItStartedBeforeOrAfterTheCopy) {
   Machine m({1, 2});
   m.start(1);
