@@ -365,6 +365,153 @@ def measurement_group_as_text(root: Path) -> list[str]:
             if GROUP_AS_TEXT.search(code)]
 
 
+# The checker's rooms, declared bottom-up in checker/CMakeLists.txt, with harness/'s 250-line cap on sources
+# outside its tests; each source allowed past it is named here with its reason.
+CHECKER_LONG_SOURCES = {
+    "checker/inject/driver_calls.cpp":
+        "the one CUPTI callback of the process: every watched driver call's arguments read in one switch",
+    "checker/core/checker.hpp": "the Checker's whole interface, every call the driver callbacks and faults make",
+    "checker/core/checker.cpp": "the Checker's bookkeeping of copies, holds and findings, one class's invariants",
+    "checker/core/key_plan.cpp": "the key plan's rules, which hold only together (every thread faults on owned bytes)",
+    "checker/threads/buffer_calls.cpp": "one three-line wrapper per C library call that hands the kernel a buffer",
+    "checker/programs/check_patterns.cu": "a standalone test program, read top to bottom as a user's program is",
+    "checker/programs/check_host_threads.cu": "a standalone test program, read top to bottom as a user's program is",
+    "checker/programs/check_agreement.cpp": "a standalone test program, read top to bottom as a user's program is",
+}
+
+
+def declared_checker_layers(root: Path) -> list[str]:
+    text = (root / "checker" / "CMakeLists.txt").read_text()
+    start = text.find("set(HAZARDLAB_CHECKER_LAYERS")
+    if start < 0:
+        raise SystemExit("checker/CMakeLists.txt: no set(HAZARDLAB_CHECKER_LAYERS ...)")
+    layers = []
+    for line in text[start + len("set(HAZARDLAB_CHECKER_LAYERS"):].splitlines():
+        code = line.split("#")[0]
+        layers += code.replace(")", " ").split()
+        if ")" in code:
+            return layers
+    raise SystemExit("checker/CMakeLists.txt: set(HAZARDLAB_CHECKER_LAYERS ... is not closed")
+
+
+def checker_layers(root: Path) -> list[str]:
+    """Every file of checker/ sits in a declared room (or is the room's CMakeLists or README), a room includes only
+    rooms declared before it, and no source outside tests/ passes MAX_LINES unless CHECKER_LONG_SOURCES names it."""
+    checker = root / "checker"
+    if not (checker / "CMakeLists.txt").exists():
+        return []
+    layers = declared_checker_layers(root)
+    problems = []
+    for path in sorted(checker.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts:
+            continue
+        relative = path.relative_to(checker)
+        if len(relative.parts) == 1:
+            if relative.name not in ("CMakeLists.txt", "README.md"):
+                problems.append(f"checker/{relative}: not in one of the declared rooms {layers}")
+            continue
+        room = relative.parts[0]
+        if room not in layers:
+            problems.append(f"checker/{relative}: not in one of the declared rooms {layers}")
+            continue
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        name = f"checker/{relative}"
+        lines = len(path.read_text().splitlines())
+        if room != "tests" and lines > MAX_LINES and name not in CHECKER_LONG_SOURCES:
+            problems.append(f"{name}: {lines} lines, more than {MAX_LINES}: split it by idea, or name it in "
+                            "CHECKER_LONG_SOURCES with its reason")
+        allowed = set(layers[: layers.index(room) + 1])
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"checker/([^/"]+)/', line)
+            if m and m.group(1) not in allowed:
+                problems.append(f"{name}:{number}: {room}/ includes checker/{m.group(1)}/, a room above it")
+    for name in CHECKER_LONG_SOURCES:
+        if (root / name).exists() and len((root / name).read_text().splitlines()) <= MAX_LINES:
+            problems.append(f"{name}: named in CHECKER_LONG_SOURCES but within {MAX_LINES} lines: take it out")
+    return problems
+
+
+FAULT_ROOM = "checker/fault"
+FAULT_STATE = "checker/fault/fault_state.cpp"  # the one home of the fault path's state (fault_state.hpp)
+TYPE_DEFINITION = re.compile(r"^(?:template\s*<.*>\s*)?(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+\w+"
+                             r"(?:\s+final)?(?:\s*:\s*[^=]*)?$", re.S)
+
+
+def namespace_scope_statements(text: str):
+    """(line, statement) for each statement at namespace scope (outside any function or class body), comments and
+    literals blanked; a braced group of a statement stays in it as `{}` (an initializer, or a type's body)."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    text = re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', '""', text)
+    text = "\n".join("" if line.lstrip().startswith("#") else line for line in text.splitlines())
+    statement, start_line, line, i = "", 1, 1, 0
+    while i < len(text):
+        c = text[i]
+        if c == "\n":
+            line += 1
+        if c == "{":
+            head = statement.strip()
+            if re.match(r'^(?:inline\s+)?namespace\b[\w:\s]*$|^extern\s+""$', head):
+                statement = ""  # a namespace's or extern "C"'s body: still namespace scope
+                i += 1
+                continue
+            depth, j = 1, i + 1
+            while j < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                line += text[j] == "\n"
+                j += 1
+            rest = text[j:].lstrip()
+            if rest.startswith(";") or rest.startswith(","):
+                statement += "{}"  # an initializer, or a type's body: the statement goes on to its ';'
+            else:
+                statement = ""     # a function's body
+            i = j
+            continue
+        if c == "}":
+            statement = ""  # the end of a namespace
+        elif c == ";":
+            if statement.strip():
+                yield start_line, " ".join(statement.split())
+            statement = ""
+        else:
+            if not statement.strip() and not c.isspace():
+                start_line = line
+            statement += c
+        i += 1
+
+
+def is_state(statement: str) -> bool:
+    """A variable that can change: not a type, a function, an alias, a constant or a declaration of another's."""
+    if re.match(r"^(?:using|typedef|template|static_assert|friend|extern)\b", statement):
+        return False
+    if re.search(r"\bthread_local\b", statement):
+        return True
+    statement = re.sub(r"__attribute__\s*\(\(.*?\)\)", "", statement)
+    if re.search(r"\bconstexpr\b|^(?:static\s+)?const\b", statement):
+        return False
+    if TYPE_DEFINITION.match(statement.replace("{}", "").strip()):
+        return False
+    if "=" not in statement and "{}" not in statement and re.search(r"\)\s*(?:const|noexcept|override|final|\s)*$",
+                                                                      statement):
+        return False  # a function's declaration
+    return bool(re.search(r"\w", statement))
+
+
+def fault_state_outside_its_object(root: Path) -> list[str]:
+    """The fault path keeps its process state in one declared object (checker/fault/fault_state.hpp): a variable at
+    namespace scope anywhere else in checker/fault is state outside it."""
+    problems = []
+    for path in sorted((root / FAULT_ROOM).glob("*")):
+        name = f"{FAULT_ROOM}/{path.name}"
+        if path.suffix not in SOURCE_SUFFIXES or name == FAULT_STATE:
+            continue
+        for number, statement in namespace_scope_statements(path.read_text()):
+            if is_state(statement):
+                problems.append(f"{name}:{number}: keeps state at file scope ({statement[:60]}); the fault path's "
+                                "state lives in FaultState (checker/fault/fault_state.hpp)")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -408,6 +555,8 @@ def check(root: Path) -> list[str]:
     problems += getenv_outside_the_reader(root)
     problems += setting_spelled_again(root)
     problems += trials_receive_trial_settings(root)
+    problems += checker_layers(root)
+    problems += fault_state_outside_its_object(root)
     return problems
 
 
@@ -454,6 +603,21 @@ BREAKAGES = [
     ("a tool maps its own parse errors", "tools/broken_main.cpp",
      'try { app.parse(argc, argv); } catch (const CLI::ParseError& e) { return app.exit(e); }\n',
      "tools/broken_main.cpp:1: maps a command-line error to an exit status itself"),
+    ("the fault path keeps an atomic of its own", "checker/fault/broken_state.cpp",
+     'namespace hazardlab::check {\nnamespace {\nstd::atomic<int> faults{0};\n}  // namespace\n}\n',
+     "checker/fault/broken_state.cpp:3: keeps state at file scope"),
+    ("the fault path keeps an object of its own that is never destroyed", "checker/fault/broken_new.cpp",
+     'struct Path {\n  int n = 0;\n};\nPath& path = *new Path;\nvoid f() { static int calls = 0; }\n',
+     "checker/fault/broken_new.cpp:4: keeps state at file scope"),
+    ("the fault path keeps a thread's state of its own", "checker/fault/broken_tls.cpp",
+     'namespace {\nthread_local Steps steps __attribute__((tls_model("initial-exec")));\n}\n',
+     "checker/fault/broken_tls.cpp:2: keeps state at file scope"),
+    ("a checker file outside its rooms", "checker/annex/broken.cpp", "int f();\n",
+     "checker/annex/broken.cpp: not in one of the declared rooms"),
+    ("the checker's core includes the fault path above it", "checker/core/broken_up.cpp",
+     '#include "checker/fault/fault_handler.hpp"\n', "checker/core/broken_up.cpp:1: core/ includes checker/fault/"),
+    ("a checker source past the cap, unnamed", "checker/launch/broken_long.cpp", "int x();\n" * 260,
+     "checker/launch/broken_long.cpp: 260 lines, more than 250"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "hazard/define.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <system_error>
 
+#include "checker/fault/fault_state.hpp"
+
 namespace hazardlab::check {
 
 namespace {
@@ -18,18 +20,14 @@ using DumpTraceback = void (*)(int, void*);
 using MainInterpreter = void* (*)();
 using FirstThreadState = void* (*)(void*);
 using NextThreadState = void* (*)(void*);
-std::atomic<ThreadStateOf> this_thread_state{nullptr};
-std::atomic<DumpTraceback> dump_traceback{nullptr};
-std::atomic<MainInterpreter> main_interpreter{nullptr};
-std::atomic<FirstThreadState> thread_head{nullptr};
-std::atomic<NextThreadState> next_thread{nullptr};
 
 // The main interpreter's oldest thread state: its list is newest first, and the main thread's state is made
 // first. Plain pointer reads, as faulthandler's dump of every thread does.
 void* main_thread_state() {
-  const MainInterpreter main = main_interpreter.load();
-  const FirstThreadState head = thread_head.load();
-  const NextThreadState next = next_thread.load();
+  const PythonFunctions& python = fault_state().python;
+  const MainInterpreter main = python.main_interpreter.load();
+  const FirstThreadState head = python.thread_head.load();
+  const NextThreadState next = python.next_thread.load();
   if (main == nullptr || head == nullptr || next == nullptr) return nullptr;
   void* interpreter = main();
   if (interpreter == nullptr) return nullptr;
@@ -69,18 +67,19 @@ bool main_thread_sleeps() {
 }  // namespace
 
 void find_python() {
-  this_thread_state = reinterpret_cast<ThreadStateOf>(::dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
-  dump_traceback = reinterpret_cast<DumpTraceback>(::dlsym(RTLD_DEFAULT, "_Py_DumpTraceback"));
-  main_interpreter = reinterpret_cast<MainInterpreter>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_Main"));
-  thread_head = reinterpret_cast<FirstThreadState>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_ThreadHead"));
-  next_thread = reinterpret_cast<NextThreadState>(::dlsym(RTLD_DEFAULT, "PyThreadState_Next"));
+  PythonFunctions& python = fault_state().python;
+  python.this_thread_state = reinterpret_cast<ThreadStateOf>(::dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState"));
+  python.dump_traceback = reinterpret_cast<DumpTraceback>(::dlsym(RTLD_DEFAULT, "_Py_DumpTraceback"));
+  python.main_interpreter = reinterpret_cast<MainInterpreter>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_Main"));
+  python.thread_head = reinterpret_cast<FirstThreadState>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_ThreadHead"));
+  python.next_thread = reinterpret_cast<NextThreadState>(::dlsym(RTLD_DEFAULT, "PyThreadState_Next"));
 }
 
 void capture_python_stack(PythonStackText& out, ThreadWithoutPython without) {
   out.length = 0;
   out.of_main_thread = false;
-  const ThreadStateOf state_of = this_thread_state.load();
-  const DumpTraceback dump = dump_traceback.load();
+  const ThreadStateOf state_of = fault_state().python.this_thread_state.load();
+  const DumpTraceback dump = fault_state().python.dump_traceback.load();
   if (state_of == nullptr || dump == nullptr) return;
   void* state = state_of();
   if (state == nullptr) {  // a thread that never ran Python: the main thread's frames, said to be so, or none
@@ -115,7 +114,8 @@ std::vector<PythonFrame> parse_python_stack(std::string_view text) {
     f.file = std::string(line.substr(file + 6, close - file - 6));
     const std::string_view rest = line.substr(close + 8);
     std::from_chars(rest.data(), rest.data() + rest.size(), f.line);
-    if (const std::size_t in = rest.find(" in "); in != std::string_view::npos) f.function = std::string(rest.substr(in + 4));
+    if (const std::size_t in = rest.find(" in "); in != std::string_view::npos)
+      f.function = std::string(rest.substr(in + 4));
     frames.push_back(std::move(f));
   }
   return frames;

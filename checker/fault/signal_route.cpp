@@ -8,34 +8,23 @@
 #include <cstdint>
 #include <cstring>
 
+#include "checker/fault/fault_state.hpp"
 #include "checker/threads/thread_shim.hpp"
 
 namespace hazardlab::check::signal_route {
 
 namespace {
 
-// The route's process state, in one object: the shim's calls where it is preloaded, and otherwise the program's
-// dispositions as the kernel had them when the checker's handlers went in front. Never destroyed: a fault can
-// come while static objects are torn down.
-struct Route {
-  shim::ClaimedSignals shim;
-  bool looked_up = false;
-  struct sigaction program_segv{}, program_trap{};
-};
-Route& route = *new Route;
-
-// Initial-exec TLS: read inside signal handlers.
-thread_local bool changing_own_handler __attribute__((tls_model("initial-exec"))) = false;
-
 const shim::ClaimedSignals& the_shim() {
-  if (!route.looked_up) {  // first from install(), outside any handler
-    route.shim = shim::preloaded_claimed_signals();
-    route.looked_up = true;
+  if (!fault_state().route.looked_up) {  // first from install(), outside any handler
+    fault_state().route.shim = shim::preloaded_claimed_signals();
+    fault_state().route.looked_up = true;
   }
-  return route.shim;
+  return fault_state().route.shim;
 }
 
 struct sigaction* kept_program_action(int sig) {
+  SignalRoute& route = fault_state().route;
   return sig == SIGSEGV ? &route.program_segv : sig == SIGTRAP ? &route.program_trap : nullptr;
 }
 
@@ -46,9 +35,10 @@ bool has_handler(const struct sigaction& action) {
 
 // The program's disposition as a signal delivered now meets it.
 struct sigaction program_action(int sig) {
-  struct sigaction program{};
+  struct sigaction program {};
   program.sa_handler = SIG_DFL;
-  if (route.shim.preloaded() && route.shim.program_action(sig, 1, &program) == 0) return program;
+  if (fault_state().route.shim.preloaded() && fault_state().route.shim.program_action(sig, 1, &program) == 0)
+    return program;
   if (struct sigaction* kept = kept_program_action(sig)) {
     program = *kept;
     if (has_handler(program) && (program.sa_flags & SA_RESETHAND)) {  // as the kernel delivers it: once
@@ -94,38 +84,40 @@ void say_unhandled_fault(siginfo_t* info, void* context) {
 
 }  // namespace
 
-OwnHandlerChange::OwnHandlerChange() : previous_(changing_own_handler) { changing_own_handler = true; }
-OwnHandlerChange::~OwnHandlerChange() { changing_own_handler = previous_; }
-bool is_own_change() { return changing_own_handler; }
+OwnHandlerChange::OwnHandlerChange() : previous_(thread_state.changing_own_handler) {
+  thread_state.changing_own_handler = true;
+}
+OwnHandlerChange::~OwnHandlerChange() { thread_state.changing_own_handler = previous_; }
+bool is_own_change() { return thread_state.changing_own_handler; }
 
 int kernel_sigaction(int sig, const struct sigaction* action, struct sigaction* previous) {
   const OwnHandlerChange own;
-  if (the_shim().preloaded()) return route.shim.kernel_sigaction(sig, action, previous);
+  if (the_shim().preloaded()) return fault_state().route.shim.kernel_sigaction(sig, action, previous);
   return ::sigaction(sig, action, previous);
 }
 
 bool behind_in_the_shim() { return the_shim().preloaded(); }
 
 bool in_front(int sig, Handler handler) {
-  struct sigaction current{};
+  struct sigaction current {};
   kernel_sigaction(sig, nullptr, &current);
   return (current.sa_flags & SA_SIGINFO) && current.sa_sigaction == handler;
 }
 
 void put_in_front(int sig, Handler handler) {
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_sigaction = handler;
   action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
   sigemptyset(&action.sa_mask);
   const OwnHandlerChange own;
   if (the_shim().preloaded()) {
     // The shim keeps what the kernel had as the program's, unless it is this handler (claimed before).
-    (void)route.shim.claim(sig, &action, nullptr);
+    (void)fault_state().route.shim.claim(sig, &action, nullptr);
     return;
   }
   if (in_front(sig, handler)) return;
   struct sigaction* kept = kept_program_action(sig);
-  struct sigaction ignored{};
+  struct sigaction ignored {};
   ::sigaction(sig, &action, kept != nullptr ? kept : &ignored);
 }
 
@@ -138,7 +130,7 @@ void pass_to(const struct sigaction& program, int sig, siginfo_t* info, void* co
     // the process, so the default action goes back.
     if (program.sa_handler == SIG_IGN && !(program.sa_flags & SA_SIGINFO) && !raised_by_the_kernel) return;
     if (sig == SIGSEGV && raised_by_the_kernel) say_unhandled_fault(info, context);
-    struct sigaction fallback{};
+    struct sigaction fallback {};
     fallback.sa_handler = SIG_DFL;
     sigemptyset(&fallback.sa_mask);
     kernel_sigaction(sig, &fallback, nullptr);

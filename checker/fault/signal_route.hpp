@@ -22,8 +22,9 @@ bool behind_in_the_shim();
 // A signal that is not the checker's: to the program's handler, with the program's mask blocked while it runs
 // (and the signal itself, without SA_NODEFER), once only with SA_RESETHAND. With no handler, the default action
 // is put back in the kernel and the instruction faults again, or a signal sent is sent again: the process ends with
-// the signal it would have had without the checker (a fault the kernel raised cannot be ignored). A SIGSEGV that is nobody's is said first,
-// with the stack, so that a crash under the checker can be told from one of the checker's own making.
+// the signal it would have had without the checker (a fault the kernel raised cannot be ignored). A SIGSEGV that is
+// nobody's is said first, with the stack, so that a crash under the checker can be told from one of the checker's own
+// making.
 void pass_on(int sig, siginfo_t* info, void* context);
 // The same to a disposition of the caller's (the start-up frame probe's, for a fault that is not the probe's).
 void pass_to(const struct sigaction& program, int sig, siginfo_t* info, void* context);

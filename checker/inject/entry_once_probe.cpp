@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   }
   entry();
   entry();
-  const std::filesystem::path log = std::filesystem::path(folder) / ("process-" + std::to_string(::getpid()) + ".jsonl");
+  const std::filesystem::path log =
+      std::filesystem::path(folder) / ("process-" + std::to_string(::getpid()) + ".jsonl");
   // The log as the launcher reads it, and its header as the entry writes it: the one line of the log that is it.
   hazardlab::check::ProcessLog read;
   try {
@@ -52,8 +53,8 @@ int main(int argc, char** argv) {
     std::filesystem::remove_all(folder);
     return 1;
   }
-  const std::string header = hazardlab::check::header_line(read.pid, read.parent, read.program, read.watching,
-                                                           read.not_watching_because);
+  const std::string header =
+      hazardlab::check::header_line(read.pid, read.parent, read.program, read.watching, read.not_watching_because);
   std::ifstream in(log);
   int headers = 0, lines = 0;
   for (std::string line; std::getline(in, line); ++lines) {
@@ -63,8 +64,10 @@ int main(int argc, char** argv) {
   }
   std::filesystem::remove_all(folder);
   if (headers != 1) {
-    std::fprintf(stderr, "FAIL: the entry ran twice and the process log holds %d header(s) in %d line(s); one "
-                         "expected\n", headers, lines);
+    std::fprintf(stderr,
+                 "FAIL: the entry ran twice and the process log holds %d header(s) in %d line(s); one "
+                 "expected\n",
+                 headers, lines);
     return 1;
   }
   std::printf("PASS: two runs of the entry, one header\n");

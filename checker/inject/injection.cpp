@@ -93,7 +93,8 @@ int start_watching() {
     return 1;
   }
   for (CUpti_CallbackId cbid : inject::watched_calls()) {
-    if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid); r != CUPTI_SUCCESS) {
+    if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, cbid);
+        r != CUPTI_SUCCESS) {
       const char* text = nullptr;
       cuptiGetResultString(r, &text);
       in.writer.header(false, "CUPTI did not enable the callback of driver call " + std::to_string(cbid) + " (" +

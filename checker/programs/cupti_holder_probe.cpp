@@ -34,7 +34,8 @@ int main(int argc, char** argv) {
   const CUptiResult r = cuptiSubscribe(&subscriber, &ignore, nullptr);
 #endif
   if (r != CUPTI_SUCCESS) {
-    std::printf("CUPTI refused this program's subscriber (error %d): it is held by \"%s\"\n", static_cast<int>(r), holder);
+    std::printf("CUPTI refused this program's subscriber (error %d): it is held by \"%s\"\n", static_cast<int>(r),
+                holder);
     return 3;
   }
   int devices = 0;

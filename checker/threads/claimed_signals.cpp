@@ -131,8 +131,9 @@ bool program_sets_handler(int signal, sighandler_t handler, int flags, bool mask
   struct sigaction before {};
   int result = 0;
   program_sigaction(signal, &action, &before, result);
-  previous = (before.sa_flags & SA_SIGINFO) ? reinterpret_cast<sighandler_t>(reinterpret_cast<void*>(before.sa_sigaction))
-                                            : before.sa_handler;
+  previous = (before.sa_flags & SA_SIGINFO)
+                 ? reinterpret_cast<sighandler_t>(reinterpret_cast<void*>(before.sa_sigaction))
+                 : before.sa_handler;
   return true;
 }
 
