@@ -381,6 +381,35 @@ TEST_P(FaultPath, AProgramsOneShotHandlerRunsOnce) {
       ::testing::KilledBySignal(SIGSEGV), "");
 }
 
+std::atomic<bool> own_signal_blocked{false}, mask_blocked{false};
+void notes_its_mask(int, siginfo_t* info, void*) {
+  sigset_t now;
+  pthread_sigmask(SIG_BLOCK, nullptr, &now);
+  own_signal_blocked = sigismember(&now, SIGSEGV) == 1;
+  mask_blocked = sigismember(&now, SIGUSR1) == 1;
+  ::mprotect(reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(info->si_addr) & ~(page_size() - 1)),
+             page_size(), PROT_READ | PROT_WRITE);
+}
+
+// As the kernel delivers a signal to a handler: its mask and the signal itself blocked while it runs, and neither
+// after it returned.
+TEST_P(FaultPath, AProgramsHandlerRunsWithItsMaskBlocked) {
+  struct sigaction mine{};
+  mine.sa_sigaction = &notes_its_mask;
+  mine.sa_flags = SA_SIGINFO;
+  sigemptyset(&mine.sa_mask);
+  sigaddset(&mine.sa_mask, SIGUSR1);
+  ASSERT_EQ(sigaction(SIGSEGV, &mine, nullptr), 0);
+  FaultHandler::ensure_installed();
+  fault_of_the_programs_own();
+  EXPECT_TRUE(own_signal_blocked.load());
+  EXPECT_TRUE(mask_blocked.load());
+  sigset_t after;
+  pthread_sigmask(SIG_BLOCK, nullptr, &after);
+  EXPECT_EQ(sigismember(&after, SIGSEGV), 0);
+  EXPECT_EQ(sigismember(&after, SIGUSR1), 0);
+}
+
 // A crash handler that sets the default action back and raises the signal again ends the process with it; so does
 // a SIGSEGV the program raises itself with no handler of its own.
 void reports_and_raises_again(int) {
