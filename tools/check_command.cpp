@@ -40,14 +40,14 @@ int check_main(int argc, char** argv) {
   // Numbers are read as every hazardlab option reads them (hazardlab/strict_number.hpp): decimal digits only.
   app.add_option("--error-exitcode", options.error_exitcode,
                  "exit status when something was found (default 66; 1-255)")
-      ->check(cli::whole_number(1, 255));
+      ->transform(cli::whole_number(1, 255));
   app.add_option("--unchecked-exitcode", options.unchecked_exitcode,
                  "exit status when nothing was found but something was not watched (default 67; 1-255)")
-      ->check(cli::whole_number(1, 255));
+      ->transform(cli::whole_number(1, 255));
   app.add_option("--sample", options.sample,
                  "the faster mode: watch each host range's first N copies, then one in N (the report says how many "
                  "were left out; a hazard only in those is not found)")
-      ->check(cli::whole_number(1, setting::kCheckSample.max));
+      ->transform(cli::whole_number(1, setting::kCheckSample.max));
   app.add_flag("--every-occurrence", options.every_occurrence,
                "report every conflicting access (each copy's first), not one per pair of call sites");
   std::string protection;
@@ -57,8 +57,24 @@ int check_main(int argc, char** argv) {
                  "without a system call), keys (two keys alone: a system call per copy), or mprotect; the report "
                  "says which watched each process, and why")
       ->check(cli::not_blank());
-  app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
+  // Everything from the program on is the program's: `hazardlab check ./prog --sample 5` gives --sample 5 to
+  // ./prog, as `hazardlab check -- ./prog --sample 5` does. The checker's options come before the program.
+  app.prefix_command();
+  app.footer(
+      "PROGRAM [ARGS...]: the program and its arguments. The checker's options come first; the first word that is "
+      "not one of them (or everything after --) starts the program, and every word after it is the program's: "
+      "`hazardlab check ./prog --sample 5` runs ./prog --sample 5 with every copy watched.");
   const auto body = [&]() -> int {
+    options.command = app.remaining();
+    if (!options.command.empty() && options.command.front() == "--") {
+      options.command.erase(options.command.begin());
+    } else if (!options.command.empty() && options.command.front().starts_with("-")) {
+      // Before the program, a word that starts with '-' is meant for the checker: never run as a program.
+      throw UsageError("'" + options.command.front() +
+                       "' is not an option of hazardlab check (`hazardlab check --help` lists them); the program and "
+                       "its arguments come after the checker's options: hazardlab check [options] [--] PROGRAM "
+                       "[ARGS...]");
+    }
     if (!protection.empty()) {
       options.protection = check::protection_request_named(
           choice_named(setting::kCheckProtection, "--protection", "a page protection", protection));
@@ -83,10 +99,7 @@ int check_main(int argc, char** argv) {
     }
     return outcome.exit_status;
   };
-  MainOptions main_options;
-  // `hazardlab check ls -la`: the program's own options were read as the checker's.
-  main_options.extras_hint = "put -- before the program and its arguments: hazardlab check [options] -- PROGRAM [ARGS...]";
-  return run_main("hazardlab check", app, argc - 1, argv + 1, body, main_options);
+  return run_main("hazardlab check", app, argc - 1, argv + 1, body);
 }
 
 int findings_main(int argc, char** argv) {
