@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -110,21 +111,40 @@ int findings_main(int argc, char** argv) {
       "parent, whether it was watched and why not, and its findings as the JSON report gives them: the hazard, what "
       "happened, the missing synchronization, the fix, the stacks (module and offset) and the Python frames. A line still being written is left for the next call."};
   app.name("hazardlab findings");
-  app.add_option("logs", logs, "process logs")->required()->check(CLI::ExistingFile);
+  // Each log is checked by the reader (checker/core/process_log.hpp), which names the file and what is wrong.
+  app.add_option("logs", logs, "process logs")->required();
   return run_main("hazardlab findings", app, argc - 1, argv + 1, [&]() -> int {
-    nlohmann::json processes = nlohmann::json::array();
+    // Each log once: the same file twice (by two names, or a link) would count its findings twice.
+    std::map<std::string, std::string> named;  // identity -> the name it was first given as
     for (const std::filesystem::path& log : logs) {
-      const check::ProcessLog p = check::read_process_log(log);
-      nlohmann::json findings = nlohmann::json::array();
-      for (const check::LoggedFinding& f : p.findings) findings.push_back(check::logged_finding_json(f));
-      processes.push_back({{"log", log.string()},
-                           {"pid", p.pid},
-                           {"parent", p.parent},
-                           {"watching", p.watching},
-                           {"not_watching_because", p.not_watching_because},
-                           {"findings", findings}});
+      const std::string identity = check::process_log_identity(log);
+      if (identity.empty()) continue;  // refused by the reader, naming it
+      if (const auto [it, fresh] = named.emplace(identity, log.string()); !fresh)
+        throw UsageError(log.string() + ": the same file as " + it->second + "; give each process log once");
     }
-    std::cout << nlohmann::json{{"processes", processes}}.dump() << '\n';
+    // Every log is read and checked before anything is printed, then the processes are printed one at a time: the
+    // output is never half a document, and never held whole in memory besides the findings.
+    std::vector<check::ProcessLog> processes;
+    for (const std::filesystem::path& log : logs) processes.push_back(check::read_process_log(log));
+    std::cout << "{\"processes\":[";
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+      check::ProcessLog& p = processes[i];
+      nlohmann::json process = {{"log", logs[i].string()},
+                                {"pid", p.pid},
+                                {"parent", p.parent},
+                                {"watching", p.watching},
+                                {"not_watching_because", p.not_watching_because}};
+      if (p.rank) process["rank"] = *p.rank;
+      // The process's keys, then its findings one at a time, each freed once printed.
+      std::string head = process.dump();
+      head.pop_back();
+      std::cout << (i == 0 ? "" : ",") << head << ",\"findings\":[";
+      for (std::size_t k = 0; k < p.findings.size(); ++k)
+        std::cout << (k == 0 ? "" : ",") << check::logged_finding_json(p.findings[k]).dump();
+      std::cout << "]}";
+      std::vector<check::LoggedFinding>().swap(p.findings);
+    }
+    std::cout << "]}\n";
     return 0;
   });
 }

@@ -79,6 +79,32 @@ def main(tool):
         expect(rc == 2 and "HL_CHECK_SAMPEL" in out, f"...and an error under HAZARDLAB_STRICT=1 ({rc})")
         rc, out = run([tool, "check", "--", program], {"HL_CHECK_SAMPEL": "8"})
         expect(rc == 2 and "did you mean HL_CHECK_SAMPLE" in out, f"check refuses a misspelt checker setting ({rc})")
+        # `hazardlab findings`: anything but a process log is refused with exit 2, naming the file and the line;
+        # a FIFO or a device before anything is read (a FIFO would block for ever), and one log given twice.
+        log = os.path.join(work, "process-5.jsonl")
+        header = '{"type":"process","pid":5,"parent":1,"program":"p","watching":true,"not_watching_because":""}\n'
+        with open(log, "w") as f:
+            f.write(header)
+        fifo = os.path.join(work, "fifo")
+        os.mkfifo(fifo)
+        for name, content, says in (("empty", "", "is empty: no process header"),
+                                    ("random", "\x00\x17garbage\n", "line 1: not a JSON object"),
+                                    ("noheader", '{"type":"note","text":"x"}\n', "line 1: a \"note\" record before"),
+                                    ("twice", header + header, "line 2: a second process header"),
+                                    ("badvalue", header + '{"type":"progress","driver_calls":"x"}\n',
+                                     "line 2: driver_calls: expected a whole number")):
+            path = os.path.join(work, name)
+            with open(path, "w") as f:
+                f.write(content)
+            rc, out = run([tool, "findings", path])
+            expect(rc == 2 and f"{path}: {says}" in out, f"findings refuses {name} with exit 2 ({rc}): {out.strip()}")
+        for path, says in ((fifo, "is a FIFO"), ("/dev/zero", "is a character device"), (work, "is a folder")):
+            rc, out = run([tool, "findings", path])
+            expect(rc == 2 and says in out, f"findings refuses {path} before reading it ({rc}): {out.strip()}")
+        rc, out = run([tool, "findings", log, os.path.join(work, ".", "process-5.jsonl")])
+        expect(rc == 2 and "the same file as" in out, f"findings refuses one log given twice ({rc}): {out.strip()}")
+        rc, out = run([tool, "findings", log])
+        expect(rc == 0 and '"pid":5' in out, f"findings reads a log ({rc}): {out.strip()}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 

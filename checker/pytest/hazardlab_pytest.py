@@ -211,7 +211,9 @@ class _Watcher:
                 continue
             whole = new[:new.rfind(b"\n") + 1]  # a line still being written is read next time
             self.read_to[path] = self.read_to.get(path, 0) + len(whole)
-            if FINDING_RECORD in whole or path not in self.consumed:
+            # A log is read once it holds a whole line (its header): a process that has only made its file is
+            # not yet a log the reader takes.
+            if self.read_to[path] > 0 and (FINDING_RECORD in whole or path not in self.consumed):
                 changed.append(path)
         return changed
 
