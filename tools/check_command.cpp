@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -40,14 +41,14 @@ int check_main(int argc, char** argv) {
   // Numbers are read as every hazardlab option reads them (hazardlab/strict_number.hpp): decimal digits only.
   app.add_option("--error-exitcode", options.error_exitcode,
                  "exit status when something was found (default 66; 1-255)")
-      ->check(cli::whole_number(1, 255));
+      ->transform(cli::whole_number(1, 255));
   app.add_option("--unchecked-exitcode", options.unchecked_exitcode,
                  "exit status when nothing was found but something was not watched (default 67; 1-255)")
-      ->check(cli::whole_number(1, 255));
+      ->transform(cli::whole_number(1, 255));
   app.add_option("--sample", options.sample,
                  "the faster mode: watch each host range's first N copies, then one in N (the report says how many "
                  "were left out; a hazard only in those is not found)")
-      ->check(cli::whole_number(1, setting::kCheckSample.max));
+      ->transform(cli::whole_number(1, setting::kCheckSample.max));
   app.add_flag("--every-occurrence", options.every_occurrence,
                "report every conflicting access (each copy's first), not one per pair of call sites");
   std::string protection;
@@ -57,8 +58,24 @@ int check_main(int argc, char** argv) {
                  "without a system call), keys (two keys alone: a system call per copy), or mprotect; the report "
                  "says which watched each process, and why")
       ->check(cli::not_blank());
-  app.add_option("command", options.command, "-- PROGRAM [ARGS...]: the program and its arguments");
+  // Everything from the program on is the program's: `hazardlab check ./prog --sample 5` gives --sample 5 to
+  // ./prog, as `hazardlab check -- ./prog --sample 5` does. The checker's options come before the program.
+  app.prefix_command();
+  app.footer(
+      "PROGRAM [ARGS...]: the program and its arguments. The checker's options come first; the first word that is "
+      "not one of them (or everything after --) starts the program, and every word after it is the program's: "
+      "`hazardlab check ./prog --sample 5` runs ./prog --sample 5 with every copy watched.");
   const auto body = [&]() -> int {
+    options.command = app.remaining();
+    if (!options.command.empty() && options.command.front() == "--") {
+      options.command.erase(options.command.begin());
+    } else if (!options.command.empty() && options.command.front().starts_with("-")) {
+      // Before the program, a word that starts with '-' is meant for the checker: never run as a program.
+      throw UsageError("'" + options.command.front() +
+                       "' is not an option of hazardlab check (`hazardlab check --help` lists them); the program and "
+                       "its arguments come after the checker's options: hazardlab check [options] [--] PROGRAM "
+                       "[ARGS...]");
+    }
     if (!protection.empty()) {
       options.protection = check::protection_request_named(
           choice_named(setting::kCheckProtection, "--protection", "a page protection", protection));
@@ -83,10 +100,7 @@ int check_main(int argc, char** argv) {
     }
     return outcome.exit_status;
   };
-  MainOptions main_options;
-  // `hazardlab check ls -la`: the program's own options were read as the checker's.
-  main_options.extras_hint = "put -- before the program and its arguments: hazardlab check [options] -- PROGRAM [ARGS...]";
-  return run_main("hazardlab check", app, argc - 1, argv + 1, body, main_options);
+  return run_main("hazardlab check", app, argc - 1, argv + 1, body);
 }
 
 int findings_main(int argc, char** argv) {
@@ -97,21 +111,40 @@ int findings_main(int argc, char** argv) {
       "parent, whether it was watched and why not, and its findings as the JSON report gives them: the hazard, what "
       "happened, the missing synchronization, the fix, the stacks (module and offset) and the Python frames. A line still being written is left for the next call."};
   app.name("hazardlab findings");
-  app.add_option("logs", logs, "process logs")->required()->check(CLI::ExistingFile);
+  // Each log is checked by the reader (checker/core/process_log.hpp), which names the file and what is wrong.
+  app.add_option("logs", logs, "process logs")->required();
   return run_main("hazardlab findings", app, argc - 1, argv + 1, [&]() -> int {
-    nlohmann::json processes = nlohmann::json::array();
+    // Each log once: the same file twice (by two names, or a link) would count its findings twice.
+    std::map<std::string, std::string> named;  // identity -> the name it was first given as
     for (const std::filesystem::path& log : logs) {
-      const check::ProcessLog p = check::read_process_log(log);
-      nlohmann::json findings = nlohmann::json::array();
-      for (const check::LoggedFinding& f : p.findings) findings.push_back(check::logged_finding_json(f));
-      processes.push_back({{"log", log.string()},
-                           {"pid", p.pid},
-                           {"parent", p.parent},
-                           {"watching", p.watching},
-                           {"not_watching_because", p.not_watching_because},
-                           {"findings", findings}});
+      const std::string identity = check::process_log_identity(log);
+      if (identity.empty()) continue;  // refused by the reader, naming it
+      if (const auto [it, fresh] = named.emplace(identity, log.string()); !fresh)
+        throw UsageError(log.string() + ": the same file as " + it->second + "; give each process log once");
     }
-    std::cout << nlohmann::json{{"processes", processes}}.dump() << '\n';
+    // Every log is read and checked before anything is printed, then the processes are printed one at a time: the
+    // output is never half a document, and never held whole in memory besides the findings.
+    std::vector<check::ProcessLog> processes;
+    for (const std::filesystem::path& log : logs) processes.push_back(check::read_process_log(log));
+    std::cout << "{\"processes\":[";
+    for (std::size_t i = 0; i < processes.size(); ++i) {
+      check::ProcessLog& p = processes[i];
+      nlohmann::json process = {{"log", logs[i].string()},
+                                {"pid", p.pid},
+                                {"parent", p.parent},
+                                {"watching", p.watching},
+                                {"not_watching_because", p.not_watching_because}};
+      if (p.rank) process["rank"] = *p.rank;
+      // The process's keys, then its findings one at a time, each freed once printed.
+      std::string head = process.dump();
+      head.pop_back();
+      std::cout << (i == 0 ? "" : ",") << head << ",\"findings\":[";
+      for (std::size_t k = 0; k < p.findings.size(); ++k)
+        std::cout << (k == 0 ? "" : ",") << check::logged_finding_json(p.findings[k]).dump();
+      std::cout << "]}";
+      std::vector<check::LoggedFinding>().swap(p.findings);
+    }
+    std::cout << "]}\n";
     return 0;
   });
 }

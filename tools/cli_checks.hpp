@@ -1,7 +1,7 @@
 #pragma once
 // Checks of command-line values shared by hazardlab and hazardlab-report, so that an option means
-// the same in both: folders that are not blank, numbers read by the one strict parser
-// (hazardlab/strict_number.hpp). CLI11 prints the message and the tools exit 2.
+// the same in both: folders that are not blank, programs that can run, and (from hazardlab/number_option.hpp)
+// numbers read by the one strict parser. CLI11 prints the message and the tools exit 2.
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -10,7 +10,7 @@
 #include <string>
 
 #include "hazardlab/results_root.hpp"
-#include "hazardlab/strict_number.hpp"
+#include "hazardlab/number_option.hpp"
 
 namespace hazardlab::cli {
 
@@ -47,32 +47,6 @@ inline CLI::Validator executable_file() {
         return {};
       },
       "PROGRAM");
-}
-
-inline CLI::Validator whole_number(std::uint64_t min, std::uint64_t max) {
-  return CLI::Validator(
-      [min, max](std::string& text) -> std::string {
-        try {
-          (void)parse_whole_number(text, min, max);
-          return {};
-        } catch (const NumberRefused& why) {
-          return "'" + text + "' is not allowed; " + why.what();
-        }
-      },
-      "WHOLE NUMBER " + std::to_string(min) + "-" + std::to_string(max));
-}
-
-inline CLI::Validator decimal_number(double min, double max) {
-  return CLI::Validator(
-      [min, max](std::string& text) -> std::string {
-        try {
-          (void)parse_decimal_number(text, min, max);
-          return {};
-        } catch (const NumberRefused& why) {
-          return "'" + text + "' is not allowed; " + why.what();
-        }
-      },
-      "NUMBER");
 }
 
 }  // namespace hazardlab::cli

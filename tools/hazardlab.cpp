@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
           "RUN-ID"));
   start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")
       ->required()
-      ->check(cli::whole_number(1, 1L << 30));
+      ->transform(cli::whole_number(1, 1L << 30));
   RunSuiteRequest suite;
   auto* run_cmd = app.add_subcommand("run", "run every case on every GPU, without ctest, and write the reports");
   run_cmd

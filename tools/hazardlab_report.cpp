@@ -40,7 +40,7 @@ int merge_main(int argc, char** argv) {
       ->check(cli::decimal_number(0.001, 1000));
   app.add_option("--stale-after-hours", stale_after_hours,
                  "a run this much older than the newest run merged is stale (default 168)")
-      ->check(cli::whole_number(1, 24L * 365 * 100));
+      ->transform(cli::whole_number(1, 24L * 365 * 100));
   app.add_option("runs", runs, "run folders (<results root>/runs/<run-id>), from any hosts")
       ->required()
       ->check(cli::folder_path());
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
   app.add_option("--keep", options.keep_runs,
                  "report sets kept in the report folder, newest first, besides current and latest (default 20); the "
                  "oldest beyond it are removed and named. Run folders are never removed by a report")
-      ->check(cli::whole_number(1, 100000));
+      ->transform(cli::whole_number(1, 100000));
   return run_main("hazardlab-report", app, argc, argv, [&] {
     // As `hazardlab report`: the setting when the option is not given, read (and refused) by its declaration.
     if (options.prometheus_dir.empty()) {

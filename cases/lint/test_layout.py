@@ -196,6 +196,20 @@ def setting_spelled_again(root: Path) -> list[str]:
             if NAME_AS_KEY.search(code)]
 
 
+CLI11_NUMBER_CHECK = re.compile(r"\bCLI::(?:Range|Bound|PositiveNumber|NonNegativeNumber|Number)\b"
+                                r"|check\(\s*(?:hazardlab::)?cli::whole_number")
+
+
+def cli11_reads_a_number(root: Path) -> list[str]:
+    """A command-line number is read by ->transform(hazardlab::cli::whole_number(...)) or
+    ->check(hazardlab::cli::decimal_number(...)) (hazardlab/number_option.hpp), which read it in decimal and hand
+    CLI11 the decimal: CLI11's own checks, and ->check(cli::whole_number) which hands CLI11 the text as typed, let
+    its conversion read "077" as octal 63."""
+    return [f"{relative}:{number}: checks a number with CLI11's own check or ->check(cli::whole_number); use "
+            "->transform(hazardlab::cli::whole_number(...)) (hazardlab/number_option.hpp)"
+            for relative, number, code in code_lines(root) if CLI11_NUMBER_CHECK.search(code)]
+
+
 def trials_receive_trial_settings(root: Path) -> list[str]:
     """A trial receives TrialSettings, what it may use (its gate and call limits, its guard); the
     judges and the run plan own the rest. Only a hazard's Measurement, which runs outside the trial
@@ -557,12 +571,19 @@ def check(root: Path) -> list[str]:
     problems += trials_receive_trial_settings(root)
     problems += checker_layers(root)
     problems += fault_state_outside_its_object(root)
+    problems += cli11_reads_a_number(root)
     return problems
 
 
 # Each rule broken on purpose: (what is broken, file to write relative to the copy, its text, a
 # fragment the lint's complaint must hold).
 BREAKAGES = [
+    ("a program checks a number with CLI11's Range", "checker/programs/broken_range.cpp",
+     'void f(CLI::App& app, int& n) {\n  app.add_option("--n", n)->check(CLI::Range(1, 9));\n}\n',
+     "checker/programs/broken_range.cpp:2: checks a number with CLI11's own check"),
+    ("a program hands CLI11 a whole number as typed", "tools/broken_octal.cpp",
+     'void f(CLI::App& app, int& n) {\n  app.add_option("--n", n)->check(cli::whole_number(1, 9));\n}\n',
+     "tools/broken_octal.cpp:2: checks a number with CLI11's own check or ->check(cli::whole_number)"),
     ("a hazard reads the sabotage switch", "hazards/broken_guard.cpp",
      '#include "hazard/define.hpp"\nvoid f(const hazardlab::Settings& s) { if (!s.sabotage_guards) wait(); }\n',
      "broken_guard.cpp:2: reads sabotage_guards"),

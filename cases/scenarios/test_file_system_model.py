@@ -2,7 +2,11 @@
 """Nothing lost, as a model of the file system: random trees of a user's entries built around and inside every
 place the tools write, then random sequences of the commands that write there, with the real tools.
 
-  test_file_system_model.py --tool HAZARDLAB --report-tool HAZARDLAB-REPORT [--cases N] [--seed S]
+  test_file_system_model.py --tool HAZARDLAB --report-tool HAZARDLAB-REPORT [--cases N] [--seed S] [--scripts]
+
+With --scripts the commands are the shell scripts that write on a node (the Slurm health check, the NHC check and
+the fleet job), with a stand-in scontrol and srun and the real hazardlab, and the user's entries are in every
+folder they touch: the health folder and what is in it, the shared folder, the job's folder and a node's.
 
 The model: an entry is hazardlab's only if hazardlab made it in this case (a command's output, or a fixture made
 by the real tools before the user's entries are added); everything else is the user's, whatever its name (a
@@ -26,6 +30,12 @@ NAMES = ["latest", "current", "runs", "lock", "notes.txt", "hazardlab.prom", "fl
          ".hazardlab-reports", ".hazardlab-results", ".hazardlab-report-set", ".hazardlab-run", ".hazardlab-fleet",
          "report.json"]
 RUN_ID = "20261101T000000Z-model-1"
+# The names the scripts write (their folders, marker, logs, and the job ids the stand-in Slurm gives).
+SCRIPT_NAMES = ["last-run.log", ".hazardlab-health", "results", "reports", "1", "2", "nodes", "n1", "run.log",
+                "fleet"]
+SCRIPT_PLACES = ("health", "health/results", "health/reports", "shared", "shared/1", "shared/1/nodes",
+                 "shared/1/nodes/n1", "prom", ".")
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 class Fixtures:
@@ -100,8 +110,11 @@ def make_entry(rng, fixtures, base, where, name):
     """One user entry at `where/name`; returns a description for the failure's printout."""
     path = os.path.join(base, where, name)
     parent = os.path.dirname(path)
-    if os.path.lexists(parent) and (os.path.islink(parent) or not os.path.isdir(parent)):
-        return None  # an entry of the user's already has that name
+    ancestor = parent
+    while len(ancestor) > len(base):
+        if os.path.lexists(ancestor) and (os.path.islink(ancestor) or not os.path.isdir(ancestor)):
+            return None  # an entry of the user's already has that name
+        ancestor = os.path.dirname(ancestor)
     os.makedirs(parent, exist_ok=True)
     if os.path.lexists(path):
         return None
@@ -153,19 +166,62 @@ def commands_of(rng, tool, report_tool, run, base, count):
     return commands
 
 
-def user_tree(rng, fixtures, base):
+class StandIns:
+    """A stand-in scontrol (it logs what it is asked, and says the node has no reason) and srun (it runs the job's
+    command once, as node n1), in a folder of this test's outside every case's tree."""
+
+    def __init__(self, work):
+        self.bin = os.path.join(work, "stand-ins")
+        os.makedirs(self.bin)
+        for name, text in (("scontrol", f'#!/bin/sh\necho "$*" >> {work}/scontrol.log\n'),
+                           ("srun", '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\n'
+                                    'SLURMD_NODENAME=n1 exec "$@"\n')):
+            path = os.path.join(self.bin, name)
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+        self.config = os.path.join(work, "health.conf")
+
+
+def script_commands_of(rng, tool, stand_ins, base, count):
+    health, shared, prom = (os.path.join(base, p) for p in ("health", "shared", "prom"))
+    env = {"PATH": stand_ins.bin + os.pathsep + os.environ["PATH"], "SLURMD_NODENAME": "n1",
+           "SCONTROL": os.path.join(stand_ins.bin, "scontrol"), "HAZARDLAB_HEALTH_CONFIG": stand_ins.config}
+    commands = []
+    for _ in range(count):
+        kind = rng.choice(["health-check", "health-check-prometheus", "nhc", "sbatch"])
+        if kind.startswith("health-check"):
+            config = f"HAZARDLAB_BIN={tool}\nHAZARDLAB_HEALTH_DIR={health}\n"
+            if kind.endswith("prometheus"):
+                config += f"HAZARDLAB_PROMETHEUS_DIR={prom}\n"
+            commands.append((["bash", os.path.join(SOURCE, "tools/health/hazardlab-health-check")],
+                             {**env, "HEALTH_CONFIG_TEXT": config}, []))
+        elif kind == "nhc":
+            script = (f'die() {{ echo "die $*"; }}; . {os.path.join(SOURCE, "tools/health/hazardlab.nhc")}; '
+                      f'HAZARDLAB_BIN={tool} HAZARDLAB_HEALTH_DIR={health} check_hazardlab')
+            commands.append((["bash", "-c", script], env, []))
+        else:
+            commands.append((["bash", os.path.join(SOURCE, "tools/slurm/hazardlab-fleet.sbatch"), shared],
+                             {**env, "HAZARDLAB_BIN": tool, "SLURM_JOB_ID": str(rng.choice([1, 2]))}, []))
+    return commands
+
+
+def user_tree(rng, fixtures, base, scripts=False):
     """Entries of the user's around and inside every place the tools write; returns their descriptions."""
     made = []
-    for where in ("reports", "reports/runs", "fleet", "prom", "root", "root/runs", "out", "."):
+    places = SCRIPT_PLACES if scripts else ("reports", "reports/runs", "fleet", "prom", "root", "root/runs", "out", ".")
+    for where in places:
         for _ in range(rng.randrange(0, 3)):
             name = rng.choice(NAMES + [RUN_ID, "20261100T000000Z-my-copy"])
+            if scripts and rng.random() < 0.7:
+                name = rng.choice(SCRIPT_NAMES)
             description = make_entry(rng, fixtures, base, where, name)
             if description:
                 made.append(description)
     return made
 
 
-def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_commands=None):
+def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_commands=None, stand_ins=None):
     """Builds and runs case `seed`; returns (problem or None, entries, commands). The keep_* lists select a
     subset when shrinking."""
     rng = random.Random(seed)
@@ -173,7 +229,7 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
     try:
         # What hazardlab itself may have made before the user came: nothing, or a real report folder, fleet folder
         # or results root in the places the commands write.
-        for place in ("reports", "fleet", "root"):
+        for place in () if stand_ins else ("reports", "fleet", "root"):
             if rng.random() < 0.3:
                 target = os.path.join(base, place)
                 if place == "reports":
@@ -182,9 +238,15 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
                     subprocess.run([report_tool, "merge", "--out", target, fixtures.run], capture_output=True)
                 else:
                     start_run(tool, target, RUN_ID)
+        if stand_ins and rng.random() < 0.3:  # the health check ran here before: its folder is its own
+            before = script_commands_of(random.Random(seed), tool, stand_ins, base, 1)[0]
+            run_command(before)
         theirs = snapshot(base)
-        entries = user_tree(rng, fixtures, base)
-        commands = commands_of(rng, tool, report_tool, fixtures.run, base, rng.randrange(1, 4))
+        entries = user_tree(rng, fixtures, base, scripts=bool(stand_ins))
+        if stand_ins:
+            commands = script_commands_of(rng, tool, stand_ins, base, rng.randrange(1, 4))
+        else:
+            commands = commands_of(rng, tool, report_tool, fixtures.run, base, rng.randrange(1, 4))
         if keep_entries is not None:  # shrinking: take away the entries not kept, then the commands
             for i, description in enumerate(entries):
                 if i not in keep_entries:
@@ -199,7 +261,7 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
         user = {k: v for k, v in snapshot(base).items() if k not in theirs}
         for command, env, named in commands:
             before = snapshot(base)
-            out = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
+            out = run_command((command, env, named))
             after = snapshot(base)
             said = f"`{' '.join(os.path.relpath(c, base) if c.startswith(base) else c for c in command)}` exited {out.returncode}"
             if out.returncode < 0:
@@ -219,7 +281,18 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
         remove_scratch(base)
 
 
-def shrink(tool, report_tool, fixtures, work, seed, entries, commands):
+def run_command(command):
+    """Runs one command of a case; a health check's config is written first (outside the case's tree)."""
+    argv, env, _ = command
+    env = dict(env)
+    text = env.pop("HEALTH_CONFIG_TEXT", None)
+    if text is not None:
+        with open(env["HAZARDLAB_HEALTH_CONFIG"], "w") as f:
+            f.write(text)
+    return subprocess.run(argv, capture_output=True, text=True, env={**os.environ, **env}, timeout=120)
+
+
+def shrink(tool, report_tool, fixtures, work, seed, entries, commands, stand_ins=None):
     """The fewest entries and commands that still fail (one at a time, until no single removal keeps it failing)."""
     keep_e, keep_c = set(range(len(entries))), set(range(len(commands)))
     changed = True
@@ -231,10 +304,10 @@ def shrink(tool, report_tool, fixtures, work, seed, entries, commands):
                 trial_c = keep_c - {i} if group == "c" else keep_c
                 if not trial_c:
                     continue
-                problem, _, _ = run_case(tool, report_tool, fixtures, work, seed, trial_e, trial_c)
+                problem, _, _ = run_case(tool, report_tool, fixtures, work, seed, trial_e, trial_c, stand_ins)
                 if problem:
                     keep_e, keep_c, changed = trial_e, trial_c, True
-    problem, _, _ = run_case(tool, report_tool, fixtures, work, seed, keep_e, keep_c)
+    problem, _, _ = run_case(tool, report_tool, fixtures, work, seed, keep_e, keep_c, stand_ins)
     return problem, [entries[i] for i in sorted(keep_e)], [commands[i] for i in sorted(keep_c)]
 
 
@@ -244,19 +317,23 @@ def main():
     p.add_argument("--report-tool", required=True)
     p.add_argument("--cases", type=int, default=500)
     p.add_argument("--seed", type=int, default=None, help="replay one case")
+    p.add_argument("--scripts", action="store_true", help="the node's shell scripts, not the C++ tools")
     args = p.parse_args()
     work = tempfile.mkdtemp(prefix="hazardlab-fs-model-")
     try:
         fixtures = Fixtures(args.tool, args.report_tool, work)
+        stand_ins = StandIns(work) if args.scripts else None
         seeds = [args.seed] if args.seed is not None else [random.randrange(1 << 48) for _ in range(args.cases)]
         commands_run = 0
         for seed in seeds:
-            problem, entries, commands = run_case(args.tool, args.report_tool, fixtures, work, seed)
+            problem, entries, commands = run_case(args.tool, args.report_tool, fixtures, work, seed,
+                                                  stand_ins=stand_ins)
             commands_run += len(commands)
             if problem:
-                problem, entries, commands = shrink(args.tool, args.report_tool, fixtures, work, seed, entries, commands)
+                problem, entries, commands = shrink(args.tool, args.report_tool, fixtures, work, seed, entries, commands,
+                                                    stand_ins)
                 shown = [" ".join([os.path.basename(c[0][0])] + c[0][1:]) for c in commands]
-                print(f"FAIL (replay: test_file_system_model.py ... --seed {seed})\n  the user's entries: {entries}\n"
+                print(f"FAIL (replay: test_file_system_model.py ...{' --scripts' if args.scripts else ''} --seed {seed})\n  the user's entries: {entries}\n"
                       f"  the commands: {shown}\n  {problem}")
                 return 1
         print(f"{len(seeds)} case(s), {commands_run} command(s): every user entry kept, every refusal changed nothing")

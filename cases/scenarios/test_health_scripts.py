@@ -9,6 +9,7 @@ import tempfile
 import unittest
 
 HEALTH = pathlib.Path(__file__).resolve().parents[2] / "tools" / "health"
+FLEET_JOB = pathlib.Path(__file__).resolve().parents[2] / "tools" / "slurm" / "hazardlab-fleet.sbatch"
 
 
 class Node:
@@ -29,6 +30,12 @@ class Node:
     def config(self, text, name="health.conf"):
         path = self.tmp / name
         path.write_text(f"HAZARDLAB_BIN={self.hazardlab}\nHAZARDLAB_HEALTH_DIR={self.tmp / 'health'}\n" + text)
+        return path
+
+    def config_with(self, text, name="health-other.conf"):
+        """A config of its own lines: the hazardlab to run, then `text`."""
+        path = self.tmp / name
+        path.write_text(f"HAZARDLAB_BIN={self.hazardlab}\n" + text)
         return path
 
     def check(self, *args, config=None):
@@ -80,11 +87,13 @@ class HealthCheckProgram(unittest.TestCase):
         for value in ("0", "abc", "-5", "99999", ""):
             rc, out, scontrol = node.check(config=node.config(f"HAZARDLAB_HEALTH_TIMEOUT={value}\n"))
             self.assertEqual(rc, 1, out)
-            self.assertIn(f"HAZARDLAB_HEALTH_TIMEOUT='{value}'", scontrol)
+            self.assertIn(f"HAZARDLAB_HEALTH_TIMEOUT='{value}'" if value else "the value is empty", scontrol)
 
     def test_a_missing_hazardlab_drains_naming_it(self):
         node = Node(self.tmp.name)
-        rc, out, scontrol = node.check(config=node.config("HAZARDLAB_BIN=/no/such/hazardlab\n"))
+        config = node.tmp / "no-bin.conf"
+        config.write_text(f"HAZARDLAB_BIN=/no/such/hazardlab\nHAZARDLAB_HEALTH_DIR={node.tmp / 'health'}\n")
+        rc, out, scontrol = node.check(config=config)
         self.assertEqual(rc, 1, out)
         self.assertIn("HAZARDLAB_BIN=/no/such/hazardlab was not found", scontrol)
 
@@ -130,9 +139,71 @@ class HealthCheckProgram(unittest.TestCase):
         config.write_text(f"HAZARDLAB_BIN={node.hazardlab}\nHAZARDLAB_HEALTH_DIR={mine}\n")
         rc, out, scontrol = node.check(config=config)
         self.assertEqual(rc, 1, out)
-        self.assertIn("holds files the health check did not write (notes.txt)", scontrol)
+        self.assertIn("holds files the health check did not write (last-run.log notes.txt)", scontrol)
         self.assertEqual((mine / "last-run.log").read_text(), "my log")
         self.assertEqual(sorted(p.name for p in mine.iterdir()), ["last-run.log", "notes.txt"])
+
+    def test_a_last_run_log_of_someone_elses_is_never_replaced(self):
+        # The names the check writes are no proof that it wrote them: a folder of results/, reports/ and a
+        # last-run.log that are not the check's own is not written into.
+        node = Node(self.tmp.name)
+        theirs = pathlib.Path(self.tmp.name) / "theirs"
+        for sub in ("results", "reports"):
+            (theirs / sub).mkdir(parents=True)
+        (theirs / "last-run.log").write_text("my log")
+        rc, out, scontrol = node.check(config=node.config_with(f"HAZARDLAB_HEALTH_DIR={theirs}\n"))
+        self.assertEqual(rc, 1, out)
+        self.assertIn("holds files the health check did not write", scontrol)
+        self.assertEqual((theirs / "last-run.log").read_text(), "my log")
+        self.assertEqual(sorted(p.name for p in theirs.iterdir()), ["last-run.log", "reports", "results"])
+        # In the check's own folder too: a last-run.log put there by someone else is left as it is.
+        rc, out, scontrol = node.check()
+        self.assertEqual(rc, 0, out)
+        own = pathlib.Path(self.tmp.name) / "health"
+        (own / "last-run.log").unlink()
+        (own / "last-run.log").write_text("my log")
+        rc, out, scontrol = node.check()
+        self.assertEqual(rc, 1, out)
+        self.assertIn("holds a last-run.log the health check did not write there", scontrol)
+        self.assertEqual((own / "last-run.log").read_text(), "my log")
+
+    def test_its_own_folder_is_written_again_and_a_copy_of_it_is_not(self):
+        node = Node(self.tmp.name, said="hazardlab: gpu0 FAIL: x", status=1)
+        for _ in range(2):
+            rc, out, scontrol = node.check()
+            self.assertEqual(rc, 1, out)
+            self.assertIn("Reason=hazardlab: gpu0 FAIL: x", scontrol)
+        copy = pathlib.Path(self.tmp.name) / "copy"
+        subprocess.run(["cp", "-a", str(pathlib.Path(self.tmp.name) / "health"), str(copy)], check=True)
+        log = (copy / "last-run.log").read_text()
+        rc, out, scontrol = node.check(config=node.config_with(f"HAZARDLAB_HEALTH_DIR={copy}\n"))
+        self.assertIn("was not made for this folder", scontrol)
+        self.assertEqual((copy / "last-run.log").read_text(), log)
+
+    def test_config_lines_are_read_strictly(self):
+        node = Node(self.tmp.name)
+        prom = pathlib.Path(self.tmp.name) / "prom"
+        cases = {
+            f"HAZARDLAB_PROMETHEUS_DIR={prom} # the collector's folder\n": "a '#' in a value",
+            f"HAZARDLAB_PROMETHEUS_DIR={prom}#old\n": "a '#' in a value",
+            f"HAZARDLAB_PROMETHEUS_DIR={prom} \n": "a space in a value that is not quoted",
+            f'HAZARDLAB_PROMETHEUS_DIR="{prom} "\n': "a space at an end of the value",
+            f'HAZARDLAB_PROMETHEUS_DIR="{prom}\n': "an unmatched quote",
+            f"HAZARDLAB_PROMETHEUS_DIR='{prom}\"'\n": "a quote inside a quoted value",
+            "HAZARDLAB_PROMETHEUS_DIR=\n": "the value is empty",
+            "HAZARDLAB_PROMETHEUS_DIR=''\n": "the value is empty",
+            "HAZARDLAB_PROMETHEUS_DIR=prom\n": "expected an absolute path",
+            f"HAZARDLAB_HEALTH_DIR={self.tmp.name}/other\n": "HAZARDLAB_HEALTH_DIR is given twice",
+            "HAZARDLAB_HEALTH_TIMEOUT=55\tx\n": "a space in a value that is not quoted",
+        }
+        for line, said in cases.items():
+            rc, out, scontrol = node.check(config=node.config(line))
+            self.assertEqual(rc, 1, f"{line!r}: {out}")
+            self.assertIn(said, scontrol, line)
+            self.assertFalse((pathlib.Path(self.tmp.name) / "health").exists(), f"{line!r}: the check ran")
+        # Documented as allowed: comment lines, blank lines, one pair of quotes around a whole value.
+        rc, out, scontrol = node.check(config=node.config(f"# a comment\n\n  # another\nHAZARDLAB_HEALTH_TIMEOUT='55'\n"))
+        self.assertEqual(rc, 0, out)
 
     def test_a_healthy_node_is_left_as_it_is(self):
         node = Node(self.tmp.name)
@@ -141,7 +212,42 @@ class HealthCheckProgram(unittest.TestCase):
         self.assertNotIn("DRAIN", scontrol)
 
 
+def nhc(tmp, env_text):
+    """Runs check_hazardlab as NHC runs it (a stand-in `die` that prints), with `env_text` assigned before."""
+    script = (f'die() {{ echo "die $*"; }}\n. {HEALTH / "hazardlab.nhc"}\n{env_text}\ncheck_hazardlab; echo "rc=$?"')
+    return subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, cwd=tmp).stdout
+
+
 class NhcCheck(unittest.TestCase):
+    def test_a_last_run_log_of_someone_elses_is_never_replaced(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            theirs = pathlib.Path(tmp, "theirs")
+            theirs.mkdir()
+            (theirs / "last-run.log").write_text("my log")
+            out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={theirs}")
+            self.assertIn("holds files the health check did not write (last-run.log)", out)
+            self.assertIn("rc=1", out)
+            self.assertEqual((theirs / "last-run.log").read_text(), "my log")
+            own = pathlib.Path(tmp, "own")
+            self.assertIn("rc=0", nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={own}"))
+            self.assertIn("rc=0", nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={own}"))
+            (own / "last-run.log").unlink()
+            (own / "last-run.log").write_text("my log")
+            out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={own}")
+            self.assertIn("holds a last-run.log the health check did not write there", out)
+            self.assertEqual((own / "last-run.log").read_text(), "my log")
+
+    def test_settings_that_are_empty_relative_or_carry_a_comment_fail_the_check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for assignment, said in (("HAZARDLAB_PROMETHEUS_DIR=''", "is set but empty"),
+                                     ("HAZARDLAB_HEALTH_DIR=health", "is not an absolute path"),
+                                     ("HAZARDLAB_HEALTH_DIR='/x #old'", "has a '#' in its value"),
+                                     ("HAZARDLAB_HEALTH_DIR='/x '", "has a space at an end")):
+                out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={tmp}/h; {assignment}")
+                self.assertIn(said, out, assignment)
+                self.assertIn("rc=1", out)
+                self.assertFalse(pathlib.Path(tmp, "h").exists(), f"{assignment}: the check ran")
+
     def test_an_argument_fails_the_check_and_runs_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:
             script = (f'die() {{ echo "die $*"; }}\n. {HEALTH / "hazardlab.nhc"}\n'
@@ -150,6 +256,38 @@ class NhcCheck(unittest.TestCase):
             self.assertIn("check_hazardlab takes no arguments (given: --all)", run.stdout)
             self.assertIn("rc=1", run.stdout)
             self.assertFalse(pathlib.Path(tmp, "h").exists(), "the check ran")
+
+
+class FleetJob(unittest.TestCase):
+    """The fleet job script with a stand-in srun (it runs the node's command once, as node n1)."""
+
+    def job(self, tmp, *args, job_id="7"):
+        srun = pathlib.Path(tmp, "srun")
+        srun.write_text('#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\nSLURMD_NODENAME=n1 exec "$@"\n')
+        srun.chmod(0o755)
+        env = {"PATH": f"{tmp}:{os.environ['PATH']}", "SLURM_JOB_ID": job_id, "HAZARDLAB_BIN": "/bin/true"}
+        return subprocess.run(["bash", str(FLEET_JOB), *args], env=env, capture_output=True, text=True, timeout=60)
+
+    def test_a_job_folder_that_exists_is_never_written_into(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            shared = pathlib.Path(tmp, "shared")
+            (shared / "7" / "nodes" / "n1").mkdir(parents=True)
+            (shared / "7" / "nodes" / "n1" / "run.log").write_text("my log")
+            run = self.job(tmp, str(shared))
+            self.assertEqual(run.returncode, 2, run.stderr)
+            self.assertIn("exists already", run.stderr)
+            self.assertEqual((shared / "7" / "nodes" / "n1" / "run.log").read_text(), "my log")
+            self.assertEqual([p.name for p in (shared / "7" / "nodes" / "n1").iterdir()], ["run.log"])
+            run = self.job(tmp, str(shared), job_id="8")
+            self.assertTrue((shared / "8" / "nodes" / "n1" / "run.log").exists(), run.stderr)
+
+    def test_anything_but_one_folder_is_refused(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for args in ([], ["a", "b"], [""]):
+                run = self.job(tmp, *args)
+                self.assertEqual(run.returncode, 2, f"{args}: {run.stderr}")
+                self.assertIn("usage: sbatch", run.stderr)
+            self.assertEqual(sorted(p.name for p in pathlib.Path(tmp).iterdir()), ["srun"])
 
 
 if __name__ == "__main__":

@@ -244,7 +244,7 @@ def bad_input_exits_2_everywhere(world):
         ([tool, "check", "--error-exitcode", "0x46", "--", "true"], {}, 2, "'0x46' is not allowed"),
         ([tool, "check", "--unchecked-exitcode", "+70", "--", "true"], {}, 2, "'+70' is not allowed"),
         ([tool, "check", "--sample", " 70", "--", "true"], {}, 2, "' 70' is not allowed"),
-        ([tool, "check", "ls", "-la"], {}, 2, "put -- before the program"),
+        ([tool, "check", "-la", "ls"], {}, 2, "is not an option of hazardlab check"),
         # An empty value is a slip, never "not given": no default soak, validation or metrics-less run.
         ([tool, "run", "--profile", "soak", "--duration", ""], {}, 2, "--duration: '' is not allowed"),
         ([tool, "run", "--profile", ""], {}, 2, "--profile: '' is not allowed"),

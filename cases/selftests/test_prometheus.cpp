@@ -222,3 +222,41 @@ TEST(Prometheus, AMetricsFileHazardlabDidNotWriteIsNeverOverwritten) {
   std::ostringstream out3, err3;
   EXPECT_EQ(report_run(run_dir, ReportOptions{base / "reports2", false, 20, {}, textfile}, out3, err3), 0) << err3.str();
 }
+
+// A file of only hazardlab_ lines is not therefore hazardlab's: a user's own (written by hand, a copy of one
+// hazardlab wrote, or hazardlab's with a line added) is left as it is, and only the file hazardlab wrote there,
+// unchanged, is replaced.
+TEST(Prometheus, AMetricsFileOfOnlyHazardlabLinesIsOursOnlyWhenHazardlabWroteItThere) {
+  const fs::path base = fresh_dir("prometheus-lookalike");
+  const fs::path run_dir = write_run_folder(base / "results", complete_run(1));
+  const fs::path textfile = base / "textfile";
+  fs::create_directories(textfile);
+  const auto report = [&](const std::string& reports) {
+    std::ostringstream out, err;
+    const int status = report_run(run_dir, ReportOptions{base / reports, false, 20, {}, textfile}, out, err);
+    return std::pair{status, err.str()};
+  };
+  const std::string mine = "# HELP hazardlab_mine kept by hand\n# TYPE hazardlab_mine gauge\nhazardlab_mine 1\n";
+  std::ofstream(textfile / kPrometheusFile) << mine;
+  auto [status, err] = report("reports-1");
+  EXPECT_EQ(status, 2) << err;
+  EXPECT_NE(err.find("was not written by hazardlab"), std::string::npos) << err;
+  EXPECT_EQ(read(textfile / kPrometheusFile), mine);
+
+  fs::remove(textfile / kPrometheusFile);
+  ASSERT_EQ(report("reports-2").first, 0);
+  const std::string ours = read(textfile / kPrometheusFile);
+  // A copy of it (cp, a backup restored) is the user's file: made while the original still holds its inode, and
+  // renamed over it.
+  fs::copy_file(textfile / kPrometheusFile, textfile / "copy.prom.tmp");
+  fs::rename(textfile / "copy.prom.tmp", textfile / kPrometheusFile);
+  EXPECT_EQ(report("reports-3").first, 2);
+  EXPECT_EQ(read(textfile / kPrometheusFile), ours);
+  // Its own, with a line added in place, is the user's too.
+  fs::remove(textfile / kPrometheusFile);
+  ASSERT_EQ(report("reports-4").first, 0);
+  std::ofstream(textfile / kPrometheusFile, std::ios::app) << "hazardlab_mine 2\n";
+  const std::string added = read(textfile / kPrometheusFile);
+  EXPECT_EQ(report("reports-5").first, 2);
+  EXPECT_EQ(read(textfile / kPrometheusFile), added);
+}

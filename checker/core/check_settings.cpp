@@ -56,9 +56,18 @@ std::vector<std::string> refused_check_settings() {
       refused.push_back(e.what());
     }
   };
-  check([](const SettingSource& s) { (void)s.whole(setting::kCheckSample, 0); });
-  check([](const SettingSource& s) { (void)s.flag(setting::kCheckEveryOccurrence, false); });
-  check([](const SettingSource& s) { (void)s.choice(setting::kCheckProtection, "auto"); });
+  // Every declared HL_CHECK_* setting by its declaration, and a name nobody declared (a slip such as
+  // HL_CHECK_SAMPEL=8 would leave every copy watched without a word). The log folder is the launcher's to set.
+  const SettingSource source = SettingSource::from_environment();
+  for (const auto& [name, value] : source.entries()) {
+    if (!name.starts_with("HL_CHECK_") || name == setting::kCheckLogFolder.name) continue;
+    if (!is_declared_setting(name)) {
+      refused.push_back(name + "='" + value + "': not a setting of the checker (did you mean " +
+                        std::string(nearest_known_setting(name)) + "?); `hazardlab settings` lists them");
+      continue;
+    }
+    check([&](const SettingSource& s) { check_declared_value(s, declared_setting(name)); });
+  }
   return refused;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,7 @@ struct LoggedFinding {
 struct ProcessLog {
   std::int64_t pid = 0, parent = 0;
   std::string program;
+  std::optional<std::string> rank;  // the MPI or Slurm rank of the process ("0"), when it has one
   bool watching = false;
   std::string not_watching_because;  // set when watching is false
   std::vector<std::string> notes;    // events that weaken what the run shows (a replaced handler, ...)
@@ -54,15 +56,30 @@ struct ProcessLog {
 
 // The lines, one per call, as the injected library writes them.
 std::string header_line(std::int64_t pid, std::int64_t parent, const std::string& program, bool watching,
-                        const std::string& not_watching_because);
+                        const std::string& not_watching_because,
+                        const std::optional<std::string>& rank = std::nullopt);
 std::string note_line(const std::string& note);
 std::string finding_line(const LoggedFinding& finding);
 std::string summary_line(const CheckerStats& stats);
 std::string progress_line(std::uint64_t driver_calls);
 std::string protection_line(const std::string& backend, const std::string& why);
 
-// Reads a log; a line that is not whole (the process died while writing it) is dropped and noted.
+// A file that is not a process log as the injected library writes it: the message names the file, the line and
+// what is wrong ("process-12.jsonl: line 3: finding.copy.bytes: expected a whole number >= 0"). Bad input.
+class ProcessLogError : public std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// Reads a log, line by line, in memory bounded by the findings it keeps (never by the file): every whole line
+// is checked against the schema the writer writes (each record's keys, no other key, and each value's type and
+// range); the first line is the process's header, and there is one. A last line without its newline (the process
+// died, or is still writing it) is dropped and noted. A FIFO, a device or a folder is refused before anything is
+// read. Throws ProcessLogError.
 ProcessLog read_process_log(const std::filesystem::path& file);
+
+// "<device>:<inode>" of the file `path` names (a link followed), so that one log given twice is read once; ""
+// when it cannot be read.
+std::string process_log_identity(const std::filesystem::path& path);
 
 void to_json(nlohmann::json& j, const Frame& f);
 void to_json(nlohmann::json& j, const PythonFrame& f);

@@ -187,8 +187,20 @@ CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   LogFolder folder;
   const ProgramEnd end = run(options, folder.path);
   std::vector<ProcessLog> processes;
-  for (const auto& entry : fs::directory_iterator(folder.path))
-    if (entry.path().filename().string().starts_with("process-")) processes.push_back(read_process_log(entry.path()));
+  for (const auto& entry : fs::directory_iterator(folder.path)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with("process-")) continue;
+    try {
+      processes.push_back(read_process_log(entry.path()));
+    } catch (const ProcessLogError& e) {
+      // A log that is not what the injected library writes: that process cannot be called watched, and the
+      // report says why, naming the file and the line (the verdict is not-checked, never clean).
+      ProcessLog unreadable;
+      unreadable.pid = std::strtoll(name.c_str() + std::strlen("process-"), nullptr, 10);
+      unreadable.not_watching_because = std::string("its log could not be read: ") + e.what();
+      processes.push_back(std::move(unreadable));
+    }
+  }
   const bool named = symbolize(processes);
   CheckOutcome out{CheckReport::judge(options.command, end, std::move(processes)), 0, 0};
   out.report.print(err);

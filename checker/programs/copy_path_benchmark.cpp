@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "checker/fault/fault_handler.hpp"
+#include "hazardlab/number_option.hpp"
 #include "hazardlab/run_main.hpp"
 
 namespace {
@@ -99,12 +100,12 @@ int main(int argc, char** argv) {
   std::size_t bytes = 4096;
   bool download = false;
   app.add_option("--copies", copies, "copies, each followed by its stream's synchronization")
-      ->check(CLI::Range(1ULL, 100000000ULL));
-  app.add_option("--bytes", bytes, "bytes per copy, in one pinned range of 1 MiB")->check(CLI::Range(std::size_t{1}, kRangeBytes));
+      ->transform(hazardlab::cli::whole_number(1, 100000000));
+  app.add_option("--bytes", bytes, "bytes per copy, in one pinned range of 1 MiB")->transform(hazardlab::cli::whole_number(1, kRangeBytes));
   app.add_flag("--download", download, "device to host (the host end held against every access)");
   std::size_t evict_kib = 0;
   app.add_option("--evict", evict_kib, "KiB read between the checker's calls, as the driver's work would (0: none)")
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1} << 20));
+      ->transform(hazardlab::cli::whole_number(0, std::uint64_t{1} << 20));
   return hazardlab::run_main("copy-path-benchmark", app, argc, argv,
                              [&] { return run(copies, bytes, download, evict_kib); });
 }

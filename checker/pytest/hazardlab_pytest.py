@@ -60,6 +60,66 @@ def _refuse(text):
     raise SystemExit(2)
 
 
+# The hazardlab check options --hazardlab-option may give, and what each takes: nothing (a flag), a whole number
+# from low to high, one of some words, or a path. --json, --sarif and --html have options of their own here.
+_CHECK_OPTIONS = {
+    "--every-occurrence": None,
+    "--sample": (1, 1_000_000),
+    "--error-exitcode": (1, 255),
+    "--unchecked-exitcode": (1, 255),
+    "--protection": ("auto", "keys", "range-keys", "mprotect"),
+    "--markdown": "FILE",
+    "--source-root": "FOLDER",
+}
+_OWN_OPTIONS = {"--json": "--hazardlab-json", "--sarif": "--hazardlab-sarif", "--html": "--hazardlab-html"}
+# Each option of this plugin's but --hazardlab, by its attribute: none of them means anything without --hazardlab.
+_NEEDS_HAZARDLAB = {"hazardlab_sarif": "--hazardlab-sarif", "hazardlab_json": "--hazardlab-json",
+                    "hazardlab_html": "--hazardlab-html", "hazardlab_option": "--hazardlab-option",
+                    "hazardlab_program": "--hazardlab-program"}
+
+
+def whole_number(text, low, high):
+    """The number `text` names, read as hazardlab reads every number (hazardlab/strict_number.hpp): decimal digits
+    only ("077" is 77, never octal), from `low` to `high`; else ValueError saying what is allowed."""
+    expected = f"expected a whole number from {low} to {high}"
+    if not text or any(c not in "0123456789" for c in text):
+        raise ValueError(f"{expected} (digits only: no sign, spaces, point or unit)")
+    value = int(text, 10)
+    if not low <= value <= high:
+        raise ValueError(expected)
+    return value
+
+
+def _checked_option(option):
+    """One --hazardlab-option, as hazardlab check would take it, or a refusal naming it."""
+    example = "such as --hazardlab-option=--every-occurrence or --hazardlab-option=--sample=8"
+    if not isinstance(option, str) or option in ("", "--"):  # pytest's parser hands "--" on as a list
+        shown = repr(option) if isinstance(option, str) else "'--'"
+        _refuse(f"--hazardlab-option was given {shown}: expected one hazardlab check option, {example}")
+    name, has_value, value = option.partition("=")
+    if name in _OWN_OPTIONS:
+        _refuse(f"--hazardlab-option={option}: give {_OWN_OPTIONS[name]}=FILE instead")
+    if name not in _CHECK_OPTIONS:
+        _refuse(f"--hazardlab-option={option!r}: expected one hazardlab check option, {example}; the options are "
+                + ", ".join(_CHECK_OPTIONS))
+    takes = _CHECK_OPTIONS[name]
+    if takes is None:
+        if has_value:
+            _refuse(f"--hazardlab-option={option}: {name} takes no value")
+        return name
+    if not value:
+        _refuse(f"--hazardlab-option={option}: {name} needs a value, in the same word: "
+                f"--hazardlab-option={name}=VALUE")
+    if isinstance(takes, tuple) and isinstance(takes[0], int):
+        try:
+            return f"{name}={whole_number(value, *takes)}"
+        except ValueError as e:
+            _refuse(f"--hazardlab-option={option}: '{value}' is not allowed; {e}")
+    if isinstance(takes, tuple) and value not in takes:
+        _refuse(f"--hazardlab-option={option}: '{value}' is not allowed; expected one of {', '.join(takes)}")
+    return f"{name}={value}"
+
+
 def _checker_options(namespace):
     options = []
     for flag, value in (("--sarif", namespace.hazardlab_sarif), ("--json", namespace.hazardlab_json),
@@ -67,11 +127,18 @@ def _checker_options(namespace):
         if value is not None:
             options += [flag, value]
     for option in namespace.hazardlab_option:
-        if not option.startswith("--"):
-            _refuse(f"--hazardlab-option={option!r}: expected one hazardlab check option, such as "
-                    "--hazardlab-option=--every-occurrence or --hazardlab-option=--sample=8")
-        options.append(option)
+        options.append(_checked_option(option))
     return options
+
+
+def _refuse_without_hazardlab(namespace):
+    """The plugin's options name what a checked session does: without --hazardlab the session is not checked, and
+    they would do nothing without a word."""
+    given = [flag for attribute, flag in _NEEDS_HAZARDLAB.items() if getattr(namespace, attribute, None)]
+    if given:
+        _refuse(f"{', '.join(given)} given without --hazardlab: the session would not be checked and "
+                f"{'they' if len(given) > 1 else 'it'} would do nothing; add --hazardlab, or leave "
+                f"{'them' if len(given) > 1 else 'it'} out")
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
@@ -79,7 +146,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # Before the output capture starts and before any conftest imports a CUDA library: the session starts
     # again under the checker, the same arguments and the same interpreter.
     namespace = early_config.known_args_namespace
-    if getattr(namespace, "hazardlab", False) and LOG_FOLDER not in os.environ:
+    if not getattr(namespace, "hazardlab", False):
+        _refuse_without_hazardlab(namespace)
+    elif LOG_FOLDER not in os.environ:
         program = _hazardlab_program(namespace.hazardlab_program)
         if not program or not os.access(program, os.X_OK):
             _refuse(f"the hazardlab program was not found ({namespace.hazardlab_program or 'on PATH'}); "
@@ -142,7 +211,9 @@ class _Watcher:
                 continue
             whole = new[:new.rfind(b"\n") + 1]  # a line still being written is read next time
             self.read_to[path] = self.read_to.get(path, 0) + len(whole)
-            if FINDING_RECORD in whole or path not in self.consumed:
+            # A log is read once it holds a whole line (its header): a process that has only made its file is
+            # not yet a log the reader takes.
+            if self.read_to[path] > 0 and (FINDING_RECORD in whole or path not in self.consumed):
                 changed.append(path)
         return changed
 

@@ -225,11 +225,30 @@ def main(hazardlab):
                             (["--hazardlab-option=--sample=0x10"], "0x10"),
                             ([f"--hazardlab-sarif={work}"], work),
                             (["--hazardlab-json=same.json", "--hazardlab-sarif=same.json"], "same.json"),
-                            (["--hazardlab-program=/nonexistent/hazardlab"], "/nonexistent/hazardlab")):
+                            (["--hazardlab-program=/nonexistent/hazardlab"], "/nonexistent/hazardlab"),
+                            (["--hazardlab-option=--"], "--hazardlab-option was given"),
+                            (["--hazardlab-option=--sample"], "needs a value"),
+                            (["--hazardlab-option=--sample 8"], "'--sample 8'"),
+                            (["--hazardlab-option=--sample=010.0"], "'010.0' is not allowed"),
+                            (["--hazardlab-option=--every-occurrence=1"], "takes no value"),
+                            (["--hazardlab-option=--json=x.json"], "--hazardlab-json"),
+                            (["--hazardlab-option=--protection=pkeys"], "'pkeys' is not allowed"),
+                            (["--hazardlab-option=--smaple=8"], "'--smaple=8'")):
             done = run_pytest(work, ["--hazardlab", *([f"--hazardlab-program={hazardlab}"] if "program" not in args[0]
                                                       else []), *args, "test_inner.py"])
             expect(done.returncode == 2 and named in done.stderr and "passed" not in done.stdout,
                    f"{' '.join(args)}: exit 2 naming {named!r} (got {done.returncode}: {done.stderr.strip()[-200:]})")
+        # Without --hazardlab the plugin's options would do nothing: refused, before any test runs.
+        for args in (["--hazardlab-sarif=out.sarif"], ["--hazardlab-option=--every-occurrence"],
+                     [f"--hazardlab-program={hazardlab}", "--hazardlab-json=out.json"]):
+            done = run_pytest(work, [*args, "test_inner.py"])
+            expect(done.returncode == 2 and "without --hazardlab" in done.stderr and "passed" not in done.stdout
+                   and not os.path.exists(os.path.join(work, "out.sarif")),
+                   f"{' '.join(args)} without --hazardlab: exit 2 (got {done.returncode}: {done.stderr.strip()[-200:]})")
+        # Numbers are decimal, as hazardlab reads them: 010 is ten, never octal eight.
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}",
+                                 "--hazardlab-option=--unchecked-exitcode=010", "test_inner.py", "-k", "clean"])
+        expect(done.returncode == 10, f"--hazardlab-option=--unchecked-exitcode=010 exits 10 (got {done.returncode})")
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 

@@ -145,6 +145,17 @@ TEST_F(Launcher, AProcessTheCheckerCouldNotWatchSaysWhy) {
   EXPECT_NE(err.str().find("another tool holds it"), std::string::npos);
 }
 
+// A log that is not what the injected library writes leaves that process unwatched, named with the line that is
+// wrong; the run is not-checked, never clean, and never ends in an error of the JSON library.
+TEST_F(Launcher, ALogThatIsNotOneMakesTheRunNotCheckedNamingTheLine) {
+  program(header_line(1, 0, "p", true, "") + "{\"type\":\"progress\",\"driver_calls\":\"many\"}\n" +
+          summary_line(CheckerStats{}));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::NotChecked);
+  EXPECT_EQ(out.exit_status, options.unchecked_exitcode);
+  EXPECT_NE(err.str().find(".jsonl: line 2: driver_calls: expected a whole number >= 0"), std::string::npos) << err.str();
+}
+
 TEST_F(Launcher, ASampledRunIsNotCalledClean) {
   program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{2, 0, 0, 0, 0, 5}));
   const CheckOutcome out = run_check(options, err);

@@ -109,7 +109,4 @@ struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
   static Settings from_entries(const std::vector<std::string>& entries);
 };
 
-// The known name nearest to a mistyped HAZARDLAB_* name (setting_names.cpp).
-std::string_view nearest_known_setting(std::string_view name);
-
 }  // namespace hazardlab

@@ -1,6 +1,7 @@
 #include "hazardlab/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,9 +14,24 @@ namespace {
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
   throw std::runtime_error("cannot " + what + " " + path.string() + ": " + std::strerror(err));
 }
+
+std::string identity_text(const struct stat& st) {
+  return std::to_string(static_cast<unsigned long long>(st.st_dev)) + ":" +
+         std::to_string(static_cast<unsigned long long>(st.st_ino));
+}
 }  // namespace
 
+std::string file_identity(const std::filesystem::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 ? identity_text(st) : "";
+}
+
 void write_file_atomically(const std::filesystem::path& path, std::string_view contents) {
+  write_file_atomically(path, [contents](const std::string&) { return std::string(contents); });
+}
+
+void write_file_atomically(const std::filesystem::path& path,
+                           const std::function<std::string(const std::string& identity)>& contents_of) {
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::error_code ec;
   // Only a file is replaced: a link (or anything else) in its place is not hazardlab's to turn into a file.
@@ -35,6 +51,21 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     const int err = errno;
     throw std::runtime_error("cannot write " + path.string() + ": its folder " + dir.string() + " cannot be written (" +
                              std::strerror(err) + ")");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail("inspect", tmp, err);
+  }
+  std::string contents;
+  try {
+    contents = contents_of(identity_text(st));
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
   }
   std::size_t written = 0;
   while (written < contents.size()) {

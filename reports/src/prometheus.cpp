@@ -19,6 +19,7 @@
 
 #include "fleet_rows.hpp"
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/fnv1a.hpp"
 #include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
@@ -200,20 +201,38 @@ std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const R
 
 namespace {
 
-// A metrics file hazardlab wrote holds only its own families: every line blank, or the HELP or TYPE of a
-// hazardlab_ metric, or a hazardlab_ sample. Anything else in a file of that name is someone else's.
+// The last line of every hazardlab.prom hazardlab writes: a comment (the collector reads no other comment than
+// HELP and TYPE) that names the file by its device and inode, and the hash of every line above it. A file is
+// hazardlab's only when its last line names this very file and the hash of what is above it: a file written by
+// hand, a copy, or one with a line added or changed is someone's, even when every line is a hazardlab_ metric.
+constexpr std::string_view kSignature = "# written by hazardlab for file ";
+constexpr std::string_view kHashed = ", fnv1a of the lines above ";
+
+std::string hex(std::uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
+std::string signature_line(const std::string& identity, std::string_view above) {
+  return std::string(kSignature) + identity + std::string(kHashed) + hex(fnv1a(above)) + "\n";
+}
+
+// A metrics file is read whole to check its signature; one larger than this is no file hazardlab wrote.
+constexpr std::uintmax_t kLargestOwnFile = 64u << 20;
+
 bool written_by_hazardlab(const fs::path& file) {
-  std::ifstream in(file);
-  std::string line;
-  bool any = false;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    any = true;
-    if (!(line.rfind("hazardlab_", 0) == 0 || line.rfind("# HELP hazardlab_", 0) == 0 ||
-          line.rfind("# TYPE hazardlab_", 0) == 0))
-      return false;
-  }
-  return any;
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec || size > kLargestOwnFile) return false;
+  std::ifstream in(file, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return false;
+  if (text.empty() || text.back() != '\n') return false;
+  const std::size_t last = text.rfind('\n', text.size() - 2);
+  const std::size_t start = last == std::string::npos ? 0 : last + 1;
+  const std::string_view above = std::string_view(text).substr(0, start);
+  return std::string_view(text).substr(start) == signature_line(file_identity(file), above);
 }
 
 }  // namespace
@@ -235,13 +254,17 @@ void require_prometheus_folder(const fs::path& dir) {
   if (!fs::exists(status)) return;
   if (!fs::is_regular_file(status) || !written_by_hazardlab(file)) {
     throw std::invalid_argument("--prometheus '" + dir.string() + "': " + file.string() +
-                                " exists and was not written by hazardlab (it holds more than hazardlab_ metrics, or "
-                                "is not a regular file); it is left as it is: move it, or name another folder");
+                                " exists and was not written by hazardlab (it is not a regular file, or its last line "
+                                "is not the signature hazardlab writes for that very file: a copy, a file written or "
+                                "changed by hand, or one an earlier hazardlab wrote without it); it is left as it is: move it, "
+                                "or name another folder");
   }
 }
 
 void write_prometheus(const fs::path& dir, const std::string& text) {
-  write_file_atomically(dir / kPrometheusFile, text);
+  const std::string whole = text.empty() || text.back() == '\n' ? text : text + "\n";
+  write_file_atomically(dir / kPrometheusFile,
+                        [&whole](const std::string& identity) { return whole + signature_line(identity, whole); });
 }
 
 }  // namespace hazardlab

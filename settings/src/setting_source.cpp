@@ -166,4 +166,34 @@ std::chrono::seconds SettingSource::duration(const SettingDeclaration& setting, 
   return v ? parse_duration_text(setting, setting.name, *v) : otherwise;
 }
 
+void check_declared_value(const SettingSource& source, const SettingDeclaration& setting) {
+  switch (setting.type) {
+    case SettingType::Flag:
+      (void)source.flag(setting, false);
+      break;
+    case SettingType::Count:
+    case SettingType::Bytes:
+    case SettingType::Millis:
+    case SettingType::Seed:
+      (void)source.whole(setting);
+      break;
+    case SettingType::Choice:
+      (void)source.choice(setting, "");
+      break;
+    case SettingType::List:
+      (void)source.list(setting);
+      break;
+    case SettingType::Fraction:
+      (void)source.fraction(setting, 0);
+      break;
+    case SettingType::Duration:
+      (void)source.duration(setting, std::chrono::seconds(0));
+      break;
+    case SettingType::Path:
+    case SettingType::Text:
+      (void)source.text(setting);
+      break;
+  }
+}
+
 }  // namespace hazardlab

@@ -71,6 +71,10 @@ std::string choice_named(const SettingDeclaration& setting, std::string_view wha
 // SettingsError naming `what`.
 std::chrono::seconds parse_duration_text(const SettingDeclaration& setting, std::string_view what,
                                          const std::string& text);
+// Reads `setting` from `source` by its declared type and range, as its reader would, so that a value is judged
+// where nobody reads it yet (`hazardlab settings`, and the checker's settings before the program runs); throws
+// the SettingsError that reader would throw. A Path or Text is judged only as not empty.
+void check_declared_value(const SettingSource& source, const SettingDeclaration& setting);
 // A declared Choice's or List's words, in the declared order ("quick, full" -> quick, full).
 std::vector<std::string> declared_words(const SettingDeclaration& setting);
 

@@ -80,6 +80,8 @@ std::span<const SettingDeclaration> declared_settings();
 // The declaration of `name`; throws std::logic_error for a name nobody declared (a bug, not input).
 const SettingDeclaration& declared_setting(std::string_view name);
 bool is_declared_setting(std::string_view name);
+// The declared name nearest to a mistyped HAZARDLAB_* or HL_CHECK_* one, of the same family (setting_names.cpp).
+std::string_view nearest_known_setting(std::string_view name);
 // Where `name` stands in the table (the order every list of settings keeps); the table's size for a name
 // nobody declared.
 std::size_t declared_position(std::string_view name);

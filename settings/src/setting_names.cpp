@@ -1,7 +1,9 @@
-// The nearest known HAZARDLAB_* name to a mistyped one. Apart from settings.cpp, which reads the values.
+// The nearest declared name to a mistyped one, for the warning or error that names it.
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
-#include "settings/settings.hpp"
+#include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
 namespace {
@@ -28,8 +30,10 @@ std::string_view nearest_known_setting(std::string_view name) {
   if (name == "HAZARDLAB_RESULTS_DIR") return "HAZARDLAB_RESULTS_ROOT";
   std::string_view best;
   std::size_t best_distance = SIZE_MAX;
+  // A HAZARDLAB_* slip is never taken for one of the checker's HL_CHECK_* names, nor the other way round.
+  const std::string_view family = name.starts_with("HL_CHECK_") ? "HL_CHECK_" : "HAZARDLAB_";
   for (const SettingDeclaration& s : declared_settings()) {
-    if (!s.name.starts_with("HAZARDLAB_")) continue;  // the checker's own, never a HAZARDLAB_* slip
+    if (!s.name.starts_with(family)) continue;
     if (s.name == setting::kRunDir.name) continue;  // set by ctest, never by a person
     const std::size_t d = edit_distance(name, s.name);
     if (d < best_distance) best = s.name, best_distance = d;

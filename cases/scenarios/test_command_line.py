@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Command lines a person types, with the real tools and no GPU: numbers are read in decimal everywhere, the words
+after the program are the program's, and the checker's settings are judged by their declarations.
+
+  test_command_line.py HAZARDLAB
+
+Each check is one command and what it must end with; exit 0 when every one held."""
+import os
+import subprocess
+import sys
+import tempfile
+
+failures = []
+
+
+def expect(condition, what):
+    print(("ok   " if condition else "FAIL ") + what)
+    if not condition:
+        failures.append(what)
+
+
+def run(command, env=None):
+    done = subprocess.run([str(c) for c in command], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **(env or {})})
+    return done.returncode, done.stdout + done.stderr
+
+
+def main(tool):
+    with tempfile.TemporaryDirectory() as work:
+        # A program that says what it was given: its arguments and the checker's setting it inherited.
+        said = os.path.join(work, "said")
+        program = os.path.join(work, "program")
+        with open(program, "w") as f:
+            f.write(f'#!/bin/sh\nprintf "%s|" "$@" > {said}\necho "sample=$HL_CHECK_SAMPLE" >> {said}\n')
+        os.chmod(program, 0o755)
+
+        def program_saw():
+            with open(said) as f:
+                return f.read().strip()
+
+        # Numbers: decimal, whatever CLI11's own conversion would make of a leading zero. Without a GPU nothing is
+        # watched, so the check ends with --unchecked-exitcode.
+        rc, out = run([tool, "check", "--unchecked-exitcode", "077", "--", "true"])
+        expect(rc == 77, f"--unchecked-exitcode 077 exits 77, not octal 63 (exited {rc})")
+        rc, out = run([tool, "check", "--error-exitcode", "010", "--unchecked-exitcode", "010", "true"])
+        expect(rc == 10, f"--unchecked-exitcode 010 exits 10 (exited {rc})")
+        rc, out = run([tool, "check", "--sample", "010", "--", program])
+        expect(program_saw() == "|sample=10", f"--sample 010 watches one copy in 10: the program saw {program_saw()!r}")
+        for bad in ("0x10", "1e1", "+8", "8 ", "0"):
+            rc, out = run([tool, "check", "--sample", bad, "--", "true"])
+            expect(rc == 2 and f"'{bad}' is not allowed" in out, f"--sample {bad!r} is refused with exit 2 ({rc})")
+
+        # Options after the program are the program's; before it (or before --), the checker's.
+        rc, out = run([tool, "check", program, "--sample", "5"])
+        expect(program_saw() == "--sample|5|sample=", f"PROGRAM --sample 5 gives --sample 5 to the program: "
+                                                      f"{program_saw()!r}")
+        rc, out = run([tool, "check", "--sample", "5", program, "--", "--json"])
+        expect(program_saw() == "--|--json|sample=5", f"--sample 5 PROGRAM -- --json: {program_saw()!r}")
+        rc, out = run([tool, "check", "--", program, "--unchecked-exitcode", "9"])
+        expect(rc == 67 and program_saw() == "--unchecked-exitcode|9|sample=", f"-- PROGRAM OPTIONS ({rc})")
+        rc, out = run([tool, "check", "--smaple", "5", program])
+        expect(rc == 2 and "'--smaple' is not an option of hazardlab check" in out,
+               f"a mistyped option before the program is refused, never run as the program ({rc}): {out}")
+        for command in ([tool, "check"], [tool, "check", "--"], [tool, "check", "--sample", "5"]):
+            rc, out = run(command)
+            expect(rc == 2 and "no program to check" in out, f"{command[1:]} names no program: exit 2 ({rc})")
+
+        # The checker's settings, judged as every setting is: by `hazardlab settings`, under HAZARDLAB_STRICT=1,
+        # and by `hazardlab check` before the program runs.
+        rc, out = run([tool, "settings"], {"HL_CHECK_PROTECTION": "bogus"})
+        expect(rc == 2 and "HL_CHECK_PROTECTION='bogus'" in out, f"settings with HL_CHECK_PROTECTION=bogus ({rc})")
+        rc, out = run([tool, "settings"], {"HL_CHECK_SAMPLE": "010"})
+        expect(rc == 0, f"settings with HL_CHECK_SAMPLE=010 ({rc}): {out}")
+        rc, out = run([tool, "settings"], {"HL_CHECK_SAMPLE": "0x10"})
+        expect(rc == 2 and "HL_CHECK_SAMPLE='0x10'" in out, f"settings with HL_CHECK_SAMPLE=0x10 ({rc})")
+        rc, out = run([tool, "settings"], {"HL_CHECK_SAMPEL": "8"})
+        expect(rc == 0 and "did you mean HL_CHECK_SAMPLE" in out, f"a misspelt checker setting is a warning ({rc})")
+        rc, out = run([tool, "settings"], {"HL_CHECK_SAMPEL": "8", "HAZARDLAB_STRICT": "1"})
+        expect(rc == 2 and "HL_CHECK_SAMPEL" in out, f"...and an error under HAZARDLAB_STRICT=1 ({rc})")
+        rc, out = run([tool, "check", "--", program], {"HL_CHECK_SAMPEL": "8"})
+        expect(rc == 2 and "did you mean HL_CHECK_SAMPLE" in out, f"check refuses a misspelt checker setting ({rc})")
+        # `hazardlab findings`: anything but a process log is refused with exit 2, naming the file and the line;
+        # a FIFO or a device before anything is read (a FIFO would block for ever), and one log given twice.
+        log = os.path.join(work, "process-5.jsonl")
+        header = '{"type":"process","pid":5,"parent":1,"program":"p","watching":true,"not_watching_because":""}\n'
+        with open(log, "w") as f:
+            f.write(header)
+        fifo = os.path.join(work, "fifo")
+        os.mkfifo(fifo)
+        for name, content, says in (("empty", "", "is empty: no process header"),
+                                    ("random", "\x00\x17garbage\n", "line 1: not a JSON object"),
+                                    ("noheader", '{"type":"note","text":"x"}\n', "line 1: a \"note\" record before"),
+                                    ("twice", header + header, "line 2: a second process header"),
+                                    ("badvalue", header + '{"type":"progress","driver_calls":"x"}\n',
+                                     "line 2: driver_calls: expected a whole number")):
+            path = os.path.join(work, name)
+            with open(path, "w") as f:
+                f.write(content)
+            rc, out = run([tool, "findings", path])
+            expect(rc == 2 and f"{path}: {says}" in out, f"findings refuses {name} with exit 2 ({rc}): {out.strip()}")
+        for path, says in ((fifo, "is a FIFO"), ("/dev/zero", "is a character device"), (work, "is a folder")):
+            rc, out = run([tool, "findings", path])
+            expect(rc == 2 and says in out, f"findings refuses {path} before reading it ({rc}): {out.strip()}")
+        rc, out = run([tool, "findings", log, os.path.join(work, ".", "process-5.jsonl")])
+        expect(rc == 2 and "the same file as" in out, f"findings refuses one log given twice ({rc}): {out.strip()}")
+        rc, out = run([tool, "findings", log])
+        expect(rc == 0 and '"pid":5' in out, f"findings reads a log ({rc}): {out.strip()}")
+    print(f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
