@@ -1,5 +1,10 @@
 #include "checker/core/check_settings.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+#include "hazardlab/environment.hpp"
 #include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::check {
@@ -10,6 +15,17 @@ std::optional<std::string> check_log_folder_from_environment() try {
   return folder ? std::optional<std::string>(*folder) : std::nullopt;
 } catch (const SettingsError&) {
   return std::nullopt;  // set but empty: not a folder to write into, so nothing is watched (and the launcher says so)
+}
+
+std::optional<std::string> process_rank_from_environment() {
+  // The launchers' own variables, not hazardlab's settings: read as they are set, the most specific first.
+  for (std::string_view name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const std::optional<std::string> value = environment_value_given(name);
+    if (value && !value->empty() && value->size() <= 9 &&
+        std::all_of(value->begin(), value->end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+      return value;
+  }
+  return std::nullopt;
 }
 
 bool every_occurrence_from_environment() try {

@@ -17,6 +17,10 @@ inline constexpr std::string_view kInjectionPath = "CUDA_INJECTION64_PATH";
 
 // Where each process of the checked program writes its log (process-<pid>.jsonl): setting::kCheckLogFolder.
 std::optional<std::string> check_log_folder_from_environment();
+// This process's rank as the launcher that started it set it (Open MPI's mpirun, PMI and PMIx launchers, Slurm's
+// srun; the first of OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID that holds a whole number), so that
+// each process of a parallel job names its rank in the reports; nothing outside such a launcher.
+std::optional<std::string> process_rank_from_environment();
 // Every conflicting access reported, not one per pair of call sites: setting::kCheckEveryOccurrence.
 bool every_occurrence_from_environment();
 // The faster mode, setting::kCheckSample: 0 when unset (every copy watched). The launcher wrote it, so a

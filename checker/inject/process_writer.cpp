@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "checker/core/check_settings.hpp"
+
 namespace hazardlab::check {
 
 bool ProcessWriter::open(const std::string& folder) {
@@ -29,7 +31,8 @@ void ProcessWriter::header(bool watching, const std::string& not_watching_becaus
   char exe[4096];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   const std::string program = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : "";
-  write_line(header_line(::getpid(), ::getppid(), program, watching, not_watching_because));
+  write_line(header_line(::getpid(), ::getppid(), program, watching, not_watching_because,
+                         process_rank_from_environment()));
 }
 
 void ProcessWriter::protection(const std::string& backend, const std::string& why) {

@@ -66,15 +66,15 @@ void add_findings(doc::Document& d, const CheckReport& report) {
     for (const LoggedFinding& lf : p.findings) {
       const Finding& f = lf.finding;
       table.add({std::to_string(++number), doc::code(f.hazard()), std::string(to_string(f.kind)),
-                 std::to_string(p.pid) + " / " + std::to_string(f.thread), f.what(), f.missing(), f.smallest_fix(),
+                 process_name(p) + " / thread " + std::to_string(f.thread), f.what(), f.missing(), f.smallest_fix(),
                  doc::code(f.explain_command())});
     }
   d.table(std::move(table));
   number = 0;
   for (const ProcessLog& p : report.processes)
     for (const LoggedFinding& lf : p.findings) {
-      d.subheading("Finding " + std::to_string(++number) + ": " + doc::code(lf.finding.hazard()) + ", process " +
-                   std::to_string(p.pid) + " (" + p.program + ")");
+      d.subheading("Finding " + std::to_string(++number) + ": " + doc::code(lf.finding.hazard()) + ", " +
+                   process_name(p) + " (" + p.program + ")");
       add_stack(d, "Host access", lf.access_python, lf.access_stack,
                 lf.access_python_of_main_thread ? std::string("Python (") + kAccessPythonOfMainThread + ")" : "Python");
       add_stack(d, "Copy issued", lf.copy_python, lf.copy_stack);
@@ -90,13 +90,13 @@ void add_summary(doc::Document& d, const CheckReport& report) {
   d.paragraph(report.summary() + ".");
   if (report.processes.empty()) return;
   doc::Table table;
-  table.headers = {"Process", "Parent", "Program", "Watched", "Findings", "Occurrences", "Copy ends watched",
+  table.headers = {"Process", "Rank", "Parent", "Program", "Watched", "Findings", "Occurrences", "Copy ends watched",
                    "Copy ends sampled out", "Pageable D2H copies (not watched)", "Faults on neighbours",
                    "Page protection"};
   for (const ProcessLog& p : report.processes) {
     const std::optional<CheckerStats>& s = p.summary;
-    table.add({std::to_string(p.pid), std::to_string(p.parent), p.program,
-               p.watching ? (s ? "yes" : "yes, until it ended without a summary") : "no",
+    table.add({std::to_string(p.pid), p.rank.value_or("-"), std::to_string(p.parent), p.program,
+               !made_watched_calls(p) ? "yes (no CUDA call it watches)" : p.watching ? (s ? "yes" : "yes, until it ended without a summary") : "no",
                std::to_string(p.findings.size()), count_text(s, &CheckerStats::occurrences),
                count_text(s, &CheckerStats::copies_watched), count_text(s, &CheckerStats::copies_sampled_out),
                count_text(s, &CheckerStats::pageable_d2h_async), count_text(s, &CheckerStats::neighbour_faults),

@@ -1,5 +1,7 @@
 #include "checker/launch/check_report.hpp"
 
+#include <algorithm>
+
 #include <csignal>
 #include <cstring>
 #include <map>
@@ -47,7 +49,7 @@ CheckReport CheckReport::judge(std::vector<std::string> command, ProgramEnd end,
         "no process of the program started CUDA with the checker loaded: the program may not use CUDA, or it (or a "
         "process it started) cleared CUDA_INJECTION64_PATH");
   for (const ProcessLog& p : r.processes) {
-    const std::string who = "process " + std::to_string(p.pid) + " (" + p.program + ")";
+    const std::string who = process_name(p) + " (" + p.program + ")";
     if (!p.watching) r.not_checked_because.push_back(who + " was not watched: " + p.not_watching_because);
     for (const std::string& note : p.notes) r.not_checked_because.push_back(who + ": " + note);
     // A process that never wrote its summary was not watched to its end: what it did after the last line it
@@ -89,9 +91,25 @@ std::string CheckReport::sampled_warning() const {
 }
 
 std::string CheckReport::summary() const {
-  return std::to_string(finding_count()) + " finding(s) in " + std::to_string(processes.size()) +
-         " CUDA process(es), " + std::to_string(copies_watched()) + " copy ends watched; the program " +
-         ending_text(end) + "; verdict " + std::string(to_string(verdict));
+  const auto cuda = static_cast<std::size_t>(std::count_if(processes.begin(), processes.end(), made_watched_calls));
+  const std::string others =
+      cuda == processes.size()
+          ? ""
+          : " (and " + std::to_string(processes.size() - cuda) + " that made no CUDA call the checker watches)";
+  return std::to_string(finding_count()) + " finding(s) in " + std::to_string(cuda) + " CUDA process(es)" + others +
+         ", " + std::to_string(copies_watched()) + " copy ends watched; the program " + ending_text(end) +
+         "; verdict " + std::string(to_string(verdict));
+}
+
+std::string process_name(const ProcessLog& process) {
+  return "process " + std::to_string(process.pid) + (process.rank ? ", rank " + *process.rank : "");
+}
+
+bool made_watched_calls(const ProcessLog& process) {
+  if (!process.watching || process.driver_calls_watched > 0 || !process.findings.empty()) return true;
+  const std::optional<CheckerStats>& s = process.summary;
+  return s && (s->copies_watched > 0 || s->copies_sampled_out > 0 || s->pageable_d2h_async > 0 ||
+               s->neighbour_faults > 0 || s->occurrences > 0);
 }
 
 std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end) {
@@ -166,7 +184,7 @@ void CheckReport::print(std::ostream& out) const {
   for (const ProcessLog& p : processes) {
     for (const LoggedFinding& lf : p.findings) {
       const Finding& f = lf.finding;
-      out << kBar << "Hazard " << f.hazard() << ": " << to_string(f.kind) << " (process " << p.pid << ", thread "
+      out << kBar << "Hazard " << f.hazard() << ": " << to_string(f.kind) << " (" << process_name(p) << ", thread "
           << f.thread << ")\n";
       out << kBar << "    " << f.what() << '\n';
       print_python(out, access_python_title(lf) + ":", lf.access_python);
@@ -207,6 +225,8 @@ nlohmann::json CheckReport::to_json() const {
     nlohmann::json summary = nullptr;
     if (p.summary) summary = *p.summary;
     processes_json.push_back({{"pid", p.pid},
+                              {"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json(nullptr)},
+                              {"made_watched_calls", made_watched_calls(p)},
                               {"parent", p.parent},
                               {"program", p.program},
                               {"watching", p.watching},

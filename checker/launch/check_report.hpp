@@ -56,6 +56,12 @@ std::string ending_text(const ProgramEnd& end);  // "exited with status 0", "end
 // Why a watched process that wrote no summary is not-checked: "was watched until SIGABRT after at least 64
 // driver call(s) and wrote no summary".
 std::string unfinished_watch_text(const ProcessLog& process, const ProgramEnd& end);
+// "process 5563" or "process 5563, rank 1": how every report names a process.
+std::string process_name(const ProcessLog& process);
+// A process that made a CUDA call the checker watches (a copy, a stream, an allocation of pinned memory...), or one
+// it could not watch (which may have): a process that only loaded the checker (Open MPI's orted, whose hwloc lists
+// OpenCL platforms) is not counted as a CUDA process. The verdict does not change: such a process was watched.
+bool made_watched_calls(const ProcessLog& process);
 // Frames of the driver, CUPTI and the checker itself say nothing about the program: both leave them out.
 bool tells_about_the_program(const Frame& frame);
 // Why a finding's access Python frames are the main thread's (LoggedFinding::access_python_of_main_thread): said

@@ -126,6 +126,10 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
                                                                                   {{"location", missing}},
                                                                                   {{"location", access_location}},
                                                                               })}}})}}});
+      // Which process of a parallel job (its pid and launcher rank): not in the fingerprint, which is the same
+      // finding in every run and every rank.
+      result["properties"] = {{"process", p.pid}};
+      if (p.rank) result["properties"]["rank"] = *p.rank;
       results.push_back(std::move(result));
     }
   }

@@ -95,6 +95,48 @@ TEST_F(Launcher, AFindingEndsWithTheChosenStatusAndIsWrittenAsJson) {
   EXPECT_EQ(j.at("processes").at(0).at("findings").at(0).at("finding").at("hazard"), "h2d-pinned-mutate");
 }
 
+// Each process of a parallel job names its rank, as its launcher set it, in every report.
+TEST_F(Launcher, AProcessNamesItsRankInTheConsoleTheJsonTheSarifAndThePage) {
+  program(header_line(1, 0, "p", true, "", "3") + finding_line(LoggedFinding{a_finding(), {{"/bin/p", 16, "", ""}}, {}}) +
+          summary_line(CheckerStats{1, 0, 1, 1, 0}));
+  options.markdown = dir / "report.md";
+  options.sarif = dir / "report.sarif";
+  run_check(options, err);
+  EXPECT_NE(err.str().find("(process 1, rank 3, thread"), std::string::npos) << err.str();
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir / "report.json"));
+  EXPECT_EQ(j.at("processes").at(0).at("rank"), "3");
+  EXPECT_NE(file_text(dir / "report.md").find("process 1, rank 3"), std::string::npos);
+  const nlohmann::json sarif = nlohmann::json::parse(file_text(dir / "report.sarif"));
+  EXPECT_EQ(sarif.at("runs").at(0).at("results").at(0).at("properties").at("rank"), "3");
+}
+
+// The rank comes from the launcher's own variables, the most specific first, and only a whole number counts.
+TEST(ProcessRank, IsTheLaunchersWholeNumberTheMostSpecificFirst) {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) ::unsetenv(name);
+  EXPECT_FALSE(process_rank_from_environment().has_value());
+  ::setenv("SLURM_PROCID", "2", 1);
+  EXPECT_EQ(process_rank_from_environment(), "2");
+  ::setenv("PMI_RANK", "not-a-rank", 1);
+  EXPECT_EQ(process_rank_from_environment(), "2");
+  ::setenv("OMPI_COMM_WORLD_RANK", "1", 1);
+  EXPECT_EQ(process_rank_from_environment(), "1");
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) ::unsetenv(name);
+}
+
+// Open MPI's orted loads the checker (its hwloc lists OpenCL platforms) and makes no CUDA call: it is not counted
+// as a CUDA process, and the run is judged by the processes that were.
+TEST_F(Launcher, AProcessThatMadeNoCudaCallIsNotCountedAsACudaProcess) {
+  program(header_line(1, 0, "orted", true, "") + summary_line(CheckerStats{}));
+  const CheckOutcome out = run_check(options, err);
+  EXPECT_EQ(out.report.verdict, CheckVerdict::Clean);
+  EXPECT_NE(err.str().find("in 0 CUDA process(es) (and 1 that made no CUDA call the checker watches)"),
+            std::string::npos)
+      << err.str();
+  const nlohmann::json j = nlohmann::json::parse(file_text(dir / "report.json"));
+  EXPECT_EQ(j.at("processes").at(0).at("made_watched_calls"), false);
+  EXPECT_TRUE(j.at("processes").at(0).at("rank").is_null());
+}
+
 TEST_F(Launcher, AFindingIsWrittenAsMarkdownAndAsASelfContainedPage) {
   program(header_line(1, 0, "p", true, "") + finding_line(LoggedFinding{a_finding(), {{"/bin/p", 16, "", ""}}, {}}) +
           summary_line(CheckerStats{1, 0, 1, 1, 0}));
@@ -511,7 +553,7 @@ TEST_F(CheckDocument, AFindingHasItsRowItsTwoStacksAndItsExplanation) {
   EXPECT_TRUE(has(markdown, "The program exited with status 0.")) << markdown;
   EXPECT_TRUE(has(markdown, "| # | Hazard | Kind | Process / thread | What happened | Missing | Fix | Explained |"));
   const Finding& write = report.processes[0].findings[0].finding;
-  EXPECT_TRUE(has(markdown, "| 1 | `h2d-pinned-mutate` | host-wrote-copy-source | 5563 / 5592 | " + write.what() +
+  EXPECT_TRUE(has(markdown, "| 1 | `h2d-pinned-mutate` | host-wrote-copy-source | process 5563 / thread 5592 | " + write.what() +
                                 " | " + write.missing() + " | " + write.smallest_fix() +
                                 " | `hazardlab explain h2d-pinned-mutate` |"))
       << markdown;
@@ -525,8 +567,8 @@ TEST_F(CheckDocument, AFindingHasItsRowItsTwoStacksAndItsExplanation) {
   EXPECT_TRUE(has(markdown, "<details><summary>Host access (0 frames)</summary>\n\n- (no frames)\n")) << markdown;
   EXPECT_TRUE(has(markdown, "> **Sampled:** --sample left 3 copy ends unwatched")) << markdown;
   EXPECT_TRUE(has(markdown, report.summary())) << markdown;
-  EXPECT_TRUE(has(markdown, "| 5570 | 5563 | worker | yes | 1 | 2 | 4 | 0 | 1 | 3 |")) << markdown;
-  EXPECT_TRUE(has(markdown, "| 5580 | 5563 | profiler-child | no | 0 | - | - | - | - | - |")) << markdown;
+  EXPECT_TRUE(has(markdown, "| 5570 | - | 5563 | worker | yes | 1 | 2 | 4 | 0 | 1 | 3 |")) << markdown;
+  EXPECT_TRUE(has(markdown, "| 5580 | - | 5563 | profiler-child | no | 0 | - | - | - | - | - |")) << markdown;
 
   const std::string html = doc::to_html(check_document(report));
   EXPECT_TRUE(has(html, "<p class='verdict found'><b>Verdict: found</b></p>")) << html;
@@ -554,7 +596,7 @@ TEST_F(CheckDocument, EveryFindingIsInTheDocument) {
     for (const LoggedFinding& lf : p.findings) {
       ++number;
       EXPECT_TRUE(has(markdown, "| " + std::to_string(number) + " | `" + lf.finding.hazard() + "` | " +
-                                    std::string(to_string(lf.finding.kind)) + " | " + std::to_string(p.pid) + " / " +
+                                    std::string(to_string(lf.finding.kind)) + " | " + process_name(p) + " / thread " +
                                     std::to_string(lf.finding.thread) + " | " + lf.finding.what() + " |"))
           << "finding " << number << " has no row:\n" << markdown;
       EXPECT_TRUE(has(markdown, "### Finding " + std::to_string(number) + ": `" + lf.finding.hazard() + "`, process " +
