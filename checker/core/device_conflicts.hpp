@@ -1,0 +1,91 @@
+// The device's half of a race: two items of device work (copies, memsets, kernels) that touch the same device
+// memory, at least one of them writing, with nothing ordering one after the other under the documented rules.
+// "Ordering" is the order engine's happens-before (order.hpp), the same as the conformance model's: streams,
+// events, the legacy stream's implicit synchronization, host synchronizations, host functions. Whether the
+// race went wrong this time does not matter: the two items could run in either order.
+//
+// A copy or memset touches exactly the device bytes it names. A kernel's extent is not known: it is taken to
+// touch the element each of its pointer arguments points to (kernel_ranges below). That finds the races the
+// stream lessons and PyTorch's missing wait_stream/record_stream show (the producer and the consumer are handed
+// the same pointer), and raises no false alarm in a chunked pipeline, where each stream's kernels are handed a
+// pointer to their own chunk of one allocation; a kernel that reaches past its pointer into another stream's
+// chunk is not seen. CUDA-free: the injected library supplies the stamps, clocks and pointer values.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "checker/core/finding.hpp"
+#include "checker/core/order.hpp"
+
+namespace hazardlab::check {
+
+enum class DeviceAccessKind { Read, Write };
+
+struct DeviceRange {
+  std::uintptr_t begin = 0, end = 0;  // device addresses, end exclusive
+  DeviceAccessKind kind = DeviceAccessKind::Read;
+};
+
+// An item of device work at its call: its place in its stream, what it is ordered after (its stream's frontier
+// once it was enqueued), where it was issued, and what it touches.
+struct DeviceWork {
+  WorkStamp stamp;
+  Clock ordered_after;
+  std::string api;  // the driver call: cuLaunchKernel, cuMemcpyDtoDAsync_v2...
+  SiteId site = 0;
+  std::vector<DeviceRange> ranges;
+};
+
+// Two items that race, the earlier one enqueued first.
+struct DeviceConflict {
+  WorkStamp earlier_stamp, later_stamp;
+  std::string earlier_api, later_api;
+  SiteId earlier_site = 0, later_site = 0;
+  DeviceAccessKind earlier_kind = DeviceAccessKind::Read, later_kind = DeviceAccessKind::Read;
+  std::uintptr_t address = 0;  // the first device byte both touch
+};
+
+class DeviceConflicts {
+ public:
+  // Work enqueued: the earlier work it races with (each pair of call sites once), and it is remembered.
+  std::vector<DeviceConflict> enqueued(const DeviceWork& work);
+  // The host has synchronized with some work: every item enqueued from now on is ordered after what the host
+  // knows, so that work can race with nothing later and is forgotten.
+  void forget_known(const OrderEngine& order);
+  [[nodiscard]] std::size_t remembered() const { return items_.size(); }
+
+ private:
+  struct Item {
+    WorkStamp stamp;
+    std::string api;
+    SiteId site;
+    DeviceRange range;
+  };
+  std::vector<Item> items_;
+  std::vector<std::pair<SiteId, SiteId>> reported_;  // pairs of call sites said once
+};
+
+// A tracked allocation of device-visible memory (cuMemAlloc, a stream-ordered pool's block, managed memory, mapped
+// pinned memory, a virtual memory map), sorted by base for the lookup.
+struct DeviceAllocation {
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
+};
+
+// A kernel argument that may hold pointers: the bytes the driver's parameter layout gives for it, and whether the
+// kernel's signature promises only to read through it (a `const T*` parameter).
+struct KernelArgument {
+  std::span<const std::byte> bytes;
+  bool read_only = false;
+};
+
+// What a kernel touches: for each pointer-sized, pointer-aligned word of its arguments that points into a tracked
+// allocation, the element it points to (`element` bytes), read for a read-only argument, written otherwise.
+// Words that point nowhere tracked (sizes, scalars, host pointers) are no accesses.
+std::vector<DeviceRange> kernel_ranges(std::span<const KernelArgument> arguments,
+                                       std::span<const DeviceAllocation> allocations, std::size_t element = 1);
+
+}  // namespace hazardlab::check
