@@ -12,30 +12,12 @@
 #include <cstdlib>
 #include <cstring>
 
-static void check(cudaError_t err, const char* call, const char* file, int line) {
-  if (err == cudaSuccess) return;
-  std::fprintf(stderr, "%s failed at %s:%d: %s\n", call, file, line, cudaGetErrorString(err));
-  std::exit(1);
-}
-#define CHECK(call) check((call), #call, __FILE__, __LINE__)
+#include "lesson_scaffold.hpp"
 
 // 1 MiB in 4 chunks: small, because the sleep must outlast the host reading the first three.
 constexpr int kChunks = 4;
 constexpr size_t kBytes = 1 << 20, kChunk = kBytes / kChunks;
 constexpr unsigned char kData = 0xA5, kStale = 0x00;  // what the device holds; what the host held before
-
-// One thread spins on the GPU's nanosecond clock until `ns` have passed: its stream is busy for a bounded time.
-__global__ void sleep_kernel(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-static void sleep_on(cudaStream_t s, long us) {
-  sleep_kernel<<<1, 1, 0, s>>>(us * 1000ull);
-  CHECK(cudaGetLastError());
-}
 
 static size_t count_wrong(const unsigned char* host, size_t n) {
   size_t wrong = 0;
@@ -74,54 +56,6 @@ static size_t fixed(unsigned char* host, const unsigned char* dev, cudaStream_t 
     wrong += count_wrong(host + k * kChunk, kChunk);
   }
   return wrong;
-}
-
-// ---- The same in every lesson: arguments, the GPU, the measured delay, the exit status. ----
-static void parse_args(int argc, char** argv, long& delay_us, long& trials) {
-  for (int i = 1; i < argc; i += 2) {
-    const bool delay = !std::strcmp(argv[i], "--delay-us"), trial = !std::strcmp(argv[i], "--trials");
-    const char* value = !delay && !trial ? "(unknown argument)" : i + 1 < argc ? argv[i + 1] : "(missing value)";
-    char* end = nullptr;
-    const long v = std::strtol(value, &end, 10), max = delay ? 1000000 : 1000;
-    // Digits only: strtol alone would take " 5", "+5" and "-5".
-    if (*value < '0' || *value > '9' || end == value || *end || v < 1 || v > max) {
-      std::fprintf(stderr, "bad argument: %s %s (allowed: --delay-us 1..1000000, --trials 1..1000)\n", argv[i], value);
-      std::exit(2);
-    }
-    (delay ? delay_us : trials) = v;
-  }
-}
-static const char* gpu_name_or_exit() {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess || count == 0) {
-    std::printf("no usable GPU: %s\n", err != cudaSuccess ? cudaGetErrorString(err) : "no CUDA device found");
-    std::exit(77);
-  }
-  static cudaDeviceProp prop;
-  CHECK(cudaGetDeviceProperties(&prop, 0));
-  return prop.name;
-}
-static float measured_sleep_us(cudaStream_t s, long delay_us) {
-  cudaEvent_t start, stop;
-  sleep_on(s, 1);  // the first launch loads the kernel (lazy loading): that is not part of the delay
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  CHECK(cudaEventRecord(start, s));
-  sleep_on(s, delay_us);
-  CHECK(cudaEventRecord(stop, s));
-  CHECK(cudaEventSynchronize(stop));
-  float ms = 0;
-  CHECK(cudaEventElapsedTime(&ms, start, stop));
-  return ms * 1000;
-}
-static int verdict(long unsafe_wrong, long fixed_right, long trials) {
-  if (unsafe_wrong < trials)
-    std::printf("FAIL: the unsafe version did not go wrong in %ld of %ld trials (try a longer --delay-us)\n",
-                trials - unsafe_wrong, trials);
-  if (fixed_right < trials)
-    std::printf("FAIL: the fixed version went wrong in %ld of %ld trials\n", trials - fixed_right, trials);
-  return unsafe_wrong == trials && fixed_right == trials ? 0 : 1;
 }
 
 int main(int argc, char** argv) {

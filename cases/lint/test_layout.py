@@ -12,7 +12,12 @@ the settings table reads, sets or looks up a setting by spelling its name (setti
 hazard's trial receives the trial's settings only (TrialSettings), never the whole run's. The run is
 planned once (harness/plan/): ctest's registration script sets no property the plan owns, and no source
 but record/'s results layout spells a measurement's test name. Measurements cross from harness/perf to
-the reports as typed records only (measurement_seam).
+the reports as typed records only (measurement_seam). Tests stand beside what they test: a library's in its
+tests/ (harness/tests/, which is no layer and may include every layer, reports/tests/), and cases/ holds only the
+folders it names with their reasons (CASES_FOLDERS), its selftests/ only tests that need the registered hazards;
+checker/programs/ holds the GPU programs and their driver, checker/benchmarks/ the benchmarks, and a test in
+either tests the file beside it; a lesson includes nothing of the project but the lessons' own scaffold, which
+holds their one CUDA check.
 
 Usage: test_layout.py SOURCE_DIR
        test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
@@ -67,6 +72,8 @@ def planned_once(root: Path) -> list[str]:
         problems.append(f"cmake/{script.name}: names a measurement's test; the run plan names every test")
     for folder in NAME_SOURCES:
         for path in sorted((root / folder).rglob("*")):
+            if in_test_folder(path.relative_to(root)):
+                continue  # a test spells the names it checks
             if path.suffix in SOURCE_SUFFIXES and re.search(r'"/perf/|/perf/"', path.read_text()):
                 problems.append(f"{path.relative_to(root)}: spells a measurement's test name; "
                                 "measurement_name() (hazardlab/results_layout.hpp) is its one spelling")
@@ -92,8 +99,8 @@ def measurement_seam(root: Path) -> list[str]:
         problems.append(f"{MEASUREMENT_KEYS}: names no measurement key")
     reads = re.compile("|".join(JSON_READ.format(key=re.escape(k)) for k in keys)) if keys else None
     for path in sorted((root / "reports").rglob("*")):
-        if path.suffix not in SOURCE_SUFFIXES or not reads:
-            continue
+        if path.suffix not in SOURCE_SUFFIXES or not reads or in_test_folder(path.relative_to(root)):
+            continue  # the reports' tests read the JSON the reports wrote, to check it
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("//")[0]
             if "measurements" in code and re.search(r"measurements\s*(\[|\.(value|contains|at|find|items)\b)", code):
@@ -163,7 +170,7 @@ def code_lines(root: Path, besides: Path | None = None, tests_too: bool = True, 
     for path in sorted((root / under).rglob("*")):
         relative = path.relative_to(root)
         if (path.suffix not in SOURCE_SUFFIXES or outside_the_project(relative) or relative == besides
-                or (not tests_too and any(folder in relative.parents for folder in TEST_FOLDERS))):
+                or (not tests_too and in_test_folder(relative))):
             continue
         for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
             yield relative, number, line.split("//")[0]
@@ -180,7 +187,12 @@ def getenv_outside_the_reader(root: Path) -> list[str]:
 
 SETTINGS_TABLE = Path("settings/src/settings_table.cpp")
 # Self-tests may spell names: they set the environment a person would.
-TEST_FOLDERS = {Path("cases/selftests"), Path("cases/schema"), Path("checker/tests")}
+TEST_FOLDERS = {Path("cases/selftests"), Path("cases/schema"), Path("checker/tests"), Path("harness/tests"),
+                Path("reports/tests")}
+
+
+def in_test_folder(relative: Path) -> bool:
+    return any(folder in relative.parents for folder in TEST_FOLDERS)
 # A setting's name used as a key: read, set or looked up by its spelling, or built into NAME=value.
 NAME_AS_KEY = re.compile(r'(?:\b(?:setenv|unsetenv|environment_value\w*|setting|text|given|whole|flag|choice)\s*\(\s*'
                          r'"(?:HAZARDLAB|HL_CHECK)_[A-Z_]+"|"(?:HAZARDLAB|HL_CHECK)_[A-Z_]+=")')
@@ -342,14 +354,16 @@ CUDA_CHECK = Path("harness/cuda/check.hpp")  # HL_CUDA: the one CUDA check of ha
 # probe that confirms a driver deviation without the suite's code, so that its evidence is independent; the
 # checker's programs, which stand for anyone's program and link nothing of hazardlab; the programs the
 # conformance printer writes out for nvcc.
-STANDALONE_CUDA_CHECKS = (Path("lessons"), Path("conformance_gpu/probes"), Path("checker/programs/cuda_check.hpp"),
+STANDALONE_CUDA_CHECKS = (Path("lessons/lesson_scaffold.hpp"), Path("conformance_gpu/probes"),
+                          Path("checker/programs/cuda_check.hpp"),
                           Path("conformance/print/print_program.cpp"))
 CUDA_CHECK_MACRO = re.compile(r"#\s*define\s+\w*(?:CHECK|CUDA)\w*\s*\(")
 
 
 def cuda_check_written_again(root: Path) -> list[str]:
     """A CUDA call is checked by HL_CUDA (harness/cuda/check.hpp); only the standalone programs define their own."""
-    return [f"{relative}:{number}: defines a CUDA check again; use HL_CUDA (harness/cuda/check.hpp)"
+    return [f"{relative}:{number}: defines a CUDA check again; use HL_CUDA (harness/cuda/check.hpp), or in a "
+            "lesson CHECK (lessons/lesson_scaffold.hpp)"
             for relative, number, code in code_lines(root, besides=CUDA_CHECK)
             if CUDA_CHECK_MACRO.search(code)
             and not any(relative == s or s in relative.parents for s in STANDALONE_CUDA_CHECKS)]
@@ -526,6 +540,91 @@ def fault_state_outside_its_object(root: Path) -> list[str]:
     return problems
 
 
+# What stands in cases/, each with why it is no one library's: a library's self-tests stand beside it, in its tests/
+# (harness/tests/, reports/tests/, conformance/tests/, checker/tests/), registered from its own CMakeLists.
+CASES_FOLDERS = {
+    "gpu": "the GPU runners, which run every hazard's variants and the measurements on every GPU",
+    "selftests": "the harness's self-tests that need the registered hazards (hazards/ stands above the harness)",
+    "scenarios": "the real tools, ctest, the install and Slurm, driven from outside as a user runs them",
+    "lint": "the lints of the whole tree",
+    "schema": "the documents the tools write, against the schemas the project ships",
+    "browser": "every page the tools make, in a real browser",
+}
+NEEDS_THE_HAZARDS = re.compile(r'^\s*#\s*include\s+"hazard/registry\.hpp"', re.M)
+
+
+def tests_beside_their_library(root: Path) -> list[str]:
+    """A library's tests stand beside it; cases/ holds only the folders CASES_FOLDERS names, and its selftests/
+    only the tests that need the registered hazards (they include hazard/registry.hpp)."""
+    cases = root / "cases"
+    problems = []
+    for path in sorted(cases.rglob("*")) if cases.is_dir() else []:
+        parts = path.relative_to(cases).parts
+        if not path.is_file() or len(parts) == 1:
+            continue
+        relative = path.relative_to(root)
+        if parts[0] not in CASES_FOLDERS:
+            problems.append(f"{relative}: cases/{parts[0]}/ is not a folder of cases/ that the layout names "
+                            "(CASES_FOLDERS, cases/lint/test_layout.py, with why it is no one library's); a "
+                            "library's tests stand beside it, in its tests/")
+        elif parts[0] == "selftests" and not NEEDS_THE_HAZARDS.search(path.read_text(errors="replace")):
+            problems.append(f"{relative}: a test of one library, standing in cases/; it stands beside its library "
+                            "(<library>/tests/), unless it needs the registered hazards (hazard/registry.hpp)")
+    return problems
+
+
+CHECKER_PROGRAMS = Path("checker/programs")  # the GPU programs run under the checker, and their driver
+CHECKER_BENCHMARKS = Path("checker/benchmarks")  # what checking costs, printed, never asserted
+CALLED_A_BENCHMARK = re.compile(r"\bA benchmark\b")
+
+
+def checker_programs_apart(root: Path) -> list[str]:
+    """checker/programs/ holds the programs that run under the checker, never a benchmark; a test in it or in
+    checker/benchmarks/ tests the file beside it (test_NAME beside NAME), the checker's other tests stand in
+    checker/tests/."""
+    problems = []
+    for folder in (CHECKER_PROGRAMS, CHECKER_BENCHMARKS):
+        for path in sorted((root / folder).glob("test_*")):
+            tested = path.name[len("test_"):].rsplit(".", 1)[0]
+            if not any(p.stem == tested for p in path.parent.iterdir() if p != path):
+                problems.append(f"{path.relative_to(root)}: a test in {folder}/ tests the file beside it "
+                                f"(test_NAME beside NAME), and {tested} is not there; the checker's other tests "
+                                "stand in checker/tests/")
+    for path in sorted((root / CHECKER_PROGRAMS).glob("*")):
+        if path.suffix not in SOURCE_SUFFIXES | {".py"}:
+            continue
+        opening = "\n".join(path.read_text(errors="replace").splitlines()[:15])
+        if "benchmark" in path.name or CALLED_A_BENCHMARK.search(opening):
+            problems.append(f"{path.relative_to(root)}: a benchmark among the checker's GPU programs; benchmarks "
+                            f"stand in {CHECKER_BENCHMARKS}/")
+    return problems
+
+
+LESSONS = Path("lessons")
+
+
+def lessons_stand_alone(root: Path) -> list[str]:
+    """A lesson is compiled by a student with nvcc alone: it includes nothing of the project, only the files of
+    lessons/ (their scaffold)."""
+    problems = []
+    lessons = (root / LESSONS).resolve()
+    for path in sorted((root / LESSONS).rglob("*")):
+        if path.suffix not in SOURCE_SUFFIXES:
+            continue
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if not m:
+                continue
+            target = (path.parent / m.group(1)).resolve()
+            if not target.is_file() or lessons not in target.parents:
+                problems.append(f"{path.relative_to(root)}:{number}: a lesson includes \"{m.group(1)}\", which is "
+                                "not in lessons/; a lesson includes nothing of the project but lesson_scaffold.hpp")
+    return problems
+
+
+HARNESS_TESTS = "tests"  # the harness's self-tests: no layer, they may include every layer, and no cap
+
+
 def check(root: Path) -> list[str]:
     harness = root / "harness"
     layers = declared_folders(harness)
@@ -535,6 +634,10 @@ def check(root: Path) -> list[str]:
             continue
         relative = path.relative_to(harness)
         folder = relative.parts[0] if len(relative.parts) > 1 else ""
+        if folder == HARNESS_TESTS and len(relative.parts) == 2:
+            problems += [f"harness/{relative}:{number}: includes \"{include}\" from no declared folder"
+                         for number, include in harness_includes(path) if include.split("/")[0] not in layers]
+            continue
         if folder not in layers or len(relative.parts) != 2:
             problems.append(f"harness/{relative}: not directly in one of the declared folders {layers}")
             continue
@@ -557,6 +660,9 @@ def check(root: Path) -> list[str]:
                 problems.append(f"{path.relative_to(root)}:{number}: includes \"{include}\"; a hazard includes "
                                 "hazard/define.hpp and nothing else of the harness")
     problems += house_floors(root)
+    problems += tests_beside_their_library(root)
+    problems += checker_programs_apart(root)
+    problems += lessons_stand_alone(root)
     problems += measurement_group_as_text(root)
     problems += process_log_read_by_key(root)
     problems += observation_read_by_key(root)
@@ -639,6 +745,23 @@ BREAKAGES = [
      '#include "checker/fault/fault_handler.hpp"\n', "checker/core/broken_up.cpp:1: core/ includes checker/fault/"),
     ("a checker source past the cap, unnamed", "checker/launch/broken_long.cpp", "int x();\n" * 260,
      "checker/launch/broken_long.cpp: 260 lines, more than 250"),
+    ("a library's test left in cases/", "cases/selftests/test_broken.cpp", '#include "hazardlab/report.hpp"\n',
+     "cases/selftests/test_broken.cpp: a test of one library, standing in cases/"),
+    ("a folder of cases/ the layout does not name", "cases/record_tests/test_broken.cpp",
+     '#include "hazardlab/result.hpp"\n', "cases/record_tests/ is not a folder of cases/ that the layout names"),
+    ("a harness layer includes the harness's tests", "harness/plan/broken_tests.cpp", '#include "tests/fake_plan.hpp"\n',
+     "harness/plan/broken_tests.cpp:1: includes \"tests/fake_plan.hpp\" from no declared folder"),
+    ("a benchmark among the checker's GPU programs", "checker/programs/broken_benchmark.cpp", "int main() {}\n",
+     "checker/programs/broken_benchmark.cpp: a benchmark among the checker's GPU programs"),
+    ("a benchmark by its opening among the checker's GPU programs", "checker/programs/broken_timing.cu",
+     "// Times the loop. A benchmark, not a test.\nint main() {}\n",
+     "checker/programs/broken_timing.cu: a benchmark among the checker's GPU programs"),
+    ("a test in checker/benchmarks/ of no file beside it", "checker/benchmarks/test_broken.py", "import sys\n",
+     "checker/benchmarks/test_broken.py: a test in checker/benchmarks/ tests the file beside it"),
+    ("a lesson includes the project", "lessons/broken_lesson.cu", '#include "hazardlab/result.hpp"\n',
+     "lessons/broken_lesson.cu:1: a lesson includes \"hazardlab/result.hpp\""),
+    ("a lesson defines its own CUDA check", "lessons/broken_check.cu", '#define CHECK(call) (void)(call)\n',
+     "lessons/broken_check.cu:1: defines a CUDA check again"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "hazard/define.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),
@@ -651,7 +774,7 @@ def self_test(root: Path) -> int:
     for what, relative, text, expected in BREAKAGES:
         with tempfile.TemporaryDirectory() as scratch:
             copy = Path(scratch)
-            for folder in ("harness", "hazards", "record", "reports", "cmake", "checker"):
+            for folder in ("harness", "hazards", "record", "reports", "cmake", "checker", "cases", "lessons"):
                 shutil.copytree(root / folder, copy / folder)
             (copy / relative).parent.mkdir(parents=True, exist_ok=True)
             (copy / relative).write_text(text)

@@ -6,7 +6,7 @@
 //   - a host buffer of another memory kind than the sweep claims never races the way the hazard does;
 //   - a delay that does not hold the racing work back shows no race where the gated control shows one.
 // Each check is a pure function over what the sweep measured, with its tolerance stated here, so that a
-// broken instrument's data can be fed to it on any machine (cases/selftests/test_sweep_checks.cpp).
+// broken instrument's data can be fed to it on any machine (harness/tests/test_sweep_checks.cpp).
 #include <cuda_runtime_api.h>
 
 #include <optional>

@@ -45,7 +45,7 @@ std::string python_with_client() {
   return "";
 }
 
-const fs::path kParser = fs::path(HAZARDLAB_SOURCE_DIR) / "cases/selftests/parse_prometheus.py";
+const fs::path kParser = fs::path(HAZARDLAB_SOURCE_DIR) / "reports/tests/parse_prometheus.py";
 
 PerfRecord bandwidth(int device, double h2d_256, double link) {
   PerfRecord p = measured(MeasurementGroup::Bandwidth, device);

@@ -49,7 +49,7 @@ def write(path: Path, text: str) -> str:
 
 
 def main() -> int:
-    driver = Path(sys.argv[1]) / "checker" / "programs" / "overhead_benchmark.py"
+    driver = Path(sys.argv[1]) / "checker" / "benchmarks" / "overhead_benchmark.py"
     failures = []
     with tempfile.TemporaryDirectory(prefix="hazardlab-overhead-") as scratch:
         folder = Path(scratch)
