@@ -81,7 +81,7 @@ def parse_metrics(path):
             break
     else:
         raise Failure("no python3 with prometheus_client (Debian: python3-prometheus-client)")
-    parser = pathlib.Path(__file__).parent.parent / "selftests" / "parse_prometheus.py"
+    parser = pathlib.Path(__file__).parent.parent.parent / "reports" / "tests" / "parse_prometheus.py"
     p = subprocess.run([python, str(parser), str(path)], capture_output=True, text=True)
     check(p.returncode == 0, f"the metrics do not parse: {p.stderr}\n{path.read_text()}")
     return p.stdout.splitlines()
