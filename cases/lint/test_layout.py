@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The house holds: a top-level folder includes only folders on the floors below it (FLOORS), a measurement
 group is compared as its enum, never as text, and the checker's process log is read by key in
-checker/core/process_log.cpp alone, a variant's observations in record/src/observations.cpp, FNV-1a
+checker/core/process_log_reader.cpp alone, a variant's observations in record/src/observations.cpp, FNV-1a
 in hazardlab/fnv1a.hpp, a CUDA call is checked by HL_CUDA outside the standalone programs, and a command
 line's errors become exit statuses in run_main alone. The
 harness layout holds: every file sits in one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only the folders
@@ -292,7 +292,8 @@ def house_floors(root: Path) -> list[str]:
     return problems
 
 
-PROCESS_LOG = Path("checker/core/process_log.cpp")  # namespace key: each key of the process log, named once
+PROCESS_LOG = Path("checker/core/process_log_keys.hpp")  # namespace key: each key of the process log, named once
+PROCESS_LOG_READER = Path("checker/core/process_log_reader.cpp")  # the one reader of the log, by those keys
 
 
 def process_log_keys(root: Path) -> list[str]:
@@ -316,7 +317,7 @@ def process_log_read_by_key(root: Path) -> list[str]:
     return [f"{relative}:{number}: reads a process-log key as JSON; read the log through "
             "checker/core/process_log.hpp, which names each key once"
             for relative, number, code in code_lines(root, besides=PROCESS_LOG, tests_too=False, under="checker")
-            if reads.search(code)]
+            if reads.search(code) and Path(relative) != PROCESS_LOG_READER]
 
 
 OBSERVATIONS = Path("record/src/observations.cpp")  # namespace key: a result's observations, each key once

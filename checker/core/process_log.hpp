@@ -76,6 +76,8 @@ class ProcessLogError : public std::invalid_argument {
 // died, or is still writing it) is dropped and noted. A FIFO, a device or a folder is refused before anything is
 // read. Throws ProcessLogError.
 ProcessLog read_process_log(const std::filesystem::path& file);
+// The file opened for reading (a descriptor the caller closes), or ProcessLogError when it is no regular file.
+int open_log_file(const std::filesystem::path& file);
 
 // "<device>:<inode>" of the file `path` names (a link followed), so that one log given twice is read once; ""
 // when it cannot be read.
