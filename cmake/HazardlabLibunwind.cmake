@@ -24,6 +24,21 @@ endforeach()
 set(_hl_unwind_names libunwind_${_hl_unwind_version}.orig.tar.gz libunwind-${_hl_unwind_version}.tar.gz)
 find_file(HAZARDLAB_LIBUNWIND_ARCHIVE NAMES ${_hl_unwind_names} HINTS ${_hl_unwind_hints} NO_DEFAULT_PATH
           DOC "libunwind's ${_hl_unwind_version} release archive (tools/deps/stage-deps stages it)")
+# Not staged yet, and downloads allowed (the suite preset; the dev preset refuses them, so that CI's build shows
+# every dependency found on the machine): staged now by the same command, through the distribution's own client,
+# so that the suite's one command sets up a fresh machine with the distribution's archive.
+set(_hl_default_prefix "${PROJECT_SOURCE_DIR}/.deps")
+if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE AND NOT FETCHCONTENT_FULLY_DISCONNECTED AND "${_hl_default_prefix}" IN_LIST CMAKE_PREFIX_PATH)
+  find_program(_hl_apt_get apt-get)
+  if(_hl_apt_get)
+    message(STATUS "libunwind ${_hl_unwind_version}'s source is not staged: staging it with tools/deps/stage-deps")
+    execute_process(COMMAND "${PROJECT_SOURCE_DIR}/tools/deps/stage-deps" --prefix "${_hl_default_prefix}"
+                    RESULT_VARIABLE _hl_staged)
+    unset(HAZARDLAB_LIBUNWIND_ARCHIVE CACHE)
+    find_file(HAZARDLAB_LIBUNWIND_ARCHIVE NAMES ${_hl_unwind_names} HINTS ${_hl_unwind_hints} NO_DEFAULT_PATH
+              DOC "libunwind's ${_hl_unwind_version} release archive (tools/deps/stage-deps stages it)")
+  endif()
+endif()
 if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE)
   list(JOIN _hl_unwind_names " or " _hl_names_text)
   if(_hl_unwind_hints)
