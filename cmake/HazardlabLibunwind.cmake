@@ -7,7 +7,7 @@
 # injected library, and its shared library exports the _Unwind_* functions, which would take the place of
 # libgcc's in the checked program's own exception handling. So it is built here from its release archive,
 # pinned by hash, static and position-independent; the injected library keeps its symbols hidden
-# (--exclude-libs). The build never downloads it: tools/deps/stage-deps stages Debian's copy of the archive
+# (--exclude-libs). The build names no URL for it: tools/deps/stage-deps stages Debian's copy of the archive
 # (its source package's original tarball, the same bytes) in `src/` of a prefix in CMAKE_PREFIX_PATH
 # (`.deps/src/` for the presets), and reads this version and hash from here; HAZARDLAB_LIBUNWIND_ARCHIVE names
 # a copy elsewhere.
@@ -24,11 +24,12 @@ endforeach()
 set(_hl_unwind_names libunwind_${_hl_unwind_version}.orig.tar.gz libunwind-${_hl_unwind_version}.tar.gz)
 find_file(HAZARDLAB_LIBUNWIND_ARCHIVE NAMES ${_hl_unwind_names} HINTS ${_hl_unwind_hints} NO_DEFAULT_PATH
           DOC "libunwind's ${_hl_unwind_version} release archive (tools/deps/stage-deps stages it)")
-# Not staged yet, and downloads allowed (the suite preset; the dev preset refuses them, so that CI's build shows
-# every dependency found on the machine): staged now by the same command, through the distribution's own client,
-# so that the suite's one command sets up a fresh machine with the distribution's archive.
+# Not staged yet: staged now by the same command, through the distribution's own client (apt-get source, never a
+# URL of this project's), so that each of the README's two commands sets up a fresh Debian or Ubuntu machine. CI
+# stages it before it configures, so its configure reaches no network; without network the command fails and the
+# message below says what to do.
 set(_hl_default_prefix "${PROJECT_SOURCE_DIR}/.deps")
-if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE AND NOT FETCHCONTENT_FULLY_DISCONNECTED AND "${_hl_default_prefix}" IN_LIST CMAKE_PREFIX_PATH)
+if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE AND "${_hl_default_prefix}" IN_LIST CMAKE_PREFIX_PATH)
   find_program(_hl_apt_get apt-get)
   if(_hl_apt_get)
     message(STATUS "libunwind ${_hl_unwind_version}'s source is not staged: staging it with tools/deps/stage-deps")
@@ -47,7 +48,7 @@ if(NOT HAZARDLAB_LIBUNWIND_ARCHIVE)
     set(_hl_where "src/ of a CMAKE_PREFIX_PATH prefix (it names none)")
   endif()
   message(FATAL_ERROR "libunwind ${_hl_unwind_version}'s source archive is not staged: no ${_hl_names_text} in "
-                      "${_hl_where}. The build never downloads it; stage it (into .deps/src/, through apt, from "
+                      "${_hl_where}, and staging it through apt failed or apt is not here. Stage it (into .deps/src/, from "
                       "the distribution's archive) by running, from the checkout's root:\n"
                       "  tools/deps/stage-deps\n"
                       "or name a copy with -DHAZARDLAB_LIBUNWIND_ARCHIVE=FILE (SHA256 ${_hl_unwind_sha256}).")
