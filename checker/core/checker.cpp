@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 namespace hazardlab::check {
 
@@ -36,6 +37,7 @@ StreamSlot Checker::slot_of(StreamKey stream) {
   const StreamSlot slot = engines_[0].stream_count();
   for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
   streams_[stream] = slot;
+  stream_of_slot_.push_back(stream);
   return slot;
 }
 
@@ -52,6 +54,7 @@ void Checker::stream_created(StreamKey stream, StreamKind kind) {
   const StreamSlot slot = engines_[0].stream_count();
   for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
   streams_[stream] = slot;
+  stream_of_slot_.push_back(stream);
 }
 
 void Checker::stream_destroyed(StreamKey stream) {
@@ -121,9 +124,14 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
   const StreamWorkFacts facts{.stream = kind, .pinned_upload = pinned_upload, .bytes = copy.bytes};
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
   if (copy.dst.kind == MemoryKind::PageableHost && copy.src.kind != MemoryKind::PageableHost) ++stats_.pageable_d2h_async;
+  std::optional<SiteId> site;
+  if (!copy.device.empty()) {
+    // One stack for both halves: the device's half asks for it first only when it needs it.
+    auto named = [&]() -> SiteId { return *(site = site ? site : site_of_copy.get()); };
+    device_accesses(slot, stamp, api_name(copy.api), DeviceWorkKind::Copy, {}, copy.device, SiteOf(named, 0));
+  }
   // Rule 5: a pinned end is read or written when the copy runs. A pageable source is staged at the call
   // (rule 6); a pageable destination is written by the driver on the CPU, which a held page would stop.
-  std::optional<SiteId> site;
   for (const auto& [end, hold_kind, host_end] :
        {std::tuple{copy.src, Hold::NoWrites, HostEnd::Source}, std::tuple{copy.dst, Hold::NoAccess, HostEnd::Destination}}) {
     if (end.kind != MemoryKind::PinnedHost || end.host.bytes() == 0) continue;
@@ -168,6 +176,57 @@ WorkStamp Checker::work_enqueued(StreamKey stream) {
   const StreamSlot slot = slot_of(stream);
   const StreamWorkFacts facts{.stream = engines_[0].stream_kind(slot)};
   return on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
+}
+
+WorkStamp Checker::enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  const StreamWorkFacts facts{.stream = engines_[0].stream_kind(slot)};
+  const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
+  if (!item.ranges.empty())
+    device_accesses(slot, stamp, api_name(item.api), item.kind, item.kernel.empty() ? "" : api_name(item.kernel),
+                    item.ranges, site);
+  return stamp;
+}
+
+void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
+                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site) {
+  // The documented rules decide the device's half: a deviation was measured on copies the host waits for, not
+  // on the order of work between streams.
+  const OrderEngine& order = engines_[kDocumented];
+  const SiteId named = order.stream_count() > 1 ? site.get() : 0;
+  const std::vector<DeviceConflict> found =
+      device_.enqueued(DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel});
+  for (const DeviceConflict& c : found) {
+    Finding f;
+    f.kind = FindingKind::DeviceWorkRace;
+    f.copy.api = std::string(c.earlier.api);
+    f.copy.stream = stream_of_slot_.at(c.earlier.stamp.stream).handle;
+    f.copy.stream_kind = order.stream_kind(c.earlier.stamp.stream);
+    f.copy.site = c.earlier.site;
+    f.address = c.address;
+    f.access_site = c.later.site;
+    f.race = DeviceRace{work_facts(c.earlier), work_facts(c.later), false};
+    ++stats_.findings;
+    ++stats_.occurrences;
+    races_.push_back(std::move(f));
+  }
+}
+
+DeviceWorkFacts Checker::work_facts(const DeviceAccess& access) const {
+  return DeviceWorkFacts{std::string(access.api), stream_of_slot_.at(access.stamp.stream).handle,
+                         engines_[kDocumented].stream_kind(access.stamp.stream), access.work, access.kind,
+                         std::string(access.name)};
+}
+
+void Checker::device_memory_renewed(std::uintptr_t begin, std::uintptr_t end) {
+  std::lock_guard lock(mutex_);
+  device_.forget(begin, end);
+}
+
+std::vector<Finding> Checker::take_races() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(races_, {});
 }
 
 WorkStamp Checker::host_function_enqueued(StreamKey stream) {
@@ -234,6 +293,7 @@ void Checker::context_synchronized(std::uint64_t context) {
 }
 
 void Checker::release_known() {
+  device_.forget_known(engines_[kDocumented]);
   // A copy is let go once the host knows it ran even under every deviation; until then an access the
   // documented rules allow is still a finding, one that names the deviation the program relies on.
   auto done = [&](const Owned& o) { return engines_[kAllDeviations].host_knows(o.stamp); };

@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/core/device_conflicts.hpp"
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
 #include "checker/core/pages.hpp"
@@ -95,6 +96,17 @@ struct AsyncCopy {
   // access from a thread that runs host functions is taken as one of them, ordered with the copy (a race
   // between two nodes of one graph is not found; a false alarm in a correct graph would be worse).
   bool graph_has_host_nodes = false;
+  // The device bytes it reads and writes, exactly (its device ends; a pinned end too, which the device reads or
+  // writes as well), for the device's half of a race.
+  std::vector<DeviceRange> device = {};
+};
+
+// An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.
+struct DeviceWorkItem {
+  std::string_view api;
+  DeviceWorkKind kind = DeviceWorkKind::Kernel;
+  std::vector<DeviceRange> ranges;
+  std::string_view kernel = {};  // a launch's kernel name
 };
 
 // Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
@@ -164,6 +176,17 @@ class Checker {
   }
   void copy_async(const AsyncCopy& copy) { issue(copy, SiteOf(copy.site)); }
   void copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind);
+  // Device work with the memory it touches: it takes its place in its stream's order, as work_enqueued, and each
+  // race with earlier device work on another stream becomes a finding (take_races). The site is asked for only
+  // while the program has more than one stream: with one, nothing can race.
+  template <class Site>
+  WorkStamp device_work(StreamKey stream, const DeviceWorkItem& item, Site&& site) {
+    return enqueue_device_work(stream, item, SiteOf(site, 0));
+  }
+  // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
+  void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
+  // The races found since the last call, each a DeviceWorkRace finding.
+  std::vector<Finding> take_races();
   WorkStamp work_enqueued(StreamKey stream);
   WorkStamp host_function_enqueued(StreamKey stream);
   void host_function_returned(const WorkStamp& item);
@@ -218,6 +241,11 @@ class Checker {
     SiteId get() const { return make != nullptr ? make(argument) : known; }
   };
   void issue(const AsyncCopy& copy, const SiteOf& site);
+  WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
+  // The device's half, for work just enqueued on `slot` (the caller holds the lock).
+  void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
+                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site);
+  [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
   bool sampled_in(const HostFootprint& footprint, Hold hold);
   // The driver call's name, kept once: a watched copy then allocates no string of its own.
   std::string_view api_name(std::string_view api);
@@ -252,6 +280,7 @@ class Checker {
   PageProtector& protector_;
   std::vector<OrderEngine> engines_;  // [0] documented, [1..n] one deviation each, [n+1] all of them
   std::map<StreamKey, StreamSlot> streams_;
+  std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
   std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
   std::vector<Owned> owned_;
@@ -266,6 +295,8 @@ class Checker {
   std::map<std::tuple<std::uintptr_t, std::size_t, Hold>, std::uint64_t> copies_of_range_;
   EventSlot next_event_slot_ = 0;
   CheckerStats stats_;
+  DeviceConflicts device_;
+  std::vector<Finding> races_;
 };
 
 }  // namespace hazardlab::check

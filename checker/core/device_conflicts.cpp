@@ -5,42 +5,97 @@
 
 namespace hazardlab::check {
 
-namespace {
+void DeviceConflicts::split_at(std::uintptr_t address) {
+  auto after = cells_.upper_bound(address);
+  if (after == cells_.begin()) return;
+  auto cell = std::prev(after);
+  if (cell->first == address || cell->second.end <= address) return;
+  Cell tail = cell->second;
+  cell->second.end = address;
+  cells_.emplace_hint(after, address, std::move(tail));
+}
 
-bool overlap(const DeviceRange& a, const DeviceRange& b) { return a.begin < b.end && b.begin < a.end; }
-bool writes(const DeviceRange& r) { return r.kind == DeviceAccessKind::Write; }
+void DeviceConflicts::report(const DeviceAccess& earlier, const DeviceAccess& later, std::uintptr_t address,
+                             std::vector<DeviceConflict>& found) {
+  const std::pair<SiteId, SiteId> sites{earlier.site, later.site};
+  if (std::find(reported_.begin(), reported_.end(), sites) != reported_.end()) return;
+  reported_.push_back(sites);
+  found.push_back(DeviceConflict{earlier, later, address});
+}
 
-}  // namespace
+void DeviceConflicts::touch(Cell& cell, std::uintptr_t begin, const DeviceWork& work, const DeviceAccess& access,
+                            std::vector<DeviceConflict>& found) {
+  // Rule 1 and every edge the engine follows: work the new item is ordered after cannot race with it.
+  auto races = [&](const DeviceAccess& earlier) { return !OrderEngine::clock_knows(work.ordered_after, earlier.stamp); };
+  if (cell.write && races(*cell.write)) report(*cell.write, access, begin, found);
+  if (access.kind == DeviceAccessKind::Write) {
+    for (const DeviceAccess& read : cell.reads)
+      if (races(read)) report(read, access, begin, found);
+    cell.write = access;
+    cell.reads.clear();
+    return;
+  }
+  // A read supersedes the reads it is ordered after (its own stream's among them).
+  std::erase_if(cell.reads, [&](const DeviceAccess& read) { return !races(read); });
+  cell.reads.push_back(access);
+}
 
 std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
   std::vector<DeviceConflict> found;
-  for (const Item& earlier : items_) {
-    // Rule 1 and every edge the engine follows: work the new item is ordered after cannot race with it.
-    if (OrderEngine::clock_knows(work.ordered_after, earlier.stamp)) continue;
-    for (const DeviceRange& range : work.ranges) {
-      if (!overlap(earlier.range, range) || (!writes(earlier.range) && !writes(range))) continue;
-      const std::pair<SiteId, SiteId> sites{earlier.site, work.site};
-      if (std::find(reported_.begin(), reported_.end(), sites) != reported_.end()) continue;
-      reported_.push_back(sites);
-      found.push_back(DeviceConflict{earlier.stamp, work.stamp, earlier.api, work.api, earlier.site, work.site,
-                                     earlier.range.kind, range.kind, std::max(earlier.range.begin, range.begin)});
+  for (const DeviceRange& range : work.ranges) {
+    if (range.begin >= range.end) continue;
+    const DeviceAccess access{work.stamp, work.api, work.site, range.kind, work.kind, work.name};
+    split_at(range.begin);
+    split_at(range.end);
+    std::uintptr_t at = range.begin;
+    auto cell = cells_.lower_bound(range.begin);
+    while (at < range.end) {
+      if (cell == cells_.end() || cell->first > at) {
+        // Memory no remembered work touched: the new item is its first access.
+        const std::uintptr_t gap_end = cell == cells_.end() ? range.end : std::min(range.end, cell->first);
+        Cell fresh{gap_end, std::nullopt, {}};
+        if (access.kind == DeviceAccessKind::Write) fresh.write = access;
+        else fresh.reads.push_back(access);
+        cells_.emplace_hint(cell, at, std::move(fresh));
+        at = gap_end;
+        continue;
+      }
+      touch(cell->second, cell->first, work, access, found);
+      at = cell->second.end;
+      ++cell;
     }
   }
-  for (const DeviceRange& range : work.ranges) items_.push_back(Item{work.stamp, work.api, work.site, range});
   return found;
 }
 
 void DeviceConflicts::forget_known(const OrderEngine& order) {
-  std::erase_if(items_, [&](const Item& item) { return order.host_knows(item.stamp); });
+  for (auto cell = cells_.begin(); cell != cells_.end();) {
+    Cell& c = cell->second;
+    if (c.write && order.host_knows(c.write->stamp)) c.write.reset();
+    std::erase_if(c.reads, [&](const DeviceAccess& read) { return order.host_knows(read.stamp); });
+    cell = !c.write && c.reads.empty() ? cells_.erase(cell) : std::next(cell);
+  }
+}
+
+void DeviceConflicts::forget(std::uintptr_t begin, std::uintptr_t end) {
+  if (begin >= end) return;
+  split_at(begin);
+  split_at(end);
+  cells_.erase(cells_.lower_bound(begin), cells_.lower_bound(end));
 }
 
 std::vector<DeviceRange> kernel_ranges(std::span<const KernelArgument> arguments,
                                        std::span<const DeviceAllocation> allocations, std::size_t element) {
   std::vector<DeviceRange> ranges;
+  if (allocations.empty()) return ranges;
+  // Most words are sizes and scalars: anything outside the span of all allocations is refused at once.
+  const std::uintptr_t lowest = allocations.front().base;
+  const std::uintptr_t highest = allocations.back().base + allocations.back().bytes;
   for (const KernelArgument& argument : arguments) {
     for (std::size_t at = 0; at + sizeof(std::uintptr_t) <= argument.bytes.size(); at += sizeof(std::uintptr_t)) {
       std::uintptr_t value = 0;
       std::memcpy(&value, argument.bytes.data() + at, sizeof value);
+      if (value < lowest || value >= highest) continue;
       // The allocation that holds the value: the last one starting at or before it.
       auto after = std::upper_bound(allocations.begin(), allocations.end(), value,
                                     [](std::uintptr_t v, const DeviceAllocation& a) { return v < a.base; });

@@ -1,8 +1,8 @@
-// The device's half of a race: two items of device work (copies, memsets, kernels) that touch the same device
-// memory, at least one of them writing, with nothing ordering one after the other under the documented rules.
-// "Ordering" is the order engine's happens-before (order.hpp), the same as the conformance model's: streams,
-// events, the legacy stream's implicit synchronization, host synchronizations, host functions. Whether the
-// race went wrong this time does not matter: the two items could run in either order.
+// The device's half of a race: two items of device work (copies, memsets, kernels, stream-ordered frees) that
+// touch the same device memory, at least one of them writing, with nothing ordering one after the other under
+// the documented rules. "Ordering" is the order engine's happens-before (order.hpp), the same as the conformance
+// model's: streams, events, the legacy stream's implicit synchronization, host synchronizations, host functions.
+// Whether the race went wrong this time does not matter: the two items could run in either order.
 //
 // A copy or memset touches exactly the device bytes it names. A kernel's extent is not known: it is taken to
 // touch the element each of its pointer arguments points to (kernel_ranges below). That finds the races the
@@ -10,19 +10,25 @@
 // the same pointer), and raises no false alarm in a chunked pipeline, where each stream's kernels are handed a
 // pointer to their own chunk of one allocation; a kernel that reaches past its pointer into another stream's
 // chunk is not seen. CUDA-free: the injected library supplies the stamps, clocks and pointer values.
+//
+// Memory is kept as shadow intervals, as ThreadSanitizer's FastTrack keeps words: for each interval, the last
+// write and the reads since it. A write ordered after the interval's last write and reads supersedes them (any
+// later item that races with them races with it too, or is ordered after all of them), so the cost of an item is
+// the intervals it touches, never the history of the program.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <span>
-#include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
 
 namespace hazardlab::check {
-
-enum class DeviceAccessKind { Read, Write };
 
 struct DeviceRange {
   std::uintptr_t begin = 0, end = 0;  // device addresses, end exclusive
@@ -34,17 +40,26 @@ struct DeviceRange {
 struct DeviceWork {
   WorkStamp stamp;
   Clock ordered_after;
-  std::string api;  // the driver call: cuLaunchKernel, cuMemcpyDtoDAsync_v2...
+  std::string_view api;  // the driver call (a name that outlives the checker: a literal or CUPTI's own)
   SiteId site = 0;
   std::vector<DeviceRange> ranges;
+  DeviceWorkKind kind = DeviceWorkKind::Kernel;
+  std::string_view name = {};  // a kernel's name (one that outlives the checker too)
+};
+
+// One side of a race, as remembered.
+struct DeviceAccess {
+  WorkStamp stamp;
+  std::string_view api;
+  SiteId site = 0;
+  DeviceAccessKind kind = DeviceAccessKind::Read;
+  DeviceWorkKind work = DeviceWorkKind::Kernel;
+  std::string_view name = {};
 };
 
 // Two items that race, the earlier one enqueued first.
 struct DeviceConflict {
-  WorkStamp earlier_stamp, later_stamp;
-  std::string earlier_api, later_api;
-  SiteId earlier_site = 0, later_site = 0;
-  DeviceAccessKind earlier_kind = DeviceAccessKind::Read, later_kind = DeviceAccessKind::Read;
+  DeviceAccess earlier, later;
   std::uintptr_t address = 0;  // the first device byte both touch
 };
 
@@ -55,16 +70,27 @@ class DeviceConflicts {
   // The host has synchronized with some work: every item enqueued from now on is ordered after what the host
   // knows, so that work can race with nothing later and is forgotten.
   void forget_known(const OrderEngine& order);
-  [[nodiscard]] std::size_t remembered() const { return items_.size(); }
+  // The memory no longer holds what earlier work touched: a synchronous free (it waits for the device), or a
+  // block a stream-ordered pool handed out again (the pool orders its new owner after the free that returned
+  // it; a use the free raced with was found at the free).
+  void forget(std::uintptr_t begin, std::uintptr_t end);
+  // Intervals that still remember an access.
+  [[nodiscard]] std::size_t remembered() const { return cells_.size(); }
 
  private:
-  struct Item {
-    WorkStamp stamp;
-    std::string api;
-    SiteId site;
-    DeviceRange range;
+  struct Cell {
+    std::uintptr_t end = 0;
+    std::optional<DeviceAccess> write;
+    std::vector<DeviceAccess> reads;  // since the write, at most one per stream
   };
-  std::vector<Item> items_;
+  using Cells = std::map<std::uintptr_t, Cell>;
+  void split_at(std::uintptr_t address);
+  void touch(Cell& cell, std::uintptr_t begin, const DeviceWork& work, const DeviceAccess& access,
+             std::vector<DeviceConflict>& found);
+  void report(const DeviceAccess& earlier, const DeviceAccess& later, std::uintptr_t address,
+              std::vector<DeviceConflict>& found);
+
+  Cells cells_;  // by first byte; disjoint
   std::vector<std::pair<SiteId, SiteId>> reported_;  // pairs of call sites said once
 };
 

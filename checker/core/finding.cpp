@@ -1,5 +1,6 @@
 #include "checker/core/finding.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 namespace hazardlab::check {
@@ -11,6 +12,19 @@ std::string_view to_string(FindingKind kind) {
     case FindingKind::HostWroteCopyDestination: return "host-wrote-copy-destination";
     case FindingKind::FreedWhileCopyOwns: return "freed-while-copy-owns";
     case FindingKind::UnregisteredWhileCopyOwns: return "unregistered-while-copy-owns";
+    case FindingKind::DeviceWorkRace: return "device-work-race";
+  }
+  return "?";
+}
+
+std::string_view to_string(DeviceAccessKind kind) { return kind == DeviceAccessKind::Read ? "read" : "write"; }
+
+std::string_view to_string(DeviceWorkKind kind) {
+  switch (kind) {
+    case DeviceWorkKind::Copy: return "copy";
+    case DeviceWorkKind::Memset: return "memset";
+    case DeviceWorkKind::Kernel: return "kernel";
+    case DeviceWorkKind::FreeAsync: return "free";
   }
   return "?";
 }
@@ -46,9 +60,51 @@ std::string hex(std::uint64_t value) {
   return out.str();
 }
 
+// The teaching table's words for a race between device work (the hazard each pattern is explained by).
+bool frees(const DeviceRace& r) {
+  return r.earlier.work == DeviceWorkKind::FreeAsync || r.later.work == DeviceWorkKind::FreeAsync;
+}
+bool legacy_and_non_blocking(const DeviceRace& r) {
+  using conformance::StreamKind;
+  const auto kinds = {r.earlier.stream_kind, r.later.stream_kind};
+  return std::count(kinds.begin(), kinds.end(), StreamKind::Legacy) == 1 &&
+         std::count(kinds.begin(), kinds.end(), StreamKind::NonBlocking) == 1;
+}
+
+std::string work_text(const DeviceWorkFacts& w) {
+  std::string text = w.work == DeviceWorkKind::Kernel && !w.kernel.empty() ? "kernel " + w.kernel + " (" + w.api + ")"
+                                                                           : w.api;
+  return text + " on stream " + hex(w.stream) + " (" + stream_kind_text(w.stream_kind) + ")";
+}
+
+std::string race_what(const DeviceRace& r, std::uintptr_t address) {
+  std::ostringstream out;
+  if (r.later.work == DeviceWorkKind::FreeAsync) {
+    out << work_text(r.later) << " frees the block at " << hex(address) << " while " << work_text(r.earlier)
+        << ", enqueued before it, may still " << to_string(r.earlier.access) << " it";
+  } else if (r.earlier.work == DeviceWorkKind::FreeAsync) {
+    out << work_text(r.later) << " " << (r.later.access == DeviceAccessKind::Read ? "reads" : "writes")
+        << " device memory at " << hex(address) << " that " << work_text(r.earlier)
+        << " freed, with nothing ordering it after the free: the pool may hand the block out again";
+  } else {
+    out << work_text(r.later) << " " << (r.later.access == DeviceAccessKind::Read ? "reads" : "writes")
+        << " device memory at " << hex(address) << " that " << work_text(r.earlier) << ", enqueued before it, "
+        << (r.earlier.access == DeviceAccessKind::Read ? "reads" : "writes") << ", and nothing orders the two";
+  }
+  return out.str();
+}
+
 }  // namespace
 
+std::string Finding::first_heading() const { return race ? "Later work:" : "Host access:"; }
+std::string Finding::second_heading() const { return race ? "Earlier work:" : "Copy issued:"; }
+
 std::string Finding::hazard() const {
+  if (race) {
+    if (frees(*race)) return "stream-ordered-allocator-reuse";
+    if (legacy_and_non_blocking(*race)) return "legacy-stream-nonblocking-consumer";
+    return "cross-stream-no-event";
+  }
   if (kind == FindingKind::FreedWhileCopyOwns || kind == FindingKind::UnregisteredWhileCopyOwns)
     return "free-while-in-flight";
   if (copy.graph_node) return "graph-memcpy-by-reference";
@@ -61,6 +117,7 @@ std::string Finding::hazard() const {
 std::string Finding::explain_command() const { return "hazardlab explain " + hazard(); }
 
 std::string Finding::what() const {
+  if (race) return race_what(*race, address);
   std::ostringstream out;
   const std::string copy_text = copy.api + " of " + std::to_string(copy.bytes) + " bytes on stream " +
                                 hex(copy.stream) + " (" + std::string(stream_kind_text(copy.stream_kind)) + ")";
@@ -80,12 +137,21 @@ std::string Finding::what() const {
       out << (kind == FindingKind::FreedWhileCopyOwns ? "freed" : "unregistered") << " host memory at " << hex(address)
           << " while " << copy_text << " still owned " << copy.bytes << " bytes of it";
       break;
+    case FindingKind::DeviceWorkRace: break;  // said by race_what
   }
   if (copy.graph_node) out << " (a memcpy node of a launched CUDA graph)";
   return out.str();
 }
 
 std::string Finding::missing() const {
+  if (race) {
+    std::string text = "nothing orders the later work after the earlier: no event recorded on the earlier's stream "
+                       "after it and waited for by the later's stream (cudaStreamWaitEvent), and no host "
+                       "synchronization with the earlier work before the later was enqueued";
+    if (legacy_and_non_blocking(*race))
+      text += "; a stream created with cudaStreamNonBlocking does not synchronize with the legacy default stream";
+    return text;
+  }
   if (!relies_on.empty()) {
     std::string text = "the documented rules order the copy before this access, but the program relies on a rule a "
                        "GPU was measured not to keep:";
@@ -101,6 +167,18 @@ std::string Finding::missing() const {
 }
 
 std::string Finding::smallest_fix() const {
+  if (race && race->python)
+    return "in PyTorch, make the later work's stream wait for the earlier's before the later work "
+           "(`later.wait_stream(earlier)`, or a torch.cuda.Event recorded on one and waited for on the other); a "
+           "tensor used on a side stream and then freed needs `tensor.record_stream(side)` first, so that its block "
+           "is not handed out before the side stream is done; in CuPy, record a cupy.cuda.Event on the earlier "
+           "stream and `stream.wait_event(event)` on the later";
+  if (race && frees(*race))
+    return "free the block on the stream that used it last, or record an event after the last use and "
+           "cudaStreamWaitEvent the freeing stream on it before cudaFreeAsync";
+  if (race)
+    return "record an event on the earlier work's stream right after it (cudaEventRecord) and cudaStreamWaitEvent "
+           "the later work's stream on it before the later work";
   if (!relies_on.empty())
     return "record an event on the copy's stream right after the copy and cudaEventSynchronize it before the host "
            "touches the buffer: an event was measured to order these copies on every GPU";
@@ -116,6 +194,7 @@ std::string Finding::smallest_fix() const {
     case FindingKind::UnregisteredWhileCopyOwns:
       return "synchronize with the copy (its stream, or an event recorded after it) before freeing or unregistering "
              "the memory";
+    case FindingKind::DeviceWorkRace: break;  // said above
   }
   return "";
 }

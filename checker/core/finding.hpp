@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,8 +23,16 @@ enum class FindingKind {
   HostWroteCopyDestination,  // the host wrote the destination of a device-to-host copy before it landed
   FreedWhileCopyOwns,        // cuMemFreeHost / cudaFreeHost of memory a copy still owned
   UnregisteredWhileCopyOwns, // cuMemHostUnregister / cudaHostUnregister of memory a copy still owned
+  DeviceWorkRace,            // two items of device work on two streams touch the same memory, one writing,
+                             // with nothing ordering them (the device's half: `race` says which)
 };
 std::string_view to_string(FindingKind kind);
+
+// How an item of device work touches memory, and what the item is (for the finding's words and its fix).
+enum class DeviceAccessKind { Read, Write };
+enum class DeviceWorkKind { Copy, Memset, Kernel, FreeAsync };
+std::string_view to_string(DeviceAccessKind kind);
+std::string_view to_string(DeviceWorkKind kind);
 
 // The kinds of host memory the checker tells apart (from what it saw allocate or register them).
 enum class PinnedKind { HostAlloc, WriteCombined, Registered };
@@ -48,6 +57,23 @@ struct CopyFacts {
   SiteId site = 0;
 };
 
+// One of the two items of device work in a race.
+struct DeviceWorkFacts {
+  std::string api;           // the driver call, e.g. cuLaunchKernel
+  std::uint64_t stream = 0;  // the stream handle as the program passed it (0: the legacy stream)
+  conformance::StreamKind stream_kind = conformance::StreamKind::Legacy;
+  DeviceWorkKind work = DeviceWorkKind::Kernel;
+  DeviceAccessKind access = DeviceAccessKind::Read;
+  std::string kernel;        // the kernel's name, for a launch ("" otherwise)
+};
+
+// A race between two items of device work: the earlier enqueued and the later. Their sites are the finding's
+// `copy.site` (earlier) and `access_site` (later), so that every report shows two stacks the same way.
+struct DeviceRace {
+  DeviceWorkFacts earlier, later;
+  bool python = false;  // both were issued from Python: the fix is said in PyTorch's words
+};
+
 struct Finding {
   FindingKind kind = FindingKind::HostWroteCopySource;
   CopyFacts copy;
@@ -58,6 +84,11 @@ struct Finding {
   // Not empty: the documented rules order the copy before the access, but a GPU was measured not to keep
   // the rule this program relies on (conformance/README.md, "Deviations"); these deviations leave it racing.
   std::vector<conformance::Deviation> relies_on;
+  std::optional<DeviceRace> race;  // DeviceWorkRace only
+
+  // The two stacks' headings: the access and the copy, or the later and the earlier device work.
+  [[nodiscard]] std::string first_heading() const;   // the stack of `access_site`
+  [[nodiscard]] std::string second_heading() const;  // the stack of `copy.site`
 
   [[nodiscard]] std::string hazard() const;      // the hazard `hazardlab explain` explains
   [[nodiscard]] std::string what() const;        // one line: what happened

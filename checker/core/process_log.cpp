@@ -22,11 +22,20 @@ namespace {
 // library never throws while it writes, and every line it writes is one the reader reads.
 std::string line(nlohmann::json j) { return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n"; }
 
+nlohmann::json work_facts(const DeviceWorkFacts& w) {
+  return {{key::api, w.api},
+          {key::stream, w.stream},
+          {key::stream_kind, to_string(w.stream_kind)},
+          {key::work, to_string(w.work)},
+          {key::access, to_string(w.access)},
+          {key::kernel, w.kernel}};
+}
+
 // What the log carries of a finding: the facts the reader reads back, no derived sentence.
 nlohmann::json finding_facts(const Finding& f) {
   nlohmann::json relies = nlohmann::json::array();
   for (conformance::Deviation d : f.relies_on) relies.push_back({{key::name, conformance::deviation_info(d).name}});
-  return {{key::kind, to_string(f.kind)},
+  nlohmann::json j = {{key::kind, to_string(f.kind)},
           {key::copy,
            {{key::id, f.copy.id},
             {key::api, f.copy.api},
@@ -43,6 +52,11 @@ nlohmann::json finding_facts(const Finding& f) {
           {key::access_site, f.access_site},
           {key::thread, f.thread},
           {key::relies_on, relies}};
+  if (f.race)
+    j[key::race] = {{key::earlier, work_facts(f.race->earlier)},
+                    {key::later, work_facts(f.race->later)},
+                    {key::python, f.race->python}};
+  return j;
 }
 
 }  // namespace

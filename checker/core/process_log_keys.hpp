@@ -31,12 +31,18 @@ constexpr const char *kind = "kind", *copy = "copy", *id = "id", *api = "api", *
 constexpr const char *copies_watched = "copies_watched", *pageable_d2h_async = "pageable_d2h_async",
                      *findings = "findings", *occurrences = "occurrences", *neighbour_faults = "neighbour_faults",
                      *copies_sampled_out = "copies_sampled_out";
+// A race between two items of device work.
+constexpr const char *race = "race", *earlier = "earlier", *later = "later", *work = "work", *access = "access",
+                     *kernel = "kernel", *python = "python";
 }  // namespace key
 
 // The words a finding's enumerations are written as, in the order the reader accepts them.
 constexpr FindingKind kFindingKinds[] = {FindingKind::HostWroteCopySource, FindingKind::HostReadCopyDestination,
                                          FindingKind::HostWroteCopyDestination, FindingKind::FreedWhileCopyOwns,
-                                         FindingKind::UnregisteredWhileCopyOwns};
+                                         FindingKind::UnregisteredWhileCopyOwns, FindingKind::DeviceWorkRace};
+constexpr DeviceWorkKind kDeviceWorkKinds[] = {DeviceWorkKind::Copy, DeviceWorkKind::Memset, DeviceWorkKind::Kernel,
+                                               DeviceWorkKind::FreeAsync};
+constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write};
 constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered};
 
 constexpr conformance::StreamKind kStreamKinds[] = {conformance::StreamKind::Legacy, conformance::StreamKind::Blocking,

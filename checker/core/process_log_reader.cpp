@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "checker/core/process_log.hpp"
+#include "checker/core/process_log_fields.hpp"
 #include "checker/core/process_log_keys.hpp"
 
 namespace hazardlab::check {
@@ -23,80 +24,6 @@ namespace {
 // A line longer than this is no line the injected library writes (a finding's two stacks are a few KiB): a
 // file of random bytes or zeros is refused here, not read into memory whole.
 constexpr std::size_t kLongestLine = 1u << 20;
-
-// One JSON object of a line, read key by key against the schema: each read names the key's path when the value
-// is missing or of another type, and a key the schema does not have is refused when the object is done.
-class Fields {
- public:
-  Fields(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
-    if (!j_.is_object()) fail("expected an object");
-  }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw ProcessLogError((where_.empty() ? std::string() : where_ + ": ") + what);
-  }
-  bool has(const char* k) const { return j_.contains(k); }
-  const nlohmann::json& at(const char* k) {
-    const auto it = j_.find(k);
-    if (it == j_.end()) fail(std::string("no \"") + k + "\"");
-    read_.insert(k);
-    return *it;
-  }
-  Fields object(const char* k) { return Fields(at(k), path(k)); }
-  std::string text(const char* k) {
-    const nlohmann::json& v = at(k);
-    if (!v.is_string()) Fields::fail_at(path(k), "expected a string");
-    return v.get<std::string>();
-  }
-  std::uint64_t whole(const char* k) {
-    const nlohmann::json& v = at(k);
-    if (!v.is_number_unsigned()) Fields::fail_at(path(k), "expected a whole number >= 0");
-    return v.get<std::uint64_t>();
-  }
-  std::int64_t integer(const char* k, std::int64_t min) {
-    const nlohmann::json& v = at(k);
-    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > INT64_MAX) ||
-        v.get<std::int64_t>() < min)
-      Fields::fail_at(path(k), "expected a whole number >= " + std::to_string(min));
-    return v.get<std::int64_t>();
-  }
-  bool flag(const char* k) {
-    const nlohmann::json& v = at(k);
-    if (!v.is_boolean()) Fields::fail_at(path(k), "expected true or false");
-    return v.get<bool>();
-  }
-  // Each element of the array `k` (absent: none, where the schema lets it be left out), read by `each`.
-  template <class Each>
-  void array(const char* k, bool optional, Each&& each) {
-    if (optional && !has(k)) return;
-    const nlohmann::json& v = at(k);
-    if (!v.is_array()) Fields::fail_at(path(k), "expected an array");
-    for (std::size_t i = 0; i < v.size(); ++i) each(Fields(v[i], path(k) + "[" + std::to_string(i) + "]"));
-  }
-  template <class Enum, std::size_t N>
-  Enum word(const char* k, const Enum (&all)[N]) {
-    const std::string value = text(k);
-    std::string allowed;
-    for (Enum e : all) {
-      if (to_string(e) == value) return e;
-      allowed += (allowed.empty() ? "" : ", ") + std::string(to_string(e));
-    }
-    Fields::fail_at(path(k), "'" + value + "' is not one of " + allowed);
-  }
-  // Every key was read: one the schema does not have is a slip or another file, never ignored.
-  void done() const {
-    for (const auto& [k, v] : j_.items())
-      if (!read_.count(k)) fail("unknown key \"" + k + "\"");
-  }
-
- private:
-  std::string path(const char* k) const { return where_.empty() ? std::string(k) : where_ + "." + k; }
-  [[noreturn]] static void fail_at(const std::string& where, const std::string& what) {
-    throw ProcessLogError(where + ": " + what);
-  }
-  const nlohmann::json& j_;
-  std::string where_;
-  std::set<std::string> read_;
-};
 
 Frame frame_from(Fields f) {
   Frame frame{f.text(key::module), f.whole(key::offset), "", ""};
@@ -112,6 +39,18 @@ PythonFrame python_frame_from(Fields f) {
   PythonFrame frame{f.text(key::file), static_cast<int>(line), f.text(key::function)};
   f.done();
   return frame;
+}
+
+DeviceWorkFacts work_from(Fields w) {
+  DeviceWorkFacts facts;
+  facts.api = w.text(key::api);
+  facts.stream = w.whole(key::stream);
+  facts.stream_kind = w.word(key::stream_kind, kStreamKinds);
+  facts.work = w.word(key::work, kDeviceWorkKinds);
+  facts.access = w.word(key::access, kDeviceAccessKinds);
+  facts.kernel = w.text(key::kernel);
+  w.done();
+  return facts;
 }
 
 Finding finding_from(Fields j) {
@@ -142,6 +81,14 @@ Finding finding_from(Fields j) {
       if (known.name == name) return f.relies_on.push_back(known.deviation);
     d.fail("name: '" + name + "' is no deviation of the conformance model");
   });
+  // A race between device work has both items, and only it has them.
+  if (f.kind == FindingKind::DeviceWorkRace) {
+    Fields r = j.object(key::race);
+    f.race = DeviceRace{work_from(r.object(key::earlier)), work_from(r.object(key::later)), r.flag(key::python)};
+    r.done();
+  } else if (j.has(key::race)) {
+    j.fail("race: only a " + std::string(to_string(FindingKind::DeviceWorkRace)) + " finding has one");
+  }
   j.done();
   return f;
 }

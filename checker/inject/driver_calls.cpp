@@ -10,6 +10,7 @@
 
 #include "checker/fault/fault_handler.hpp"
 #include "checker/fault/python_stack.hpp"
+#include "checker/inject/device_memory.hpp"
 #include "checker/inject/driver_calls.hpp"
 #include "checker/inject/process_state.hpp"
 #include "hazardlab/fnv1a.hpp"
@@ -17,17 +18,6 @@
 namespace hazardlab::check::inject {
 
 namespace {
-
-thread_local bool inside_our_call = false;  // the checker's own driver calls are not the program's
-
-// Marks the checker's own driver calls for as long as it lives, so that their callbacks are not taken as the
-// program's.
-struct OurCall {
-  OurCall() { inside_our_call = true; }
-  ~OurCall() { inside_our_call = false; }
-  OurCall(const OurCall&) = delete;
-  OurCall& operator=(const OurCall&) = delete;
-};
 
 // The checker failed in its own code (an exception, a failed allocation): it stops watching, gives the
 // program its memory back as it was and says why, so the run is never called clean, and the program runs on
@@ -151,8 +141,20 @@ CopyEnd end_of(CUmemorytype type, const void* host, CUdeviceptr device, std::siz
 
 std::optional<CUgraph> capture_graph(CUstream handle);
 
+std::optional<CUgraph> capture_graph(CUstream handle);
+Checker& checker();
+
+// The races the checker found between device work, written with both items' stacks.
+void write_races() {
+  std::vector<Finding> races = checker().take_races();
+  if (!races.empty()) injection().writer.races(std::move(races));
+}
+
+// Whether work enqueued on the stream now is run, or recorded into a graph being built (a capture).
+bool capturing(CUstream handle) { return injection().captures_open.load() > 0 && capture_graph(handle).has_value(); }
+
 void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, CopyEnd dst, std::size_t bytes,
-           bool graph_node = false, bool graph_has_host_nodes = false) {
+           bool graph_node = false, bool graph_has_host_nodes = false, std::vector<DeviceRange> device = {}) {
   Injection& in = injection();
   const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
   if (holds && !graph_node) {
@@ -176,8 +178,12 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
     in.writer.note("the program replaced the SIGSEGV handler around the C library while the checker held pages; the "
                    "checker put its own back in front and passes the program's handler every fault that is not the "
                    "checker's (accesses while it was replaced were not watched)");
-  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes},
+  // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
+  // device's half does not follow yet.
+  if (graph_node || capturing(handle)) device.clear();
+  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes, std::move(device)},
                         [] { return capture_site(); });
+  write_races();
   if (in.protector.failed() && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " +
                    in.protector.first_failure().value_or("?"));
@@ -206,7 +212,13 @@ void copy3d(const char* api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey 
                              c.srcHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
   const CopyEnd dst = end_of(c.dstMemoryType, c.dstHost, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch,
                              c.dstHeight, c.WidthInBytes, c.Height, c.Depth == 0 ? 1 : c.Depth);
-  issue(api, handle, stream, src, dst, c.WidthInBytes * c.Height * (c.Depth == 0 ? 1 : c.Depth), graph_node);
+  std::vector<DeviceRange> device;
+  const std::size_t depth = c.Depth == 0 ? 1 : c.Depth;
+  add_copy_end_ranges(c.srcMemoryType, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight,
+                      c.WidthInBytes, c.Height, depth, DeviceAccessKind::Read, device);
+  add_copy_end_ranges(c.dstMemoryType, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight,
+                      c.WidthInBytes, c.Height, depth, DeviceAccessKind::Write, device);
+  issue(api, handle, stream, src, dst, c.WidthInBytes * c.Height * depth, graph_node, false, std::move(device));
 }
 
 struct HostFunctionMarker {
@@ -389,20 +401,29 @@ void context_synchronized(const Call& c) {
 
 void copy_h2d_async(const Call& c) {
   const auto& p = PARAMS(cuMemcpyHtoDAsync_v2);
+  std::vector<DeviceRange> device;
+  add_range(p.dstDevice, p.ByteCount, DeviceAccessKind::Write, device);
   issue("cuMemcpyHtoDAsync", p.hStream, c.stream(p.hStream),
         {host_kind(p.srcHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.srcHost), p.ByteCount)},
-        {MemoryKind::Device, {}}, p.ByteCount);
+        {MemoryKind::Device, {}}, p.ByteCount, false, false, std::move(device));
 }
 void copy_d2h_async(const Call& c) {
   const auto& p = PARAMS(cuMemcpyDtoHAsync_v2);
+  std::vector<DeviceRange> device;
+  add_range(p.srcDevice, p.ByteCount, DeviceAccessKind::Read, device);
   issue("cuMemcpyDtoHAsync", p.hStream, c.stream(p.hStream), {MemoryKind::Device, {}},
         {host_kind(p.dstHost), HostFootprint::linear(reinterpret_cast<std::uintptr_t>(p.dstHost), p.ByteCount)},
-        p.ByteCount);
+        p.ByteCount, false, false, std::move(device));
 }
 void copy_async(const Call& c) {
   const auto& p = PARAMS(cuMemcpyAsync);
-  issue("cuMemcpyAsync", p.hStream, c.stream(p.hStream), {kind_of(p.src), HostFootprint::linear(p.src, p.ByteCount)},
-        {kind_of(p.dst), HostFootprint::linear(p.dst, p.ByteCount)}, p.ByteCount);
+  const MemoryKind src = kind_of(p.src), dst = kind_of(p.dst);
+  std::vector<DeviceRange> device;
+  auto on_device = [](MemoryKind k) { return k == MemoryKind::Device || k == MemoryKind::Managed; };
+  if (on_device(src)) add_range(p.src, p.ByteCount, DeviceAccessKind::Read, device);
+  if (on_device(dst)) add_range(p.dst, p.ByteCount, DeviceAccessKind::Write, device);
+  issue("cuMemcpyAsync", p.hStream, c.stream(p.hStream), {src, HostFootprint::linear(p.src, p.ByteCount)},
+        {dst, HostFootprint::linear(p.dst, p.ByteCount)}, p.ByteCount, false, false, std::move(device));
 }
 void copy_2d_async(const Call& c) {
   const CUDA_MEMCPY2D& m = *PARAMS(cuMemcpy2DAsync_v2).pCopy;
@@ -421,26 +442,128 @@ void memset_async(const Call& c) {
   // D8, D16 and D32: the same first three fields; a memset of pinned host memory writes it on the stream.
   const auto& p = PARAMS(cuMemsetD8Async);
   const std::size_t unit = c.name().starts_with("cuMemsetD8") ? 1 : c.name().starts_with("cuMemsetD16") ? 2 : 4;
-  if (checker().pinned_kind(p.dstDevice))
+  if (checker().pinned_kind(p.dstDevice)) {
     issue("cuMemsetAsync", p.hStream, c.stream(p.hStream), {MemoryKind::Device, {}},
           {MemoryKind::PinnedHost, HostFootprint::linear(p.dstDevice, p.N * unit)}, p.N * unit);
-  else
-    checker().work_enqueued(c.stream(p.hStream));
-}
-// Stream work with no host end: it takes its place in its stream's order.
-void device_work(const Call& c) {
-  CUstream s = nullptr;
-  switch (c.cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: s = PARAMS(cuMemcpyDtoDAsync_v2).hStream; break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: s = PARAMS(cuLaunchKernelEx).config->hStream; break;
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: s = PARAMS(cuLaunchCooperativeKernel).hStream; break;
-    default: s = PARAMS(cuLaunchKernel).hStream; break;
+    return;
   }
-  checker().work_enqueued(c.stream(s));
+  std::vector<DeviceRange> ranges;
+  if (!capturing(p.hStream)) add_range(p.dstDevice, p.N * unit, DeviceAccessKind::Write, ranges);
+  checker().device_work(c.stream(p.hStream), DeviceWorkItem{"cuMemsetAsync", DeviceWorkKind::Memset, std::move(ranges)},
+                        [] { return capture_site(); });
+  write_races();
 }
+void memset_2d_async(const Call& c) {
+  // D2D8, D2D16 and D2D32: the same fields but the value's type, which comes after the pitch.
+  const auto& p = PARAMS(cuMemsetD2D8Async);
+  const std::size_t unit = c.name().starts_with("cuMemsetD2D8") ? 1 : c.name().starts_with("cuMemsetD2D16") ? 2 : 4;
+  std::vector<DeviceRange> ranges;
+  if (!capturing(p.hStream))
+    add_copy_end_ranges(CU_MEMORYTYPE_DEVICE, p.dstDevice, 0, 0, 0, p.dstPitch, p.Height, p.Width * unit, p.Height, 1,
+                        DeviceAccessKind::Write, ranges);
+  checker().device_work(c.stream(p.hStream), DeviceWorkItem{"cuMemset2DAsync", DeviceWorkKind::Memset, std::move(ranges)},
+                        [] { return capture_site(); });
+  write_races();
+}
+// A device-to-device copy (within a device or between two): it reads its source and writes its destination.
+void copy_d2d_async(const Call& c) {
+  const bool peer = c.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync ||
+                    c.cbid == CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz;
+  const CUdeviceptr src = peer ? PARAMS(cuMemcpyPeerAsync).srcDevice : PARAMS(cuMemcpyDtoDAsync_v2).srcDevice;
+  const CUdeviceptr dst = peer ? PARAMS(cuMemcpyPeerAsync).dstDevice : PARAMS(cuMemcpyDtoDAsync_v2).dstDevice;
+  const std::size_t bytes = peer ? PARAMS(cuMemcpyPeerAsync).ByteCount : PARAMS(cuMemcpyDtoDAsync_v2).ByteCount;
+  const CUstream handle = peer ? PARAMS(cuMemcpyPeerAsync).hStream : PARAMS(cuMemcpyDtoDAsync_v2).hStream;
+  std::vector<DeviceRange> device;
+  add_range(src, bytes, DeviceAccessKind::Read, device);
+  add_range(dst, bytes, DeviceAccessKind::Write, device);
+  issue(peer ? "cuMemcpyPeerAsync" : "cuMemcpyDtoDAsync", handle, c.stream(handle), {MemoryKind::Device, {}},
+        {MemoryKind::Device, {}}, bytes, false, false, std::move(device));
+}
+
+// A kernel launch: what its arguments point to, by the parameter layout the driver gives.
+void kernel_launched(const Call& c) {
+  CUstream s = nullptr;
+  CUfunction f = nullptr;
+  void** params = nullptr;
+  void** extra = nullptr;
+  switch (c.cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+      const auto& p = PARAMS(cuLaunchKernelEx);
+      s = p.config->hStream, f = p.f, params = p.kernelParams, extra = p.extra;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+      const auto& p = PARAMS(cuLaunchCooperativeKernel);
+      s = p.hStream, f = p.f, params = p.kernelParams;
+      break;
+    }
+    default: {
+      const auto& p = PARAMS(cuLaunchKernel);
+      s = p.hStream, f = p.f, params = p.kernelParams, extra = p.extra;
+      break;
+    }
+  }
+  const StreamKey stream = c.stream(s);
+  if (capturing(s)) {
+    checker().work_enqueued(stream);
+    return;
+  }
+  LaunchAccesses launch = launch_accesses(f, c.d->symbolName, params, extra);
+  Injection& in = injection();
+  if (!launch.layout_known && in.launches_without_layout++ == 0)
+    in.writer.note("the driver could not list the parameters of kernel " + std::string(launch.kernel) +
+                   ": what its launches touch on the device was not watched");
+  checker().device_work(stream, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(launch.ranges),
+                                               launch.kernel},
+                        [] { return capture_site(); });
+  write_races();
+}
+
+// ---- Device memory: allocations are looked up by launches; frees end what touched them -----------------------
+
+void device_alloc(const Call& c) {
+  switch (c.cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2:
+      return device_allocated(*PARAMS(cuMemAllocPitch_v2).dptr,
+                              *PARAMS(cuMemAllocPitch_v2).pPitch * PARAMS(cuMemAllocPitch_v2).Height);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
+      return device_allocated(*PARAMS(cuMemAllocManaged).dptr, PARAMS(cuMemAllocManaged).bytesize);
+    case CUPTI_DRIVER_TRACE_CBID_cuMemMap: return device_allocated(PARAMS(cuMemMap).ptr, PARAMS(cuMemMap).size);
+    default: return device_allocated(*PARAMS(cuMemAlloc_v2).dptr, PARAMS(cuMemAlloc_v2).bytesize);
+  }
+}
+// A stream-ordered pool's block: the pool orders its new owner after the free that returned it.
+void device_alloc_async(const Call& c) {
+  const bool from_pool = c.name().starts_with("cuMemAllocFromPoolAsync");
+  const CUdeviceptr base = from_pool ? *PARAMS(cuMemAllocFromPoolAsync).dptr : *PARAMS(cuMemAllocAsync).dptr;
+  const std::size_t bytes = from_pool ? PARAMS(cuMemAllocFromPoolAsync).bytesize : PARAMS(cuMemAllocAsync).bytesize;
+  device_allocated(base, bytes);
+  checker().device_memory_renewed(base, base + bytes);
+}
+// cuMemFree waits for the device: nothing that touched the memory can race with what comes after.
+void device_free(const Call& c) {
+  const CUdeviceptr base = PARAMS(cuMemFree_v2).dptr;
+  if (const std::size_t bytes = device_released(base)) checker().device_memory_renewed(base, base + bytes);
+}
+void device_unmap(const Call& c) {
+  const CUdeviceptr base = PARAMS(cuMemUnmap).ptr;
+  device_released(base);
+  checker().device_memory_renewed(base, base + PARAMS(cuMemUnmap).size);
+}
+// cudaFreeAsync: the block is the pool's again once the free runs, so the free writes all of it on its stream.
+void device_free_async(const Call& c) {
+  const auto& p = PARAMS(cuMemFreeAsync);
+  std::vector<DeviceRange> ranges;
+  if (const std::size_t bytes = device_released(p.dptr); bytes > 0 && !capturing(p.hStream))
+    add_range(p.dptr, bytes, DeviceAccessKind::Write, ranges);
+  checker().device_work(c.stream(p.hStream), DeviceWorkItem{"cuMemFreeAsync", DeviceWorkKind::FreeAsync, std::move(ranges)},
+                        [] { return capture_site(); });
+  write_races();
+}
+void capture_begun(const Call&) { ++injection().captures_open; }
+void capture_ended(const Call&) { --injection().captures_open; }
 
 // Synchronous copies (rule 8): what the host waits for depends on the kinds of their two ends.
 void copy_sync_h2d(const Call& c) { checker().copy_sync(c.context(), host_kind(PARAMS(cuMemcpyHtoD_v2).srcHost), MemoryKind::Device); }
@@ -549,8 +672,17 @@ const std::vector<Watched>& watched_table() {
       {{PTSZ(cuMemcpy2DAsync_v2)}, nullptr, copy_2d_async},
       {{PTSZ(cuMemcpy3DAsync_v2)}, nullptr, copy_3d_async},
       {{PTSZ(cuMemsetD8Async), PTSZ(cuMemsetD16Async), PTSZ(cuMemsetD32Async)}, nullptr, memset_async},
-      {{PTSZ(cuMemcpyDtoDAsync_v2), PTSZ(cuLaunchKernel), PTSZ(cuLaunchCooperativeKernel), PTSZ(cuLaunchKernelEx)},
-       nullptr, device_work},
+      {{PTSZ(cuMemsetD2D8Async), PTSZ(cuMemsetD2D16Async), PTSZ(cuMemsetD2D32Async)}, nullptr, memset_2d_async},
+      {{PTSZ(cuMemcpyDtoDAsync_v2), PTSZ(cuMemcpyPeerAsync)}, nullptr, copy_d2d_async},
+      {{PTSZ(cuLaunchKernel), PTSZ(cuLaunchCooperativeKernel), PTSZ(cuLaunchKernelEx)}, nullptr, kernel_launched},
+      {{ID(cuMemAlloc_v2), ID(cuMemAllocPitch_v2), ID(cuMemAllocManaged), ID(cuMemMap)}, nullptr, device_alloc},
+      {{PTSZ(cuMemAllocAsync), PTSZ(cuMemAllocFromPoolAsync)}, nullptr, device_alloc_async},
+      {{ID(cuMemFree_v2)}, device_free},
+      {{ID(cuMemUnmap)}, device_unmap},
+      {{PTSZ(cuMemFreeAsync)}, nullptr, device_free_async},
+      {{PTSZ(cuStreamBeginCapture), PTSZ(cuStreamBeginCapture_v2), PTSZ(cuStreamBeginCaptureToGraph)}, nullptr,
+       capture_begun},
+      {{PTSZ(cuStreamEndCapture)}, nullptr, capture_ended},
       {{PTDS(cuMemcpyHtoD_v2)}, nullptr, copy_sync_h2d},
       {{PTDS(cuMemcpyDtoH_v2)}, nullptr, copy_sync_d2h},
       {{PTDS(cuMemcpyDtoD_v2)}, nullptr, copy_sync_d2d},

@@ -28,6 +28,10 @@ struct Injection {
   // What could not be watched, said at the end (each makes the run incomplete, never clean).
   std::atomic<std::uint64_t> captured_copies{0};  // copies issued into a stream capture (a graph being built)
   std::atomic<std::uint64_t> batch_copies{0};     // cuMemcpyBatchAsync, which the checker does not read yet
+  // Stream captures begun and not ended: while there are none, no stream is capturing and a launch needs no
+  // query (work launched into a capture is not run: it becomes a node of the graph being built).
+  std::atomic<std::int64_t> captures_open{0};
+  std::atomic<std::uint64_t> launches_without_layout{0};  // kernels whose parameters the driver could not list
   std::atomic<bool> handler_replaced{false};
   std::atomic<bool> said_protection{false};
   // Streams the program created, with the context each belongs to; graphs' memcpy nodes.

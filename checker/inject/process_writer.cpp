@@ -87,6 +87,21 @@ void ProcessWriter::findings(const std::vector<Finding>& findings, const std::ve
   }
 }
 
+void ProcessWriter::races(std::vector<Finding> races) {
+  for (Finding& f : races) {
+    Site earlier, later;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = sites_.find(f.copy.site); it != sites_.end()) earlier = it->second;
+      if (auto it = sites_.find(f.access_site); it != sites_.end()) later = it->second;
+    }
+    // Both issued from Python (PyTorch, CuPy): the fix is said in their words.
+    if (f.race) f.race->python = !earlier.python.empty() && !later.python.empty();
+    write_line(finding_line(
+        LoggedFinding{f, frames_of(earlier.frames), frames_of(later.frames), earlier.python, later.python, false}));
+  }
+}
+
 void ProcessWriter::summary(const CheckerStats& stats) {
   write_line(progress_line(driver_calls_.load()));
   write_line(summary_line(stats));

@@ -25,6 +25,8 @@ class ProcessWriter {
   // `access_python_of_main_thread`: the accessing thread never ran Python; its Python frames are the main thread's.
   void findings(const std::vector<Finding>& findings, const std::vector<std::uintptr_t>& access_frames,
                 const std::vector<PythonFrame>& access_python, bool access_python_of_main_thread);
+  // Races between device work: both items' stacks are remembered sites.
+  void races(std::vector<Finding> races);
   void summary(const CheckerStats& stats);
   // One more driver call watched: a progress line at each power of two, so that a process that dies before
   // its summary still says how far it was watched.

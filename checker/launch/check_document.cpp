@@ -75,9 +75,11 @@ void add_findings(doc::Document& d, const CheckReport& report) {
     for (const LoggedFinding& lf : p.findings) {
       d.subheading("Finding " + std::to_string(++number) + ": " + doc::code(lf.finding.hazard()) + ", " +
                    process_name(p) + " (" + p.program + ")");
-      add_stack(d, "Host access", lf.access_python, lf.access_stack,
+      std::string first = lf.finding.first_heading(), second = lf.finding.second_heading();
+      first.pop_back(), second.pop_back();  // their colons
+      add_stack(d, first, lf.access_python, lf.access_stack,
                 lf.access_python_of_main_thread ? std::string("Python (") + kAccessPythonOfMainThread + ")" : "Python");
-      add_stack(d, "Copy issued", lf.copy_python, lf.copy_stack);
+      add_stack(d, second, lf.copy_python, lf.copy_stack);
     }
 }
 

@@ -122,8 +122,10 @@ std::string frame_text(const Frame& frame) {
 }
 
 std::string access_python_title(const LoggedFinding& finding) {
-  return finding.access_python_of_main_thread ? std::string("Host access, Python (") + kAccessPythonOfMainThread + ")"
-                                              : "Host access, Python";
+  std::string heading = finding.finding.first_heading();
+  heading.pop_back();  // its colon
+  return finding.access_python_of_main_thread ? heading + ", Python (" + kAccessPythonOfMainThread + ")"
+                                              : heading + ", Python";
 }
 
 std::string python_frame_text(const PythonFrame& frame) {
@@ -166,9 +168,10 @@ void CheckReport::print(std::ostream& out) const {
           << f.thread << ")\n";
       out << kBar << "    " << f.what() << '\n';
       print_python(out, access_python_title(lf) + ":", lf.access_python);
-      print_python(out, "Copy issued, Python:", lf.copy_python);
-      if (!lf.access_stack.empty()) print_stack(out, "Host access:", lf.access_stack);
-      print_stack(out, "Copy issued:", lf.copy_stack);
+      const std::string second = f.second_heading();
+      print_python(out, second.substr(0, second.size() - 1) + ", Python:", lf.copy_python);
+      if (!lf.access_stack.empty()) print_stack(out, f.first_heading().c_str(), lf.access_stack);
+      print_stack(out, second.c_str(), lf.copy_stack);
       out << kBar << "    Missing: " << f.missing() << '\n';
       out << kBar << "    Fix: " << f.smallest_fix() << '\n';
       out << kBar << "    Explained: " << f.explain_command() << "\n" << kBar << '\n';

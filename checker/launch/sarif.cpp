@@ -109,10 +109,12 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
         access_location["physicalLocation"] = {{"artifactLocation", artifact(f.access_stack.front().module, root)}};
       }
       access_location["message"] = {
-          {"text", f.access_python_of_main_thread ? std::string("host access; its line is ") + kAccessPythonOfMainThread
-                                                  : std::string("host access")}};
+          {"text", f.finding.race ? std::string("later device work: ") + f.finding.race->later.api
+                   : f.access_python_of_main_thread ? std::string("host access; its line is ") + kAccessPythonOfMainThread
+                                                    : std::string("host access")}};
       result["locations"] = nlohmann::json::array({access_location});
-      nlohmann::json copy_location = {{"message", {{"text", "copy issued: " + f.finding.copy.api}}}};
+      nlohmann::json copy_location = {
+          {"message", {{"text", (f.finding.race ? "earlier device work: " : "copy issued: ") + f.finding.copy.api}}}};
       if (copy) {
         copy_location["physicalLocation"] = physical(*copy, root);
         copy_location["id"] = 1;

@@ -261,12 +261,14 @@ class _Watcher:
         if "unreadable" in finding:
             return f"hazardlab: the checker's findings could not be read: {finding['unreadable']}"
         f = finding["finding"]
+        # A race between device work names its later and earlier work where a host race names access and copy.
+        first, second = ("later work", "earlier work") if "race" in f else ("host access", "copy issued")
         lines = [f"hazardlab check: {f['hazard']}: {f['kind']} (process {finding['pid']}, {where})",
                  f"    {f['what']}",
-                 f"    host access: {_python_line(finding.get('access_python', []))}"
+                 f"    {first}: {_python_line(finding.get('access_python', []))}"
                  + (" (the main thread's line: the access ran on a thread without Python, such as a PyTorch "
                     "intra-op worker)" if finding.get("access_python_of_main_thread") else ""),
-                 f"    copy issued: {_python_line(finding.get('copy_python', []))}",
+                 f"    {second}: {_python_line(finding.get('copy_python', []))}",
                  f"    missing: {f['missing']}",
                  f"    fix: {f['fix']}",
                  f"    explained: hazardlab explain {f['hazard']}"]

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/core/device_conflicts.hpp"
+#include "checker/core/kernel_signature.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -50,11 +51,11 @@ TEST(DeviceConflicts, AKernelAndACopyOnTwoStreamsWithNoEventRace) {
   p.work(Program::kSide, {Program::writes(kBuffer, 1)}, 1);
   p.work(Program::kOtherSide, {Program::reads(kBuffer, kBytes)}, 2, "cuMemcpyDtoHAsync_v2");
   ASSERT_EQ(p.found.size(), 1u);
-  EXPECT_EQ(p.found[0].earlier_site, 1u);
-  EXPECT_EQ(p.found[0].later_site, 2u);
-  EXPECT_EQ(p.found[0].later_api, "cuMemcpyDtoHAsync_v2");
+  EXPECT_EQ(p.found[0].earlier.site, 1u);
+  EXPECT_EQ(p.found[0].later.site, 2u);
+  EXPECT_EQ(p.found[0].later.api, "cuMemcpyDtoHAsync_v2");
   EXPECT_EQ(p.found[0].address, kBuffer);
-  EXPECT_EQ(p.found[0].earlier_kind, DeviceAccessKind::Write);
+  EXPECT_EQ(p.found[0].earlier.kind, DeviceAccessKind::Write);
 }
 
 // The guard: an event recorded after the producer and waited for before the consumer orders them.
@@ -83,7 +84,7 @@ TEST(DeviceConflicts, TheLegacyStreamOrdersABlockingConsumerNotANonBlockingOne) 
   EXPECT_TRUE(p.found.empty());
   p.work(Program::kSide, {Program::reads(kBuffer, 1)}, 3);
   ASSERT_EQ(p.found.size(), 1u);
-  EXPECT_EQ(p.found[0].earlier_site, 1u);
+  EXPECT_EQ(p.found[0].earlier.site, 1u);
 }
 
 TEST(DeviceConflicts, TwoReadersDoNotRace) {
@@ -146,8 +147,53 @@ TEST(DeviceConflicts, AChunkedPipelineOverOneAllocationRaisesNoAlarm) {
   const auto pointer = word(kBuffer);
   const std::array<KernelArgument, 1> whole{KernelArgument{pointer, false}};
   p.work(Program::kOtherSide, kernel_ranges(whole, allocations, 4), 13);
-  ASSERT_EQ(p.found.size(), 3u);  // with the first chunk's upload, its kernel and its readback, all on kSide
-  for (const DeviceConflict& c : p.found) EXPECT_EQ(c.later_site, 13u);
+  // With the first chunk's kernel (whose write superseded the upload's: it was ordered after it) and its readback.
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[0].earlier.site, 11u);
+  EXPECT_EQ(p.found[1].earlier.site, 12u);
+  for (const DeviceConflict& c : p.found) EXPECT_EQ(c.later.site, 13u);
+}
+
+// A write ordered after the last write and the reads since it stands for all of them; an unordered one does not
+// hide what it raced with from a third stream.
+TEST(DeviceConflicts, AnOrderedWriteSupersedesTheHistoryAndAnUnorderedOneDoesNot) {
+  Program p;
+  p.work(Program::kSide, {Program::writes(kBuffer, 64)}, 1);
+  p.work(Program::kSide, {Program::reads(kBuffer, 64)}, 2);
+  p.work(Program::kSide, {Program::writes(kBuffer, 64)}, 3);
+  p.order.record_event(0, Program::kSide);
+  p.order.wait_event(Program::kOtherSide, 0);
+  p.work(Program::kOtherSide, {Program::reads(kBuffer, 64)}, 4);
+  EXPECT_TRUE(p.found.empty());
+  p.work(Program::kLegacy, {Program::writes(kBuffer + 32, 64)}, 5);  // the legacy stream waits for neither
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[0].earlier.site, 3u);
+  EXPECT_EQ(p.found[1].earlier.site, 4u);
+  EXPECT_EQ(p.found[0].address, kBuffer + 32);
+}
+
+// A read keeps the reads of other streams it is not ordered after, so that a later write races with each.
+TEST(DeviceConflicts, ReadsOfTwoStreamsAreBothRememberedForALaterWrite) {
+  Program p;
+  p.work(Program::kSide, {Program::reads(kBuffer, 8)}, 1);
+  p.work(Program::kOtherSide, {Program::reads(kBuffer, 8)}, 2);
+  p.order.record_event(0, Program::kSide);
+  p.order.wait_event(Program::kBlocking, 0);
+  p.work(Program::kBlocking, {Program::writes(kBuffer, 8)}, 3);  // ordered after the first reader only
+  ASSERT_EQ(p.found.size(), 1u);
+  EXPECT_EQ(p.found[0].earlier.site, 2u);
+}
+
+// A synchronous free or a block handed out again: what touched it before is forgotten, and only that memory.
+TEST(DeviceConflicts, ForgettingARangeForgetsOnlyIt) {
+  Program p;
+  p.work(Program::kSide, {Program::writes(kBuffer, 256)}, 1);
+  p.conflicts.forget(kBuffer + 64, kBuffer + 128);
+  p.work(Program::kOtherSide, {Program::writes(kBuffer + 64, 64)}, 2);
+  EXPECT_TRUE(p.found.empty());
+  p.work(Program::kOtherSide, {Program::writes(kBuffer + 127, 2)}, 3);
+  ASSERT_EQ(p.found.size(), 1u);
+  EXPECT_EQ(p.found[0].address, kBuffer + 128);
 }
 
 // The argument lookup: only words that point into a tracked allocation are accesses, read through a `const T*`.
@@ -167,6 +213,32 @@ TEST(KernelRanges, OnlyPointersIntoTrackedAllocationsAreAccessesReadOnesThroughC
   EXPECT_EQ(ranges[0].kind, DeviceAccessKind::Read);
   EXPECT_EQ(ranges[1].begin, inside);
   EXPECT_EQ(ranges[1].kind, DeviceAccessKind::Write);
+}
+
+// The signature: `const T*` reads; `T*`, a struct holding pointers, and anything of a kernel without C++ symbol
+// may write.
+TEST(KernelSignature, APointerToConstIsReadAnyOtherParameterMayBeWritten) {
+  const KernelSignature plain = kernel_signature("_Z2k1PKfPfPKPKc");  // k1(float const*, float*, char const* const*)
+  ASSERT_TRUE(plain.parameters_known);
+  EXPECT_EQ(plain.name, "k1");
+  EXPECT_EQ(plain.read_only, (std::vector<bool>{true, false, false}));
+  const KernelSignature templated = kernel_signature("_Z3addIfEvPKT_PS0_i");  // void add<float>(float const*, float*, int)
+  EXPECT_EQ(templated.name, "add<float>");
+  EXPECT_EQ(templated.read_only, (std::vector<bool>{true, false, false}));
+  // PyTorch's elementwise kernels: the pointers travel in an array of char*, in and out alike.
+  const KernelSignature packed = kernel_signature("_Z2k2N2at6detail5ArrayIPcLi3EEEi");
+  EXPECT_EQ(packed.read_only, (std::vector<bool>{false, false}));
+}
+
+TEST(KernelSignature, WithoutParameterTypesNothingIsReadOnly) {
+  const KernelSignature c_kernel = kernel_signature("fill_kernel");
+  EXPECT_FALSE(c_kernel.parameters_known);
+  EXPECT_EQ(c_kernel.name, "fill_kernel");
+  EXPECT_FALSE(parameter_read_only(c_kernel, 0, 1));
+  // A layout with another count of parameters than the symbol names: no guess.
+  const KernelSignature plain = kernel_signature("_Z2k1PKfPfPKPKc");
+  EXPECT_TRUE(parameter_read_only(plain, 0, 3));
+  EXPECT_FALSE(parameter_read_only(plain, 0, 4));
 }
 
 }  // namespace

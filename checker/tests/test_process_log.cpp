@@ -161,3 +161,32 @@ RC_GTEST_PROP(ProcessLog, ACorruptedLogIsReadOrRefusedNeverAnythingElse, ()) {
   } catch (const ProcessLogError&) {
   }
 }
+
+// A race between device work carries both items, and only such a finding may carry them.
+TEST(ProcessLog, ARaceBetweenDeviceWorkIsReadBackWithBothItems) {
+  LoggedFinding race = a_finding();
+  race.finding.kind = FindingKind::DeviceWorkRace;
+  race.finding.race = DeviceRace{{"cuLaunchKernel", 0, StreamKind::Legacy, DeviceWorkKind::Kernel, DeviceAccessKind::Write, "fill"},
+                                 {"cuMemcpyDtoHAsync", 0x55, StreamKind::NonBlocking, DeviceWorkKind::Copy,
+                                  DeviceAccessKind::Read, ""},
+                                 true};
+  const ProcessLog log = read_process_log(written("log.jsonl", header() + finding_line(race)));
+  ASSERT_EQ(log.findings.size(), 1u);
+  const Finding& f = log.findings[0].finding;
+  ASSERT_TRUE(f.race);
+  EXPECT_EQ(f.race->earlier.kernel, "fill");
+  EXPECT_EQ(f.race->later.stream_kind, StreamKind::NonBlocking);
+  EXPECT_EQ(f.race->later.access, DeviceAccessKind::Read);
+  EXPECT_TRUE(f.race->python);
+  EXPECT_EQ(f.hazard(), "legacy-stream-nonblocking-consumer");
+  EXPECT_NE(f.smallest_fix().find("wait_stream"), std::string::npos);
+
+  // The same facts on a host finding are refused, as is a race without them.
+  std::string line = finding_line(race);
+  const std::string kind = "\"device-work-race\"";
+  line.replace(line.find(kind), kind.size(), "\"host-wrote-copy-source\"");
+  EXPECT_NE(refusal(header() + line).find("race: only a device-work-race finding has one"), std::string::npos);
+  LoggedFinding bare = race;
+  bare.finding.race.reset();
+  EXPECT_NE(refusal(header() + finding_line(bare)).find("no \"race\""), std::string::npos);
+}
