@@ -51,8 +51,12 @@ def event_synchronize(fixed):
 
 
 def side_stream_wait_stream(fixed):
+    # Two halves: the readback on the side stream must wait for the default stream's fill of `d` (the device's
+    # half: wait_stream), and the host must wait for the readback before it reads `h` (the host's half).
     side = torch.cuda.Stream()
     d = torch.ones(N, device="cuda")
+    if fixed:
+        side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         h = d.to("cpu", non_blocking=True)
     if fixed:
