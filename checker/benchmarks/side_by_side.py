@@ -14,9 +14,10 @@ sanitizer on a program without PyTorch); then the run's wall seconds and their r
 Usage: side_by_side.py --hazardlab HAZARDLAB --build-dir BUILD [--python PYTHON] [--compute-sanitizer PATH]
            [--tools memcheck,racecheck,synccheck,torch-sanitizer,hazardlab] [--programs NAME,...]
            [--timeout SECONDS] [--budget-s SECONDS] [--json FILE] [--markdown FILE]
-BUILD holds lessons/lesson-*. Runs go cheapest first (alone, hazardlab check, PyTorch's sanitizer, then
-compute-sanitizer's tools), each stopped after --timeout; once --budget-s is spent, the rest are not run. A
-comparison, not a test: it asserts nothing. Exit status 0 when the table was made, 2 for bad input."""
+BUILD holds lessons/lesson-*. Runs go cheapest first: the lessons, then the PyTorch programs, each alone, then
+under hazardlab check, PyTorch's sanitizer and compute-sanitizer's tools; each is stopped after --timeout, and
+once --budget-s is spent the rest are not run. A comparison, not a test: it asserts nothing. Exit status 0 when
+the table was made, 2 for bad input."""
 import argparse
 import json
 import os
@@ -252,7 +253,7 @@ def main() -> int:
             else:
                 pending.append(runs[tool])
         table_runs.append(((program, forms, argv, why), runs))
-    pending.sort(key=lambda r: ORDER.index(r.tool))
+    pending.sort(key=lambda r: (r.program in TORCH_PROGRAMS, ORDER.index(r.tool)))
     started = time.monotonic()
     for run in pending:
         left = args.budget_s - (time.monotonic() - started) if args.budget_s else args.timeout
