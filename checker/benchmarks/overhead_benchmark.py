@@ -87,10 +87,36 @@ def listed(value: str, allowed, what: str, convert=str):
     return out
 
 
+class Stopped(Exception):
+    """SIGTERM arrived (an outer time limit): the runs so far are reported."""
+
+
+def stop_on_sigterm() -> None:
+    def handler(signum, frame):
+        raise Stopped()
+    signal.signal(signal.SIGTERM, handler)
+
+
+def stop_group(p: subprocess.Popen) -> str:
+    """Stops p's process group (SIGTERM, then SIGKILL) and returns what it had written."""
+    out = ""
+    for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 30)):
+        try:
+            os.killpg(p.pid, sig)
+        except ProcessLookupError:
+            break
+        try:
+            out, _ = p.communicate(timeout=grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    return out or ""
+
+
 def run_bounded(argv, timeout, env=None):
-    """Runs argv in a process group of its own, its output and error together; after `timeout` seconds the whole
-    group (a checker's or a sanitizer's program with it) is stopped. Returns (exit status or None when it timed
-    out, output, wall seconds)."""
+    """Runs argv in a process group of its own, its output and error together; after `timeout` seconds, or when
+    this script is stopped, the whole group (a checker's or a sanitizer's program with it) is stopped. Returns
+    (exit status or None when it timed out, output, wall seconds)."""
     start = time.monotonic()
     try:
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
@@ -101,17 +127,10 @@ def run_bounded(argv, timeout, env=None):
         out, _ = p.communicate(timeout=timeout)
         return p.returncode, out, time.monotonic() - start
     except subprocess.TimeoutExpired:
-        for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 30)):
-            try:
-                os.killpg(p.pid, sig)
-            except ProcessLookupError:
-                break
-            try:
-                out, _ = p.communicate(timeout=grace)
-                break
-            except subprocess.TimeoutExpired:
-                out = ""
-        return None, out, time.monotonic() - start
+        return None, stop_group(p), time.monotonic() - start
+    except BaseException:
+        stop_group(p)
+        raise
 
 
 def program(workload: str, variant: str, args) -> list[str]:
@@ -265,23 +284,28 @@ def main() -> int:
     walls: dict[tuple[str, str, str], list[float]] = {}
     failed = False
     started, last_round = time.monotonic(), 0.0
-    for round_number in range(1, args.rounds + 1):
-        if args.budget_s and round_number > 1 and time.monotonic() - started + last_round > args.budget_s:
-            print(f"stopped after {round_number - 1} of {args.rounds} rounds: another would pass --budget-s "
-                  f"{args.budget_s:g}", flush=True)
-            break
-        round_start = time.monotonic()
-        this_round = list(runs)
-        order.shuffle(this_round)
-        for w, v, c in this_round:
-            got = one_run(w, v, c, args)
-            if got is None:
-                failed = True
-                continue
-            figures.setdefault((w, v, c), []).append(got[0])
-            walls.setdefault((w, v, c), []).append(got[1])
-        last_round = time.monotonic() - round_start
-        print(f"round {round_number} of {args.rounds} done ({last_round:.1f} s)", flush=True)
+    stop_on_sigterm()
+    try:
+        for round_number in range(1, args.rounds + 1):
+            if args.budget_s and round_number > 1 and time.monotonic() - started + last_round > args.budget_s:
+                print(f"stopped after {round_number - 1} of {args.rounds} rounds: another would pass --budget-s "
+                      f"{args.budget_s:g}", flush=True)
+                break
+            round_start = time.monotonic()
+            this_round = list(runs)
+            order.shuffle(this_round)
+            for w, v, c in this_round:
+                got = one_run(w, v, c, args)
+                if got is None:
+                    failed = True
+                    continue
+                figures.setdefault((w, v, c), []).append(got[0])
+                walls.setdefault((w, v, c), []).append(got[1])
+            last_round = time.monotonic() - round_start
+            print(f"round {round_number} of {args.rounds} done ({last_round:.1f} s)", flush=True)
+    except Stopped:
+        print("stopped by SIGTERM: the table holds the rounds' runs so far", flush=True)
+        failed = True
     table(runs, figures, walls)
     if args.json:
         with open(args.json, "w") as out:

@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 STREAM_RACES = os.path.normpath(os.path.join(HERE, os.pardir, "python", "stream_races.py"))
 sys.path.insert(0, os.path.join(HERE, os.pardir, "programs"))
 from expect_check import frames  # noqa: E402  (a stack's functions, an inlined one named by its line)
-from overhead_benchmark import run_bounded  # noqa: E402
+from overhead_benchmark import Stopped, run_bounded, stop_on_sigterm  # noqa: E402
 
 LESSONS = ("lesson-legacy-stream-nonblocking-consumer", "lesson-cross-stream-no-event")
 TORCH_PROGRAMS = ("torch-wait-stream", "torch-record-stream")
@@ -255,13 +255,20 @@ def main() -> int:
         table_runs.append(((program, forms, argv, why), runs))
     pending.sort(key=lambda r: (r.program in TORCH_PROGRAMS, ORDER.index(r.tool)))
     started = time.monotonic()
-    for run in pending:
+    stop_on_sigterm()
+    for i, run in enumerate(pending):
         left = args.budget_s - (time.monotonic() - started) if args.budget_s else args.timeout
         if left < 1:
             run.results = {f: ("not run", "the budget (--budget-s) was spent") for f in run.forms}
             continue
         print(f"{run.program} {'/'.join(run.forms)} under {TITLES[run.tool]} ...", flush=True)
-        execute(run, args, min(args.timeout, left))
+        try:
+            execute(run, args, min(args.timeout, left))
+        except Stopped:
+            print("stopped by SIGTERM: the table holds the runs so far", flush=True)
+            for rest in pending[i:]:
+                rest.results, rest.wall = {f: ("not run", "stopped by SIGTERM") for f in rest.forms}, None
+            break
     text = markdown(args, table_runs, gpu)
     print("\n" + text, end="")
     if args.markdown:
