@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""The overhead benchmark's driver, with stand-ins for check-overhead and hazardlab (no GPU): it runs every
-configuration in every round, reports each one's median and its ratio to the program alone from the figures
-the programs printed, says when a run gave no figure (exit 1), and refuses bad input (exit 2). Nothing here
-is a timing: the stand-ins print fixed figures.
+"""The overhead benchmark's driver, with stand-ins for check-overhead, check-launch-overhead, the training loop
+and hazardlab (no GPU): it runs every workload and configuration in every round, reports each one's median and
+its ratio to the program alone from the figures the programs printed, says when a run gave no figure or was
+stopped (exit 1), starts no round past its budget, and refuses bad input (exit 2). Nothing here is a timing:
+the stand-ins print fixed figures.
 
 Usage: test_overhead_benchmark.py SOURCE_DIR"""
 import os
@@ -17,9 +18,25 @@ mode=fill; [ "$1" = "--ends" ] && { mode=ends; shift; }
 echo "$mode $*" >> "$(dirname "$0")/calls"
 echo "mode $mode bytes $1 iterations $2 median_us 10.00 p10_us 9.00 p90_us 11.00"
 """
+LAUNCH = """#!/bin/sh
+echo "launch $*" >> "$(dirname "$0")/calls"
+[ -e "$(dirname "$0")/HANG" ] && exec sleep 20
+echo "gpu Stand-in GPU"
+echo "mode launch steps $1 launches $(($1 * 2)) elements 4096 median_us 10.00 p10_us 9.00 p90_us 11.00"
+"""
+# The training loop's stand-in, run by a stand-in interpreter (its first argument is the script): the first epoch
+# slow (start-up), the others 1.0000 seconds.
+PYTHON = """#!/bin/sh
+shift
+echo "train $*" >> "$(dirname "$0")/calls"
+echo "epoch 0 seconds 9.0000 loss 2.0"
+echo "epoch 1 seconds 1.0000 loss 1.0"
+echo "epoch 2 seconds 1.0000 loss 0.5"
+"""
 # hazardlab check [--sample N | --protection P --json F] -- PROGRAM...: three times the program alone under
-# mprotect, one and a half under keys, one and a quarter under range keys, twice sampled; the report names the protection asked for, or mprotect
-# when FALLBACK exists (keys asked for on a machine without them); BROKEN: no figure.
+# mprotect, one and a half under keys, one and a quarter under range keys, twice sampled or with the default
+# protection (an epoch: 1.2 times); the report names the protection asked for, or mprotect when FALLBACK exists
+# (keys asked for on a machine without them); BROKEN: no figure.
 HAZARDLAB = """#!/bin/sh
 here="$(dirname "$0")"; shift; factor=20.00; report=; backend=
 while [ "$1" != "--" ]; do
@@ -38,7 +55,7 @@ case "$backend" in
 esac
 [ -e "$here/FALLBACK" ] && named=mprotect
 [ -n "$report" ] && echo "{\\"processes\\": [{\\"watching\\": true, \\"protection\\": {\\"backend\\": \\"$named\\"}}]}" > "$report"
-"$@" | sed "s/median_us 10.00/median_us $factor/"
+"$@" | sed -e "s/median_us 10.00/median_us $factor/" -e "s/seconds 1.0000/seconds 1.2000/"
 """
 
 
@@ -54,23 +71,55 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="hazardlab-overhead-") as scratch:
         folder = Path(scratch)
         program, hazardlab = write(folder / "prog", PROGRAM), write(folder / "hl", HAZARDLAB)
+        launch, python = write(folder / "launch", LAUNCH), write(folder / "python", PYTHON)
+        (folder / "training_loop.py").write_text("")
         base = [sys.executable, str(driver), "--hazardlab", hazardlab, "--program", program]
         run = subprocess.run(base + ["--rounds", "3", "--sizes", "4096,67108864", "--configs",
                               "plain,checked-keys,checked-range-keys,checked-mprotect,sample-100"],
                              capture_output=True, text=True)
-        rows = [line.split() for line in run.stdout.splitlines() if line.startswith(("fill", "ends"))]
+        rows = [line.split() for line in run.stdout.splitlines() if line.startswith("copy ")]
         if run.returncode != 0 or len(rows) != 2 * 2 * 5:
             failures.append(f"a good run: exit {run.returncode}, {len(rows)} rows:\n{run.stdout}{run.stderr}")
-        ratios = {(r[0], r[1], r[2]): r[-1] for r in rows}
-        for (mode, size, config), ratio in ratios.items():
+        ratios = {(r[1], r[2]): r[-2] for r in rows}
+        for (variant, config), ratio in ratios.items():
             want = {"plain": "1.00", "checked-keys": "1.50", "checked-range-keys": "1.25", "checked-mprotect": "3.00",
                     "sample-100": "2.00"}[config]
             if ratio != want:
-                failures.append(f"{mode} {size} {config}: ratio {ratio}, not {want}")
+                failures.append(f"{variant} {config}: ratio {ratio}, not {want}")
         calls = (folder / "calls").read_text().splitlines()
         ends = sum(c.startswith("ends ") for c in calls)
         if len(calls) != 3 * 2 * 2 * 5 or ends != len(calls) // 2:
             failures.append(f"the program ran {len(calls)} times (not 60), {ends} of them writing the ends (not half)")
+        (folder / "calls").unlink()
+        # The launch loop and the training loop, with and without workers, by default plain and checked.
+        run = subprocess.run(base[:2] + ["--hazardlab", hazardlab, "--launch-program", launch, "--training-loop",
+                                         str(folder / "training_loop.py"), "--python", python, "--rounds", "2",
+                                         "--launch-steps", "300"], capture_output=True, text=True)
+        rows = {(r[0], r[1], r[2]): r for r in (line.split() for line in run.stdout.splitlines())
+                if len(r) > 2 and r[0] in ("launch", "train")}
+        want = {("launch", "600-launches", "plain"): ("10.000", "1.00"), ("launch", "600-launches", "checked"): ("20.000", "2.00"),
+                ("train", "workers-2", "plain"): ("1.000", "1.00"), ("train", "workers-2", "checked"): ("1.200", "1.20"),
+                ("train", "workers-0", "plain"): ("1.000", "1.00"), ("train", "workers-0", "checked"): ("1.200", "1.20")}
+        got = {key: (r[3], r[-2]) for key, r in rows.items()}
+        if run.returncode != 0 or got != want:
+            failures.append(f"launch and train: exit {run.returncode}, rows {got}, not {want}:\n{run.stdout}{run.stderr}")
+        calls = (folder / "calls").read_text().splitlines()
+        if sorted(set(calls)) != ["launch 300", "train train --epochs 4 --workers 0 --batches 100",
+                                  "train train --epochs 4 --workers 2 --batches 100"] or len(calls) != 2 * 6:
+            failures.append(f"launch and train ran as {calls}")
+        # A budget that the first round used up: no second round.
+        run = subprocess.run(base[:2] + ["--hazardlab", hazardlab, "--launch-program", launch, "--rounds", "3",
+                                         "--budget-s", "0.001", "--launch-steps", "300"], capture_output=True, text=True)
+        if run.returncode != 0 or "stopped after 1 of 3 rounds" not in run.stdout:
+            failures.append(f"a spent budget: exit {run.returncode}, not 0 saying it stopped after 1 round:\n{run.stdout}")
+        # A run that does not end is stopped, and gives no figure.
+        (folder / "HANG").write_text("")
+        run = subprocess.run(base[:2] + ["--hazardlab", hazardlab, "--launch-program", launch, "--rounds", "1",
+                                         "--configs", "plain", "--run-timeout", "1", "--launch-steps", "300"],
+                             capture_output=True, text=True, timeout=60)
+        if run.returncode != 1 or "stopped after 1.0 s" not in run.stdout:
+            failures.append(f"a run that hangs: exit {run.returncode}, not 1 saying it was stopped:\n{run.stdout}")
+        (folder / "HANG").unlink()
         (folder / "FALLBACK").write_text("")
         run = subprocess.run(base + ["--rounds", "1", "--sizes", "4096", "--modes", "fill", "--configs",
                                      "plain,checked-keys"], capture_output=True, text=True)
@@ -85,7 +134,9 @@ def main() -> int:
         for bad, said in ((["--sizes", "123"], "--sizes: '123' is not one of"), (["--rounds", "0"], "--rounds 0"),
                           (["--configs", "plain,sanitizer", "--compute-sanitizer", "/nonexistent"],
                            "--compute-sanitizer '/nonexistent' is not a runnable file"),
-                          (["--modes", ""], "--modes '' names nothing")):
+                          (["--modes", ""], "--modes '' names nothing"),
+                          (["--workloads", "launch"], "the launch workload: --launch-program '' is not a runnable file"),
+                          (["--launch-program", program, "--launch-steps", "10"], "--launch-steps 10: allowed 250")):
             run = subprocess.run(base + bad, capture_output=True, text=True)
             if run.returncode != 2 or said not in run.stderr:
                 failures.append(f"{bad}: exit {run.returncode}, said {run.stderr!r}, not exit 2 with {said!r}")

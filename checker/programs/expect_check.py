@@ -15,7 +15,9 @@
       happens-before model predicts is reported with the deviations it names, and nothing else is.
   expect_check.py HAZARDLAB suite CASES HAZARD
       every variant of HAZARD run by the suite's case runner under the checker: each positive control found,
-      each guard and rule clean (the mutation check, which misuses the API on purpose, is off).
+      each guard and rule clean (the mutation check, which misuses the API on purpose, is off). A variant the
+      runner skips (exit 77: a requirement this machine does not meet, such as a second GPU) is skipped, and
+      when every variant is, the test is.
 
 Exits 77 (a skip) where the machine has no usable GPU, 0 when the checker said what it must, 1 otherwise."""
 import json
@@ -98,7 +100,13 @@ def frames(stack):
     return " | ".join(fr.get("function", "?") + "/" + enclosing_function(fr.get("location", "")) for fr in stack)
 
 
-def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None, because=None):
+SKIPPED = 77  # the exit status of a program (or a suite case) that did not run: no GPU, or a requirement unmet
+
+
+def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, not_in=None, because=None,
+           skippable=False):
+    """True when the checker said what `want` asks; with `skippable`, None when the program exited 77 under it
+    with nothing found (it did not run)."""
     alone = (subprocess.run(command, capture_output=True, text=True, timeout=600)
              if want in ("clean-as-alone", "as-alone") else None)
     output = []
@@ -106,6 +114,9 @@ def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, 
     if report is None:
         print(f"FAIL: hazardlab check wrote no report (exit {rc})")
         return False
+    if skippable and report["program_end"].get("code") == SKIPPED and report["verdict"] != "found":
+        print(f"skipped: the program exited {SKIPPED} (it did not run here)")
+        return None
     problems = []
     if want in ("clean-as-alone", "as-alone"):
         allowed = CLEAN if want == "clean-as-alone" else CLEAN + ("not-checked",)
@@ -159,8 +170,9 @@ def variants(hazardlab, hazard):
 
 
 def suite(hazardlab, cases, hazard):
+    """True when every variant that ran was as expected, False when one was not, None when none ran."""
     env = dict(os.environ, HAZARDLAB_MUTATION_CHECK="0", HAZARDLAB_PROPERTY_CASES="20", HAZARDLAB_TRIALS="5")
-    ok = True
+    results = []
     for name, kind in variants(hazardlab, hazard):
         if kind not in ("control", "guard", "rule"):
             continue
@@ -168,8 +180,13 @@ def suite(hazardlab, cases, hazard):
         os.environ.update(env)
         want = "found" if kind == "control" else "clean"
         print(f"--- {hazard}/{name} ({kind}): expecting {want}")
-        ok = expect(hazardlab, want, command) and ok
-    return ok
+        results.append(expect(hazardlab, want, command, skippable=True))
+    if not results:
+        print(f"FAIL: {hazard} has no control, guard or rule (`hazardlab list`)")
+        return False
+    if all(r is None for r in results):
+        return None
+    return all(r is not False for r in results)
 
 
 def compare_agreement(report, expected, describe):
@@ -270,9 +287,14 @@ def agreement(hazardlab, runner, programs, seed):
 def main():
     args = sys.argv[1:]
     hazardlab, mode = args[0], args[1]
-    while len(args) > 2 and args[2] == "--needs-python-module":
-        module = args[3]
-        del args[2:4]
+    # --needs-python-module NAME, anywhere among the options (before the program's `--`).
+    i = 2
+    while i + 1 < len(args) and args[i] != "--":
+        if args[i] != "--needs-python-module":
+            i += 1
+            continue
+        module = args[i + 1]
+        del args[i:i + 2]
         if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
             print(f"Python cannot import {module}: skipped")
             return 77
@@ -282,7 +304,8 @@ def main():
     if mode == "agreement":
         return 0 if agreement(hazardlab, args[2], args[3], args[4]) else 1
     if mode == "suite":
-        return 0 if suite(hazardlab, args[2], args[3]) else 1
+        ok = suite(hazardlab, args[2], args[3])
+        return SKIPPED if ok is None else 0 if ok else 1
     split = args.index("--")
     options, command = args[2:split], args[split + 1:]
     named = dict(zip(options[::2], options[1::2]))

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The agreement test's comparison on the CPU, on played reports: an exact prediction is met only by its
 finding, or by the same copy reported first inside a host function that the model allows to come first; a
-prediction missed otherwise, or a finding nobody predicted, fails."""
+prediction missed otherwise, or a finding nobody predicted, fails. And the suite mode on played runs: a variant
+the case runner skips (exit 77) is skipped, the whole hazard when every variant is, and a control the checker
+missed fails beside skipped ones."""
 import os
 import sys
 import unittest
@@ -52,6 +54,40 @@ class Agreement(unittest.TestCase):
 
     def test_a_finding_nobody_predicted_fails(self):
         self.assertTrue(any(p.startswith("reported, not predicted") for p in problems(report(5, 3))))
+
+
+
+class Suite(unittest.TestCase):
+    """suite() with `hazardlab list` and `hazardlab check` played: each variant's run ends with the exit status
+    and the verdict given here."""
+
+    def play(self, runs):
+        listed, checked = expect_check.variants, expect_check.check
+        expect_check.variants = lambda hazardlab, hazard: [(name, kind) for name, kind, _, _ in runs]
+        by_variant = {name: (code, verdict) for name, _, code, verdict in runs}
+
+        def check(hazardlab, command, env=None, output=None):
+            code, verdict = by_variant[command[command.index("--variant") + 1]]
+            rc = 66 if verdict == "found" else code
+            return rc, {"verdict": verdict, "program_end": {"code": code}, "processes": [{"findings": []}]}
+        expect_check.check = check
+        try:
+            return expect_check.suite("hazardlab", "cases", "peer-copy-read-before-landed")
+        finally:
+            expect_check.variants, expect_check.check = listed, checked
+
+    def test_every_variant_skipped_skips_the_hazard(self):
+        self.assertIsNone(self.play([("unsafe", "control", 77, "clean"), ("guarded", "guard", 77, "clean")]))
+
+    def test_a_control_found_and_a_guard_clean_pass(self):
+        self.assertTrue(self.play([("unsafe", "control", 0, "found"), ("guarded", "guard", 0, "clean"),
+                                   ("window", "observation", 0, "clean")]))
+
+    def test_a_missed_control_fails_beside_a_skipped_one(self):
+        self.assertFalse(self.play([("unsafe", "control", 0, "clean"), ("other", "control", 77, "clean")]))
+
+    def test_a_found_guard_fails_even_when_it_exits_77(self):
+        self.assertFalse(self.play([("guarded", "guard", 77, "found")]))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""The side-by-side driver with stand-ins for the lessons, the PyTorch programs' interpreter, compute-sanitizer
+and hazardlab (no GPU): each tool's verdict read as the tool writes it, a lesson's findings told to its half by
+their stacks, a run that does not end stopped (and the next run still made), a missing compute-sanitizer said
+so, the budget honoured, and bad input refused (exit 2). Nothing here is a timing.
+
+Usage: test_side_by_side.py SOURCE_DIR"""
+import json
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+# A lesson: both halves in one process; lesson-cross-stream-no-event exits 1 (its unsafe half did not go wrong).
+LESSON = """#!/bin/sh
+echo "unsafe: the consumer read the stale buffer in 2 of 2 trials"
+echo "fixed:  the consumer read the produced data in 2 of 2 trials"
+case "$0" in *cross-stream*) exit 1 ;; esac
+"""
+# The interpreter: `-c "import torch"` succeeds; stream_races.py SCENARIO FORM prints its line; under PyTorch's
+# sanitizer the unsafe forms raise its error.
+PYTHON = """#!/bin/sh
+[ "$1" = "-c" ] && exit 0
+scenario=$2; form=$3
+if [ "$TORCH_CUDA_SANITIZER" = "1" ] && [ "$form" = "unsafe" ]; then
+  echo "torch.cuda._sanitizer.CUDASanitizerErrors: detected 1 error"; echo "CSAN detected a possible data race on tensor"
+  exit 1
+fi
+echo "$scenario $form: result right"
+"""
+# compute-sanitizer --tool TOOL PROGRAM...: memcheck never ends on torch-record-stream guarded; racecheck reports
+# a hazard in the cross-stream lesson's unsafe half; synccheck prints no summary on torch-wait-stream unsafe.
+SANITIZER = """#!/bin/sh
+tool=$2; shift 2
+case "$tool $*" in
+  "memcheck "*"torch-record-stream guarded") exec sleep 30 ;;
+esac
+"$@"
+case "$tool $*" in
+  "racecheck "*lesson-cross-stream*)
+    echo "========= Error: Race reported between Write access at fill_kernel"
+    echo "=========     Host Frame: unsafe(unsigned char*, unsigned char*) in lesson [0x1234]"
+    echo "========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)" ;;
+  "racecheck "*) echo "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)" ;;
+  "synccheck "*"torch-wait-stream unsafe") echo "========= Error: the tool broke" ;;
+  *) echo "========= ERROR SUMMARY: 0 errors" ;;
+esac
+"""
+# hazardlab check --json REPORT -- PROGRAM...: the lessons found in the unsafe half; the PyTorch programs' unsafe
+# forms found (in Python frames), the guarded ones clean.
+HAZARDLAB = """#!/bin/sh
+report=$3; shift 4
+"$@" > /dev/null
+case "$*" in
+  *lesson-legacy*|*lesson-cross*) stack='[{"function": "fill_kernel"}, {"function": "unsafe"}, {"function": "main"}]'
+    echo "{\\"verdict\\": \\"found\\", \\"processes\\": [{\\"findings\\": [{\\"finding\\": {\\"hazard\\": \\"cross-stream-no-event\\"}, \\"copy_stack\\": $stack, \\"access_stack\\": []}]}]}" > "$report"; exit 66 ;;
+  *unsafe) echo '{"verdict": "found", "processes": [{"findings": [{"finding": {"hazard": "legacy-stream-nonblocking-consumer"}, "copy_stack": [], "access_stack": [], "copy_python": [{"function": "torch_wait_stream"}]}]}]}' > "$report"; exit 66 ;;
+  *) echo '{"verdict": "clean", "processes": [{"findings": []}]}' > "$report" ;;
+esac
+"""
+
+
+def write(path: Path, text: str) -> str:
+    path.write_text(text)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def rows(markdown: str) -> dict[tuple[str, str], list[str]]:
+    out = {}
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if line.startswith("| ") and cells[1] in ("unsafe", "fixed", "guarded"):
+            out[(cells[0], cells[1])] = cells[3:]
+    return out
+
+
+def main() -> int:
+    driver = Path(sys.argv[1]) / "checker" / "benchmarks" / "side_by_side.py"
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="hazardlab-side-by-side-") as scratch:
+        folder = Path(scratch)
+        (folder / "build" / "lessons").mkdir(parents=True)
+        for lesson in ("lesson-legacy-stream-nonblocking-consumer", "lesson-cross-stream-no-event"):
+            write(folder / "build" / "lessons" / lesson, LESSON)
+        base = [sys.executable, str(driver), "--hazardlab", write(folder / "hl", HAZARDLAB), "--build-dir",
+                str(folder / "build"), "--python", write(folder / "python", PYTHON)]
+        sanitizer = write(folder / "cs", SANITIZER)
+        run = subprocess.run(base + ["--compute-sanitizer", sanitizer, "--timeout", "3", "--markdown",
+                                     str(folder / "table.md"), "--json", str(folder / "table.json")],
+                             capture_output=True, text=True, timeout=120)
+        table = rows((folder / "table.md").read_text()) if (folder / "table.md").exists() else {}
+        # alone, memcheck, racecheck, synccheck, PyTorch's sanitizer, hazardlab check: the first word of each cell.
+        want = {
+            ("lesson-legacy-stream-nonblocking-consumer", "unsafe"): ["ran", "clean", "clean", "clean", "-", "found"],
+            ("lesson-legacy-stream-nonblocking-consumer", "fixed"): ["ran", "clean", "clean", "clean", "-", "clean"],
+            ("lesson-cross-stream-no-event", "unsafe"): ["ran", "clean", "found", "clean", "-", "found"],
+            ("lesson-cross-stream-no-event", "fixed"): ["ran", "clean", "clean", "clean", "-", "clean"],
+            ("torch-wait-stream", "unsafe"): ["ran", "clean", "clean", "error", "found", "found"],
+            ("torch-wait-stream", "guarded"): ["ran", "clean", "clean", "clean", "clean", "clean"],
+            ("torch-record-stream", "unsafe"): ["ran", "clean", "clean", "clean", "found", "found"],
+            ("torch-record-stream", "guarded"): ["ran", "timeout", "clean", "clean", "clean", "clean"],
+        }
+        got = {key: [c.split()[0] for c in cells] for key, cells in table.items()}
+        if run.returncode != 0 or got != want:
+            failures.append(f"the table: exit {run.returncode}, got {got}, not {want}:\n{run.stdout}{run.stderr}")
+        text = (folder / "table.md").read_text() if (folder / "table.md").exists() else ""
+        for said in ("stopped after 3 s", "no summary from compute-sanitizer",
+                     "hazardlab check: found: cross-stream-no-event", " s ("):
+            if said not in text:
+                failures.append(f"the table does not say {said!r}:\n{text}")
+        if (folder / "table.json").exists() and len(json.loads((folder / "table.json").read_text())) != 2 * 2 * 5 + 4 * 6:
+            failures.append("the JSON does not hold one entry per program, form and tool")
+        # No compute-sanitizer: its columns say so, the others still run.
+        run = subprocess.run(base + ["--compute-sanitizer", str(folder / "none"), "--programs", "torch-wait-stream"],
+                             capture_output=True, text=True, timeout=60)
+        got = {key: [c.split()[0] for c in cells] for key, cells in rows(run.stdout).items()}
+        if run.returncode != 0 or got.get(("torch-wait-stream", "unsafe")) != ["ran", "not", "not", "not", "found", "found"] \
+                or "not available" not in run.stdout:
+            failures.append(f"no compute-sanitizer: exit {run.returncode}, rows {got}:\n{run.stdout}{run.stderr}")
+        # A budget under a second: nothing runs, and the table says why.
+        run = subprocess.run(base + ["--compute-sanitizer", sanitizer, "--budget-s", "0.5", "--programs",
+                                     "lesson-legacy-stream-nonblocking-consumer", "--tools", "hazardlab"],
+                             capture_output=True, text=True, timeout=60)
+        if run.returncode != 0 or "the budget (--budget-s) was spent" not in run.stdout:
+            failures.append(f"a spent budget: exit {run.returncode}, not 0 saying so:\n{run.stdout}{run.stderr}")
+        for bad, said in ((["--tools", "valgrind"], "--tools: 'valgrind' is not one of"),
+                          (["--programs", "nothing"], "--programs: 'nothing' is not one of"),
+                          (["--timeout", "0"], "--timeout must be above 0")):
+            run = subprocess.run(base + bad, capture_output=True, text=True, timeout=60)
+            if run.returncode != 2 or said not in run.stderr:
+                failures.append(f"{bad}: exit {run.returncode}, said {run.stderr!r}, not exit 2 with {said!r}")
+    for f in failures:
+        print(f)
+    print(f"{len(failures)} problem(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
