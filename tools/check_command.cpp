@@ -28,7 +28,8 @@ int check_main(int argc, char** argv) {
   CLI::App app{
       "hazardlab check: runs PROGRAM and reports every host access to memory that an asynchronous copy still "
       "owned (a pinned source rewritten, a destination read before it landed, memory freed under a copy), "
-      "whether or not the race went wrong this time"};
+      "and every race between work on two streams that nothing orders (a kernel or copy using what another stream "
+      "writes), whether or not the race went wrong this time"};
   app.name("hazardlab check");
   app.add_option("--json", options.json, "also write the report as JSON to this file");
   app.add_option("--markdown", options.markdown, "also write the report as Markdown to this file");

@@ -32,7 +32,7 @@ FINDING_RECORD = b'"type":"finding"'  # how a finding's line in a process log is
 
 
 def pytest_addoption(parser):
-    group = parser.getgroup("hazardlab", "hazardlab check: host accesses to memory an asynchronous copy still owned")
+    group = parser.getgroup("hazardlab", "hazardlab check: host accesses to memory an asynchronous copy still owned, and races between streams")
     group.addoption("--hazardlab", action="store_true",
                     help="run the session under hazardlab check: a test fails with each finding it carries")
     group.addoption("--hazardlab-sarif", metavar="FILE", help="also write the findings as SARIF 2.1.0 to FILE")

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "checker/core/checker.hpp"
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/kernel_signature.hpp"
 
@@ -213,6 +214,67 @@ TEST(KernelRanges, OnlyPointersIntoTrackedAllocationsAreAccessesReadOnesThroughC
   EXPECT_EQ(ranges[0].kind, DeviceAccessKind::Read);
   EXPECT_EQ(ranges[1].begin, inside);
   EXPECT_EQ(ranges[1].kind, DeviceAccessKind::Write);
+}
+
+// Through the Checker, as the injected library plays a program: the stream lesson's race becomes a finding that
+// names both streams, their kinds and the hazard; the guarded twin (an event between them) finds nothing; a
+// synchronous free forgets what touched the memory.
+struct NoProtection : PageProtector {
+  void apply(const PageChange&) override {}
+};
+
+TEST(CheckerDeviceWork, TheLegacyStreamLessonIsAFindingItsGuardIsNot) {
+  NoProtection protection;
+  Checker checker(protection);
+  const StreamKey legacy{1, 0}, side{1, 0x55};
+  checker.stream_created(side, StreamKind::NonBlocking);
+  int sites = 0;
+  auto site = [&] { return static_cast<SiteId>(++sites); };
+  checker.device_work(legacy, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::writes(kBuffer, 1)}, "fill"}, site);
+  checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync", side, {MemoryKind::Device, {}}, {MemoryKind::PageableHost, {}}, 64,
+                               0, false, false, {Program::reads(kBuffer, 64)}},
+                     site);
+  std::vector<Finding> races = checker.take_races();
+  ASSERT_EQ(races.size(), 1u);
+  ASSERT_TRUE(races[0].race);
+  EXPECT_EQ(races[0].hazard(), "legacy-stream-nonblocking-consumer");
+  EXPECT_EQ(races[0].race->earlier.kernel, "fill");
+  EXPECT_EQ(races[0].race->earlier.stream, 0u);
+  EXPECT_EQ(races[0].race->later.stream, 0x55u);
+  EXPECT_EQ(races[0].race->later.work, DeviceWorkKind::Copy);
+  EXPECT_EQ(races[0].copy.site, 1u);
+  EXPECT_EQ(races[0].access_site, 2u);
+  EXPECT_TRUE(checker.take_races().empty());  // taken once
+
+  // The guard: an event recorded after the producer, waited for by the consumer's stream.
+  checker.context_synchronized(1);
+  checker.device_work(legacy, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::writes(kBuffer, 1)}}, site);
+  checker.event_created(7);
+  checker.event_recorded(7, legacy);
+  checker.stream_waited_event(side, 7);
+  checker.device_work(side, DeviceWorkItem{"cuMemcpyDtoHAsync", DeviceWorkKind::Copy, {Program::reads(kBuffer, 64)}}, site);
+  EXPECT_TRUE(checker.take_races().empty());
+
+  // A synchronous free waits for the device: the next owner of the address races with nothing before it.
+  checker.device_work(side, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::writes(kOther, 1)}}, site);
+  checker.device_memory_renewed(kOther, kOther + kBytes);
+  checker.device_work(legacy, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::writes(kOther, 1)}}, site);
+  EXPECT_TRUE(checker.take_races().empty());
+}
+
+TEST(CheckerDeviceWork, AFreeAsyncWhileAnotherStreamUsesTheBlockIsTheAllocatorsHazard) {
+  NoProtection protection;
+  Checker checker(protection);
+  const StreamKey a{1, 0xa}, b{1, 0xb};
+  checker.stream_created(a, StreamKind::NonBlocking);
+  checker.stream_created(b, StreamKind::NonBlocking);
+  checker.device_work(b, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::reads(kBuffer + 8, 1)}}, [] { return SiteId{1}; });
+  checker.device_work(a, DeviceWorkItem{"cuMemFreeAsync", DeviceWorkKind::FreeAsync, {Program::writes(kBuffer, kBytes)}},
+                      [] { return SiteId{2}; });
+  const std::vector<Finding> races = checker.take_races();
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].hazard(), "stream-ordered-allocator-reuse");
+  EXPECT_NE(races[0].what().find("frees the block"), std::string::npos);
 }
 
 // The signature: `const T*` reads; `T*`, a struct holding pointers, and anything of a kernel without C++ symbol
