@@ -97,6 +97,7 @@ void Checker::disarm(Owned& owned) {
 void Checker::set_every_occurrence(bool on) {
   std::lock_guard lock(mutex_);
   every_occurrence_ = on;
+  device_.set_every_occurrence(on);
 }
 
 void Checker::set_sampling(Sampling sampling) {

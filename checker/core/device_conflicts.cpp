@@ -18,6 +18,7 @@ void DeviceConflicts::split_at(std::uintptr_t address) {
 void DeviceConflicts::report(const DeviceAccess& earlier, const DeviceAccess& later, std::uintptr_t address,
                              std::vector<DeviceConflict>& found) {
   const std::pair<SiteId, SiteId> sites{earlier.site, later.site};
+  if (every_occurrence_) return found.push_back(DeviceConflict{earlier, later, address});
   if (std::find(reported_.begin(), reported_.end(), sites) != reported_.end()) return;
   reported_.push_back(sites);
   found.push_back(DeviceConflict{earlier, later, address});

@@ -74,6 +74,8 @@ class DeviceConflicts {
   // block a stream-ordered pool handed out again (the pool orders its new owner after the free that returned
   // it; a use the free raced with was found at the free).
   void forget(std::uintptr_t begin, std::uintptr_t end);
+  // Off (the default): each pair of call sites is reported once; on (`--every-occurrence`): every race.
+  void set_every_occurrence(bool on) { every_occurrence_ = on; }
   // Intervals that still remember an access.
   [[nodiscard]] std::size_t remembered() const { return cells_.size(); }
 
@@ -92,6 +94,7 @@ class DeviceConflicts {
 
   Cells cells_;  // by first byte; disjoint
   std::vector<std::pair<SiteId, SiteId>> reported_;  // pairs of call sites said once
+  bool every_occurrence_ = false;
 };
 
 // A tracked allocation of device-visible memory (cuMemAlloc, a stream-ordered pool's block, managed memory, mapped

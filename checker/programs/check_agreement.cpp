@@ -28,6 +28,7 @@
 
 #include "agreement_kernel.hpp"
 #include "checker/agreement/checked_program.hpp"
+#include "checker/agreement/device_races.hpp"
 #include "conformance/generate/generate.hpp"
 #include "conformance/print/print_program.hpp"
 #include "cuda_check.hpp"
@@ -54,7 +55,9 @@ class Execution {
  public:
   // Even programs name the legacy stream by 0 and copy with the direction spelled out; odd ones by
   // cudaStreamLegacy and cudaMemcpyDefault: both forms reach the driver differently.
-  Execution(cf::Program& program, bool odd) : p_(program), odd_(odd) {
+  // Device buffers go to `kept` instead of being freed: a race the checker reports names its memory by
+  // address, and a buffer no later program reuses names its program.
+  Execution(cf::Program& program, bool odd, std::vector<void*>& kept) : p_(program), odd_(odd), kept_(kept) {
     streams_.push_back(odd ? cudaStreamLegacy : nullptr);
     for (cf::StreamId s = 1; s < p_.stream_count(); ++s) {
       cudaStream_t stream{};
@@ -87,10 +90,18 @@ class Execution {
       switch (p_.buffer_kind(b)) {
         case cf::BufferKind::HostPinned: CHECK(cudaFreeHost(buffers_[b])); break;
         case cf::BufferKind::HostPageable: std::free(buffers_[b]); break;
-        case cf::BufferKind::Device: CHECK(cudaFree(buffers_[b])); break;
+        case cf::BufferKind::Device: kept_.push_back(buffers_[b]); break;
       }
     }
   }
+
+  // Each stream as the checker names it (the legacy stream is 0), and each buffer's address.
+  std::vector<std::uint64_t> stream_handles() const {
+    std::vector<std::uint64_t> handles{0};
+    for (std::size_t s = 1; s < streams_.size(); ++s) handles.push_back(reinterpret_cast<std::uintptr_t>(streams_[s]));
+    return handles;
+  }
+  std::uintptr_t address(cf::BufferId b) const { return reinterpret_cast<std::uintptr_t>(buffers_[b]); }
 
   void run() {
     for (cf::CommandIndex i = 0; i < p_.commands().size(); ++i) issue(i, p_.commands()[i]);
@@ -161,11 +172,39 @@ class Execution {
 
   cf::Program& p_;
   bool odd_;
+  std::vector<void*>& kept_;
   std::vector<cudaStream_t> streams_;
   std::vector<cudaEvent_t> events_;
   std::vector<unsigned char*> buffers_;
   std::vector<HostFunctionAccess> host_functions_;  // reserved up front: the host functions hold their addresses
 };
+
+// The device's half of program k: its device buffers' addresses, and each pair of commands the model leaves
+// racing, with the streams and the kinds of work the checker names them by.
+const char* work_name(CommandKind kind) {
+  return kind == CommandKind::Kernel ? "kernel" : kind == CommandKind::MemsetAsync ? "memset" : "copy";
+}
+void describe_device(const cf::Program& program, unsigned long long k, const Execution& run, nlohmann::json& device) {
+  const std::vector<std::uint64_t> streams = run.stream_handles();
+  for (cf::BufferId b = 0; b < program.buffer_count(); ++b)
+    if (program.buffer_kind(b) == cf::BufferKind::Device)
+      device["buffers"].push_back({{"program", k}, {"buffer", b}, {"begin", run.address(b)},
+                                   {"end", run.address(b) + cf::kBufferBytes}});
+  for (const agree::DeviceRacePair& r : agree::device_races(program)) {
+    const cf::Command &e = program.commands()[r.earlier], &l = program.commands()[r.later];
+    device["races"].push_back({{"program", k},
+                               {"earlier", r.earlier},
+                               {"later", r.later},
+                               {"buffer", r.buffer},
+                               {"earlier_stream", streams[e.stream]},
+                               {"later_stream", streams[l.stream]},
+                               {"earlier_work", work_name(e.kind)},
+                               {"later_work", work_name(l.kind)},
+                               {"earlier_access", r.earlier_writes ? "write" : "read"},
+                               {"later_access", r.later_writes ? "write" : "read"},
+                               {"clearable", r.clearable}});
+  }
+}
 
 // Program k of a run: the generator's program for seed S + k, without its schedule, with motif k mod 5
 // spliced in where the run's own random sequence says.
@@ -218,13 +257,16 @@ int main(int argc, char** argv) {
   }
 
   nlohmann::json copies = nlohmann::json::array(), findings = nlohmann::json::array();
+  nlohmann::json device = {{"buffers", nlohmann::json::array()}, {"races", nlohmann::json::array()}};
+  std::vector<void*> kept;
   std::uint64_t numbered_so_far = 0;
   std::mt19937_64 choose(seed);
   for (unsigned long long k = 0; k < programs; ++k) {
     cf::Program program = program_number(k, seed, choose);
     {
-      Execution run(program, k % 2 == 1);
+      Execution run(program, k % 2 == 1, kept);
       run.run();
+      describe_device(program, k, run, device);
     }
     const std::vector<agree::HeldEnd> numbered = agree::numbered_copy_ends(program);
     for (std::size_t n = 0; n < numbered.size(); ++n)
@@ -271,13 +313,16 @@ int main(int argc, char** argv) {
     }
     numbered_so_far += numbered.size();
   }
+  for (void* buffer : kept) CHECK(cudaFree(buffer));
   std::ofstream out(expect);
-  out << nlohmann::json{{"programs", programs}, {"seed", seed}, {"copies", copies}, {"expected", findings}}.dump() << '\n';
+  out << nlohmann::json{{"programs", programs}, {"seed", seed}, {"copies", copies}, {"expected", findings},
+                        {"device", device}}.dump()
+      << '\n';
   if (!out.flush()) {
     std::fprintf(stderr, "check-agreement: could not write %s: %s\n", expect, std::strerror(errno));
     return 1;
   }
-  std::printf("check-agreement: %llu programs run, %zu copy ends numbered, %zu findings predicted\n", programs,
-              copies.size(), findings.size());
+  std::printf("check-agreement: %llu programs run, %zu copy ends numbered, %zu findings predicted, %zu device races\n",
+              programs, copies.size(), findings.size(), device["races"].size());
   return 0;
 }

@@ -199,7 +199,12 @@ def compare_agreement(report, expected, describe):
         problems.append(f"verdict {report['verdict']}: the runner was not wholly watched")
     where = {c["id"]: (c["program"], c["command"]) for c in expected["copies"]}
     checked = {}
+    device_findings = [f for f in findings(report) if "race" in f["finding"]]
+    device_problems, device_line = compare_device_races(device_findings, expected.get("device"), describe)
+    problems += device_problems
     for f in findings(report):
+        if "race" in f["finding"]:
+            continue
         key = (f["finding"]["copy"]["id"], f["finding"]["offset"])
         if key in checked:
             problems.append(f"copy #{key[0]} reported twice")
@@ -248,10 +253,62 @@ def compare_agreement(report, expected, describe):
             f"{sum(1 for k in exact if k in checked)} reported as predicted ({with_deviation} naming a deviation)"
             f"{f', {len(displaced)} reported first inside a host function' if displaced else ''}; "
             f"{len(timing)} that a host function's start may order, {timing_found} of them reported "
-            f"({in_host_functions} inside host functions); {len(checked)} reported in all")
+            f"({in_host_functions} inside host functions); {len(checked)} reported in all; {device_line}")
     # The programs must exercise what is compared.
     if len(exact) < 100 or with_deviation == 0:
         problems.append("too few predicted findings to compare: the generator or the runner changed")
+    return problems, line
+
+
+def compare_device_races(reported, device, describe):
+    """The device's half: every race the checker reported is a pair the model leaves racing (matched by the
+    buffer its address is in, both streams, both kinds of work and both accesses), and in each program with
+    races the first racing command is reported (FastTrack finds the first race on each byte exactly), unless a
+    host function's start may have ordered it. The problems, and a line of counts."""
+    problems = []
+    if device is None:
+        return ([f"{len(reported)} device races reported, and the runner predicted none"] if reported else []), \
+            "no device prediction"
+    buffers = [(b["begin"], b["end"], b["program"], b["buffer"]) for b in device["buffers"]]
+
+    def buffer_of(address):
+        for begin, end, program, buffer in buffers:
+            if begin <= address < end:
+                return program, buffer
+        return None, None
+
+    def side(f, which):
+        w = f["finding"]["race"][which]
+        return w["stream"], w["work"], w["access"]
+    matched_laters = set()
+    for f in reported:
+        program, buffer = buffer_of(f["finding"]["address"])
+        earlier, later = side(f, "earlier"), side(f, "later")
+        match = [r for r in device["races"] if r["program"] == program and r["buffer"] == buffer
+                 and (r["earlier_stream"], r["earlier_work"], r["earlier_access"]) == earlier
+                 and (r["later_stream"], r["later_work"], r["later_access"]) == later]
+        if not match:
+            problems.append(f"device race reported, not predicted: program {program}, buffer {buffer}, earlier "
+                            f"{earlier}, later {later} (the program: {describe} --describe {program})")
+        for r in match:
+            matched_laters.add((program, r["later"]))
+    first = {}
+    for r in device["races"]:
+        if r["program"] not in first or r["later"] < first[r["program"]][0]["later"]:
+            first[r["program"]] = [r]
+        elif r["later"] == first[r["program"]][0]["later"]:
+            first[r["program"]].append(r)
+    required = 0
+    for program, races in first.items():
+        if all(r["clearable"] for r in races):
+            continue
+        required += 1
+        if (program, races[0]["later"]) not in matched_laters:
+            problems.append(f"device race not reported: program {program}, the first racing command #{races[0]['later']} "
+                            f"(the program: {describe} --describe {program})")
+    line = (f"device races: {len(device['races'])} racing pairs predicted in {len(first)} programs, the first "
+            f"reported in {required - sum(1 for p in problems if p.startswith('device race not'))} of {required} "
+            f"that no host function may order; {len(reported)} reported")
     return problems, line
 
 

@@ -36,6 +36,37 @@ def problems(rep, expected=EXPECTED):
     return [p for p in expect_check.compare_agreement(rep, expected, "runner")[0] if not p.startswith("too few")]
 
 
+def race(address, earlier, later):
+    def work(w):
+        return {"stream": w[0], "work": w[1], "access": w[2]}
+    return {"finding": {"copy": {"id": 0}, "offset": 0, "relies_on": [], "address": address,
+                        "race": {"earlier": work(earlier), "later": work(later)}}}
+
+
+DEVICE = {"buffers": [{"program": 0, "buffer": 2, "begin": 4096, "end": 8192}],
+          "races": [{"program": 0, "earlier": 3, "later": 5, "buffer": 2, "earlier_stream": 0, "later_stream": 9,
+                     "earlier_work": "kernel", "later_work": "copy", "earlier_access": "write",
+                     "later_access": "read", "clearable": False}]}
+
+
+class DeviceRaces(unittest.TestCase):
+    def test_the_predicted_race_agrees(self):
+        found = [race(4096, (0, "kernel", "write"), (9, "copy", "read"))]
+        self.assertEqual(expect_check.compare_device_races(found, DEVICE, "runner")[0], [])
+
+    def test_a_race_the_model_does_not_leave_is_refused(self):
+        found = [race(4096, (0, "kernel", "write"), (9, "copy", "read")),
+                 race(4100, (9, "copy", "read"), (0, "kernel", "write"))]
+        problems = expect_check.compare_device_races(found, DEVICE, "runner")[0]
+        self.assertEqual(len(problems), 1)
+        self.assertIn("reported, not predicted", problems[0])
+
+    def test_the_first_race_must_be_reported_unless_a_host_function_may_order_it(self):
+        self.assertIn("not reported", expect_check.compare_device_races([], DEVICE, "runner")[0][0])
+        clearable = {"buffers": DEVICE["buffers"], "races": [dict(DEVICE["races"][0], clearable=True)]}
+        self.assertEqual(expect_check.compare_device_races([], clearable, "runner")[0], [])
+
+
 class Agreement(unittest.TestCase):
     def test_the_predicted_finding_agrees(self):
         self.assertEqual(problems(report(5)), [])
