@@ -380,7 +380,7 @@ exec "{tool}" check --json "{reports}/rank-$SLURM_PROCID.json" -- "$@" "$SLURM_P
 
 def merged_verdict(verdicts):
     """The job's verdict from its ranks': found if any rank found, else not-checked if any rank was not
-    wholly watched, else clean (sampled counts as clean only where every rank is clean or sampled)."""
+    wholly watched, else sampled if any rank's copies were sampled, else clean (no rank at all: not-checked)."""
     for verdict in ("found", "not-checked", "sampled"):
         if verdict in verdicts:
             return verdict
