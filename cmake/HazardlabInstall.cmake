@@ -26,7 +26,7 @@ if(_hl_libexec)
   # NVIDIA's CUPTI beside it (redistributable; a GPU node has the driver, not the toolkit).
   set_target_properties(hazardlab_check_inject PROPERTIES INSTALL_RPATH "$ORIGIN")
   install(TARGETS hazardlab_check_inject LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
-  install(TARGETS hazardlab_check_threads LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
+  install(TARGETS hazardlab_check_threads hazardlab_check_signals LIBRARY DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/hazardlab)
   # The injected library carries libunwind (MIT), whose notice goes with it.
   install(FILES "${HAZARDLAB_LIBUNWIND_NOTICE}" DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME libunwind.COPYING)
   get_target_property(_hl_cupti CUDA::cupti IMPORTED_LOCATION)

@@ -92,6 +92,9 @@ int check_main(int argc, char** argv) {
     if (options.inject_library.empty())
       options.inject_library = program_folder() / "../libexec/hazardlab/libhazardlab-check-inject.so";
     options.thread_shim = find_companion("libhazardlab-check-threads.so", {"../checker", "../libexec/hazardlab"});
+    options.signal_shim = find_companion("libhazardlab-check-signals.so", {"../checker", "../libexec/hazardlab"});
+    if (options.signal_shim.empty())  // said missing, by its installed place, before the program runs
+      options.signal_shim = program_folder() / "../libexec/hazardlab/libhazardlab-check-signals.so";
     const check::CheckOutcome outcome = check::run_check(options, std::cerr);
     if (outcome.reraise != 0) {
       // The program ended by a signal: so does this, with the findings already written.

@@ -397,6 +397,7 @@ def installed_suite_runs_outside_any_tree(world):
     prefix = install_into(world, world.root / "prefix")
     for program in ("bin/hazardlab", "bin/hazardlab-report", "libexec/hazardlab/hazardlab-cases",
                     "libexec/hazardlab/hazardlab-perf", "libexec/hazardlab/libhazardlab-check-inject.so",
+                    "libexec/hazardlab/libhazardlab-check-threads.so", "libexec/hazardlab/libhazardlab-check-signals.so",
                     "share/doc/hazardlab/slurm/hazardlab-fleet.sbatch",
                     "share/hazardlab/schema/gpu-report.schema.json",
                     "share/hazardlab/schema/check-report.schema.json"):

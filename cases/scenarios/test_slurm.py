@@ -6,7 +6,8 @@ own ports, key, socket and state in a scratch folder, and stopped afterwards. Th
 a stand-in where the scenario says so.
 
 Where the daemons cannot start (not root, packages missing) a scenario exits 77, which ctest reports
-as skipped, never passed; with CI set (CI installs the packages) that is a failure instead.
+as skipped, never passed; with CI set (CI installs the packages) that is a failure instead. A scenario
+that needs a GPU exits 77 where none is usable, with CI set too (CI has none).
 
     test_slurm.py --list
     test_slurm.py <scenario> --source-dir S --build-dir B --tool T --cmake C [--installed PREFIX]
@@ -39,6 +40,10 @@ class Failure(Exception):
 
 class Unavailable(Exception):
     pass
+
+
+class NoGpu(Exception):
+    """The scenario needs a GPU and none is usable here: a skip wherever it happens, CI included."""
 
 
 def check(condition, message):
@@ -366,6 +371,89 @@ def fleet_job_runs_on_three_nodes(args, root):
         cluster.stop()
 
 
+# One checker per rank: srun starts `hazardlab check` on the rank's node, with the rank's own report file; the
+# program is told its rank as Slurm set it, to print it.
+RANK_WRAPPER = """#!/bin/sh
+exec "{tool}" check --json "{reports}/rank-$SLURM_PROCID.json" -- "$@" "$SLURM_PROCID"
+"""
+
+
+def merged_verdict(verdicts):
+    """The job's verdict from its ranks': found if any rank found, else not-checked if any rank was not
+    wholly watched, else sampled if any rank's copies were sampled, else clean (no rank at all: not-checked)."""
+    for verdict in ("found", "not-checked", "sampled"):
+        if verdict in verdicts:
+            return verdict
+    return "clean" if verdicts and all(v == "clean" for v in verdicts) else "not-checked"
+
+
+def srun_checked(cluster, root, tool, program, form, ranks):
+    """`srun -n RANKS hazardlab check -- PROGRAM FORM` with one report and one output file per rank: srun's exit
+    status, each rank's report (by its SLURM_PROCID), and each rank's standard output and error."""
+    reports = root / f"reports-{form[0]}"
+    reports.mkdir()
+    wrapper = root / "hazardlab-check-rank"
+    wrapper.write_text(RANK_WRAPPER.format(tool=tool, reports=reports))
+    wrapper.chmod(0o755)
+    p = cluster.run(["srun", "-n", str(ranks), f"--output={reports}/task-%t.out", f"--error={reports}/task-%t.err",
+                     wrapper, program] + form, timeout=240)
+    out = {}
+    for rank in range(ranks):
+        report = reports / f"rank-{rank}.json"
+        stdout, stderr = (reports / f"task-{rank}.out"), (reports / f"task-{rank}.err")
+        out[rank] = (json.loads(report.read_text()) if report.exists() else None,
+                     stdout.read_text() if stdout.exists() else "", stderr.read_text() if stderr.exists() else "")
+    return p, out
+
+
+@scenario
+def srun_ranks_each_checked(args, root):
+    """`srun -n 2 hazardlab check -- ./prog` under the real Slurm, on a GPU: each rank is watched by a checker of
+    its own, names its rank as Slurm set it (SLURM_PROCID) in its report and its console, and the ranks' verdicts
+    merge into the job's, which srun's exit status gives: the racy twin (rank 1 alone races) found in rank 1 and
+    clean in rank 0, srun exiting 66; the correct twin clean in both, srun exiting 0."""
+    tool = pathlib.Path(args.tool).resolve()
+    devices = subprocess.run([str(tool), "devices", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, timeout=120)
+    try:
+        gpus = len(json.loads(devices.stdout).get("devices", [])) if devices.returncode == 0 else 0
+    except json.JSONDecodeError:
+        gpus = 0
+    if gpus == 0:
+        raise NoGpu("no usable GPU (hazardlab devices lists none)")
+    program = pathlib.Path(args.build_dir) / "checker/programs/check-slurm-ranks"
+    check(program.exists(), f"{program} is not built (ninja check-slurm-ranks)")
+    cluster = Cluster(root)
+    try:
+        for form, want, exit_status in ((["unsafe-on", "1"], {0: "clean", 1: "found"}, 66),
+                                        (["correct"], {0: "clean", 1: "clean"}, 0)):
+            p, ranks = srun_checked(cluster, root, tool, program, form, 2)
+            said = "\n".join(f"[rank {r}] {err[-3000:]}" for r, (_, _, err) in ranks.items())
+            for rank, (report, stdout, stderr) in ranks.items():
+                check(report is not None, f"{form}: rank {rank} wrote no report (srun exit {p.returncode}):\n"
+                      f"{p.stdout}\n{said}")
+                check(f"rank {rank}: 10 uploads" in stdout, f"{form}: rank {rank} printed {stdout!r}")
+                watched = [q for q in report["processes"] if q.get("watching")]
+                check(len(watched) == 1, f"{form}: rank {rank}'s report has {len(watched)} watched processes")
+                check([q.get("rank") for q in report["processes"]] == [str(rank)],
+                      f"{form}: rank {rank}'s processes name ranks {[q.get('rank') for q in report['processes']]}, "
+                      f"not its SLURM_PROCID {rank}")
+                check(report["verdict"] == want[rank], f"{form}: rank {rank} {report['verdict']}, not {want[rank]}:\n"
+                      f"{stderr[-3000:]}")
+                if want[rank] == "found":
+                    hazards = [f["finding"]["hazard"] for q in report["processes"] for f in q["findings"]]
+                    check(hazards and set(hazards) == {"h2d-pinned-mutate"}, f"{form}: rank {rank} found {hazards}")
+                    check(f", rank {rank}," in stderr, f"{form}: rank {rank}'s console does not name it:\n{stderr}")
+            merged = merged_verdict([report["verdict"] for report, _, _ in ranks.values()])
+            check(p.returncode == exit_status, f"{form}: srun exited {p.returncode}, not {exit_status} (the ranks "
+                  f"merged: {merged}):\n{p.stdout}\n{said}")
+            check(merged == ("found" if exit_status == 66 else "clean"), f"{form}: the ranks merged: {merged}")
+            print(f"{' '.join(form)}: " + ", ".join(f"rank {r} {ranks[r][0]['verdict']}" for r in ranks) +
+                  f"; merged {merged}, srun exit {p.returncode}")
+    finally:
+        cluster.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("scenario", nargs="?")
@@ -383,6 +471,10 @@ def main():
     root = pathlib.Path(tempfile.mkdtemp(prefix="hazardlab-slurm-"))
     try:
         SCENARIOS[args.scenario](args, root)
+    except NoGpu as e:
+        print(f"SKIPPED: {e}")
+        shutil.rmtree(root, ignore_errors=True)
+        return SKIP
     except Unavailable as e:
         if os.environ.get("CI"):
             print(f"FAILED: CI installs Slurm and runs as root, yet: {e}")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "check_corpus.py")
@@ -119,6 +120,20 @@ class Samples(unittest.TestCase):
             self.assertEqual(sorted(found), ["cuda-c-linking", "dsl"])
             for name, (category, folder) in found.items():
                 self.assertIsNotNone(check_corpus.executable_of(os.path.join(tmp, "build"), category, name, folder), name)
+
+    def test_as_root_open_mpi_may_start_so_that_simple_mpi_runs(self):
+        for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
+            with unittest.mock.patch.dict(os.environ, clear=False):
+                os.environ.pop(name, None)
+                with unittest.mock.patch("os.geteuid", return_value=0):
+                    self.assertEqual(check_corpus.samples_environment().get(name), "1")
+                with unittest.mock.patch("os.geteuid", return_value=1000):
+                    self.assertNotIn(name, check_corpus.samples_environment())
+
+    def test_simple_mpi_is_expected_watched_and_clean(self):
+        # Its old not-checked reason was wrong (the injection entry ran twice); no expectation excuses it now.
+        shipped = check_corpus.load_expectations(os.path.join(HERE, "expectations.json"))
+        self.assertNotIn("simpleMPI", shipped["corpora"]["cuda-samples"]["programs"])
 
 
 class Masking(unittest.TestCase):

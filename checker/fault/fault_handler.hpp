@@ -89,14 +89,14 @@ class FaultHandler {
   static bool supported();  // this architecture can tell reads from writes
   // Installs the SIGSEGV and SIGTRAP handlers in front of whatever the process had (which still gets every
   // fault and trap that is not the checker's, as the kernel would have delivered it: signal_route.hpp), and the
-  // thread shim's signal hook where it is preloaded.
+  // signal shim's hook where it is preloaded.
   static void install(Checker& checker, FaultFindings on_findings);
   // Is the checker's handler still the process's SIGSEGV handler? If not (the program replaced it around the
-  // thread shim, or where the shim is not preloaded), it is put back in front, the program's own behind it, and
+  // signal shim, or where the shim is not preloaded), it is put back in front, the program's own behind it, and
   // this returns false. Asks the kernel: a system call.
   static bool ensure_installed();
   // The same question at a copy, before its pages are held, and whether a replaced handler could have hidden an
-  // access: only if the checker held pages while it was in front. Where the thread shim is preloaded, the
+  // access: only if the checker held pages while it was in front. Where the signal shim is preloaded, the
   // program's changes through the C library never reach the kernel (signal_route.hpp), and a copy asks the
   // kernel at one copy in kAskKernelEvery, for a change made around the C library (a raw rt_sigaction system
   // call), and after a change the shim told of. Elsewhere it asks the kernel at every copy.

@@ -19,7 +19,7 @@
 
 #include "checker/core/key_plan.hpp"
 #include "checker/fault/fault_handler.hpp"
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace hazardlab::check {
 
@@ -60,7 +60,7 @@ struct FrameProbe {
   struct sigaction previous {};
 };
 
-// What the thread shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy),
+// What the signal shim told of the program's changes of the SIGSEGV handler (FaultHandler::ensure_installed_at_copy),
 // and whether the checker held pages since the kernel was last asked: a handler in front of the checker's only
 // hid accesses if pages were held while it was there.
 struct DispositionWatch {
@@ -71,7 +71,7 @@ struct DispositionWatch {
   std::atomic<bool> held_since_asked{false};  // a hold since the kernel was last asked, or one then
 };
 
-// The signal route's (signal_route.cpp): the thread shim's calls where it is preloaded, and otherwise the program's
+// The signal route's (signal_route.cpp): the signal shim's calls where it is preloaded, and otherwise the program's
 // dispositions as the kernel had them when the checker's handlers went in front.
 struct SignalRoute {
   shim::ClaimedSignals shim;

@@ -1,12 +1,12 @@
 // The checker's handlers in front of the program's: installed, and asked after at copies (FaultHandler's install,
-// ensure_installed and ensure_installed_at_copy), with the thread shim's word on the program's changes.
+// ensure_installed and ensure_installed_at_copy), with the signal shim's word on the program's changes.
 #include <execinfo.h>
 #include <signal.h>
 
 #include "checker/fault/fault_steps.hpp"
 #include "checker/fault/python_stack.hpp"
 #include "checker/fault/signal_route.hpp"
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace hazardlab::check {
 

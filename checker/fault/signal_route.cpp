@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "checker/fault/fault_state.hpp"
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace hazardlab::check::signal_route {
 

@@ -1,8 +1,8 @@
 // The signal route: the checker's SIGSEGV and SIGTRAP handlers stand in front of the program's, and every
 // signal that is not the checker's own goes on to the program's disposition as the kernel would have delivered
-// it. Where the thread shim is preloaded, the program's handlers live behind the checker's in the shim
-// (checker/threads/claimed_signals.hpp), so that the program's changes never displace the checker's handler;
-// elsewhere the program's handler is the one the kernel had when the checker installed its own (and a program
+// it. Where the signal shim is preloaded (`hazardlab check` preloads it under every protection), the program's
+// handlers live behind the checker's in the shim (checker/threads/claimed_signals.hpp), so that the program's
+// changes never displace the checker's handler; elsewhere the program's handler is the one the kernel had when the checker installed its own (and a program
 // that replaces it is found at the next copy, FaultHandler::ensure_installed_at_copy).
 #pragma once
 
@@ -17,7 +17,7 @@ using Handler = void (*)(int, siginfo_t*, void*);
 void put_in_front(int sig, Handler handler);
 // Whether the kernel's handler of `sig` is `handler` now: a system call.
 bool in_front(int sig, Handler handler);
-// Whether the program's handlers live in the thread shim, behind the checker's.
+// Whether the program's handlers live in the signal shim, behind the checker's.
 bool behind_in_the_shim();
 // A signal that is not the checker's: to the program's handler, with the program's mask blocked while it runs
 // (and the signal itself, without SA_NODEFER), once only with SA_RESETHAND. With no handler, the default action
@@ -31,7 +31,7 @@ void pass_to(const struct sigaction& program, int sig, siginfo_t* info, void* co
 // The kernel's disposition, set or asked directly, for the checker's own handlers (the start-up frame probe's).
 int kernel_sigaction(int sig, const struct sigaction* action, struct sigaction* previous);
 
-// The checker's own changes of a disposition: the thread shim's signal hook is told of them as of any other,
+// The checker's own changes of a disposition: the signal shim's hook is told of them as of any other,
 // and they are not the program's (is_own_change()).
 class OwnHandlerChange {
  public:

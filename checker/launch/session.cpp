@@ -55,15 +55,20 @@ struct LogFolder {
 };
 
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
-  // The thread shim, unless the two held-page keys or mprotect are asked for (by the option, or else by the
-  // environment the program inherits), which need no range keys: first, before the program's own preloads,
-  // which stay. It wraps pthread_create and the C library's calls that have the kernel reach a buffer.
+  // The checker's preloads go first, before the program's own, which stay. The thread shim (pthread_create and
+  // the C library's calls that have the kernel reach a buffer) unless the two held-page keys or mprotect are
+  // asked for (by the option, or else by the environment the program inherits), which need no range keys. The
+  // signal shim (sigaction and its kin) always: without it, a SIGSEGV handler the program installs while a copy
+  // holds pages would stand in front of the checker's until the next copy, and meet the checker's faults.
   const ProtectionRequest asked =
       options.protection != ProtectionRequest::Auto ? options.protection : protection_from_environment();
   std::string preload;
-  if ((asked == ProtectionRequest::Auto || asked == ProtectionRequest::RangeKeys) && !options.thread_shim.empty()) {
+  if ((asked == ProtectionRequest::Auto || asked == ProtectionRequest::RangeKeys) && !options.thread_shim.empty())
+    preload = options.thread_shim.string();
+  if (!options.signal_shim.empty()) preload += (preload.empty() ? "" : " ") + options.signal_shim.string();
+  if (!preload.empty()) {
     const std::optional<std::string> theirs = environment_value_given("LD_PRELOAD");
-    preload = options.thread_shim.string() + (theirs ? " " + *theirs : std::string());
+    if (theirs && !theirs->empty()) preload += " " + *theirs;
   }
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -174,9 +179,12 @@ void validate(const CheckOptions& options) {
   }
   if (options.sarif && !fs::is_directory(options.source_root))
     throw UsageError("--source-root " + options.source_root.string() + ": is not a folder");
-  if (!fs::is_regular_file(options.inject_library))
-    throw UsageError("the checker's library " + options.inject_library.string() +
-                          " is missing: the installation is incomplete");
+  const auto must_exist = [](const fs::path& library) {
+    if (!fs::is_regular_file(library))
+      throw UsageError("the checker's library " + library.string() + " is missing: the installation is incomplete");
+  };
+  must_exist(options.inject_library);
+  if (!options.signal_shim.empty()) must_exist(options.signal_shim);
   if (const std::optional<std::string> set = environment_value_given(kInjectionPath))
     throw UsageError(std::string(kInjectionPath) + " is already set (" + *set +
                           "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");

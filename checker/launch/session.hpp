@@ -31,9 +31,13 @@ struct CheckOptions {
   int error_exitcode = 66;      // something was found (66, as ThreadSanitizer uses)
   int unchecked_exitcode = 67;  // nothing was found, but something was not watched
   std::filesystem::path inject_library;
-  // Preloaded into the program when range keys are asked for, so that every thread it creates runs the
-  // checker's hook first (empty: none).
+  // Preloaded into the program where range keys may be used (the default, and range-keys), so that every
+  // thread it creates runs the checker's hook first (empty: none).
   std::filesystem::path thread_shim;
+  // Preloaded into the program under every protection, so that the program's SIGSEGV and SIGTRAP handlers live
+  // behind the checker's, installed at start or while a copy is held (empty: none; validate() refuses one that
+  // is missing).
+  std::filesystem::path signal_shim;
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
   bool every_occurrence = false;  // every conflicting access, not one per pair of call sites
   ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection

@@ -10,6 +10,10 @@
   expect_check.py HAZARDLAB not-checked --because TEXT -- PROGRAM ARGS
       not-checked, and a process says why with TEXT in it.
   expect_check.py HAZARDLAB MODE --needs-python-module NAME ...: skipped (77) where Python cannot import NAME
+  expect_check.py HAZARDLAB MODE --needs-gpus N ...: skipped (77) where fewer than N GPUs are usable
+  expect_check.py HAZARDLAB under-nsys -- PROGRAM ARGS
+      `nsys profile -- hazardlab check -- PROGRAM ARGS`: the checker cannot watch where Nsight Systems holds CUDA's
+      injection or CUPTI, and must say so, naming it (skipped where nsys is not on PATH).
   expect_check.py HAZARDLAB agreement RUNNER PROGRAMS SEED|random
       check-agreement's generated programs run under `hazardlab check --every-occurrence`: every finding the
       happens-before model predicts is reported with the deviations it names, and nothing else is.
@@ -24,17 +28,19 @@ import json
 import re
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 
 
-def gpu_present(hazardlab):
-    out = subprocess.run([hazardlab, "devices", "--json"], capture_output=True, text=True)
+def gpu_count(hazardlab):
+    """The GPUs this process can use, as `hazardlab devices` lists them (0 where it cannot say)."""
+    out = subprocess.run([hazardlab, "devices", "--json"], capture_output=True, text=True, timeout=120)
     try:
-        return out.returncode == 0 and len(json.loads(out.stdout).get("devices", [])) > 0
+        return len(json.loads(out.stdout).get("devices", [])) if out.returncode == 0 else 0
     except json.JSONDecodeError:
-        return False
+        return 0
 
 
 # EXPECT_CHECK_OPTIONS="--sample 100" runs the same expectations in the faster mode (where a clean program
@@ -155,6 +161,46 @@ def expect(hazardlab, want, command, hazard=None, relies_on=None, copy_in=None, 
     for p in problems:
         print("FAIL:", p)
     return not problems
+
+
+HOLDER_NAMED = re.compile(r'held by "([^"]+)"')
+INJECTION_NAMED = re.compile(r"CUDA_INJECTION64_PATH is already set \(([^)]+)\)")
+
+
+def under_nsys(hazardlab, command):
+    """`nsys profile -- hazardlab check -- PROGRAM`: Nsight Systems takes CUDA's injection variable or CUPTI first,
+    and the checker must say it could not watch, naming what holds it: refused before the program runs (the
+    variable set, with its value), or not-checked with CUPTI's name of the holder. Returns 0, 1, or 77 where nsys is
+    not on PATH."""
+    nsys = shutil.which("nsys")
+    if nsys is None:
+        print("nsys is not on PATH: skipped")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "check.json")
+        run = subprocess.run([nsys, "profile", "--output", os.path.join(tmp, "profile"), "--force-overwrite", "true",
+                              "--", hazardlab, "check", "--json", report, "--"] + command, capture_output=True,
+                             text=True, timeout=600)
+        said = run.stdout + run.stderr
+        loaded = None
+        if os.path.exists(report):
+            with open(report) as f:
+                loaded = json.load(f)
+    sys.stdout.write(said[-6000:])
+    if loaded is None:
+        named = INJECTION_NAMED.search(said)
+        if named is None:
+            print(f"FAIL: no report, and no refusal naming CUDA's injection variable (exit {run.returncode})")
+            return 1
+        print(f"refused before the program ran: CUDA_INJECTION64_PATH was {named.group(1)}")
+        return 0
+    reasons = [q.get("not_watching_because") or "" for q in loaded["processes"]]
+    holders = [m.group(1) for m in map(HOLDER_NAMED.search, reasons) if m]
+    if loaded["verdict"] != "not-checked" or not holders:
+        print(f"FAIL: expected not-checked with CUPTI's holder named, got {loaded['verdict']}: {reasons}")
+        return 1
+    print(f"not-checked: CUPTI is held by {holders[0]!r}")
+    return 0
 
 
 def variants(hazardlab, hazard):
@@ -344,22 +390,31 @@ def agreement(hazardlab, runner, programs, seed):
 def main():
     args = sys.argv[1:]
     hazardlab, mode = args[0], args[1]
-    # --needs-python-module NAME, anywhere among the options (before the program's `--`).
+    # --needs-python-module NAME and --needs-gpus N, anywhere among the options (before the program's `--`).
+    gpus_needed = 1
     i = 2
     while i + 1 < len(args) and args[i] != "--":
-        if args[i] != "--needs-python-module":
+        if args[i] not in ("--needs-python-module", "--needs-gpus"):
             i += 1
             continue
-        module = args[i + 1]
+        option, value = args[i], args[i + 1]
         del args[i:i + 2]
-        if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
-            print(f"Python cannot import {module}: skipped")
+        if option == "--needs-gpus":
+            gpus_needed = int(value)
+        elif subprocess.run([sys.executable, "-c", f"import {value}"], capture_output=True).returncode != 0:
+            print(f"Python cannot import {value}: skipped")
             return 77
-    if not gpu_present(hazardlab):
+    gpus = gpu_count(hazardlab)
+    if gpus == 0:
         print("no usable GPU: skipped")
+        return 77
+    if gpus < gpus_needed:
+        print(f"{gpus} usable GPU(s), {gpus_needed} needed: skipped")
         return 77
     if mode == "agreement":
         return 0 if agreement(hazardlab, args[2], args[3], args[4]) else 1
+    if mode == "under-nsys":
+        return under_nsys(hazardlab, args[args.index("--") + 1:])
     if mode == "suite":
         ok = suite(hazardlab, args[2], args[3])
         return SKIPPED if ok is None else 0 if ok else 1

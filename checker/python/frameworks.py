@@ -2,6 +2,7 @@
 watched to its end, clean, with its output and exit status as without the checker.
 
   python3 frameworks.py PROGRAM       (python3 frameworks.py --list shows them)
+  torchrun --standalone --nproc_per_node 2 frameworks.py ddp     (one DDP worker per GPU; torchrun starts them)
 
 Each prints one line a run reproduces (a checksum of what it computed), and nothing that changes between runs."""
 import sys
@@ -164,6 +165,41 @@ def cupy_loop():
     print(f"cupy: {total:.1f}")
 
 
+def ddp_worker():
+    """One worker of `torchrun --nproc_per_node 2`: a small model under DistributedDataParallel (NCCL), trained for
+    two epochs on batches a DataLoader pins (pin_memory=True, num_workers=2, a DistributedSampler) and uploads with
+    non_blocking=True. Rank 0 alone prints, after the ranks' losses are averaged, so that the output is one line."""
+    import os
+    import torch
+    import torch.distributed as dist
+
+    local = int(os.environ["LOCAL_RANK"])
+    torch.cuda.set_device(local)
+    dist.init_process_group("nccl")
+    torch.manual_seed(0)  # the same data and the same first weights in every rank
+    data = torch.utils.data.TensorDataset(torch.randn(2048, 64), torch.randn(2048, 1))
+    sampler = torch.utils.data.distributed.DistributedSampler(data, shuffle=True, seed=0)
+    loader = torch.utils.data.DataLoader(data, batch_size=64, sampler=sampler, pin_memory=True, num_workers=2)
+    net = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1)).cuda()
+    model = torch.nn.parallel.DistributedDataParallel(net, device_ids=[local])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    steps = 0
+    for epoch in range(2):
+        sampler.set_epoch(epoch)
+        for x, y in loader:
+            loss = torch.nn.functional.mse_loss(model(x.cuda(non_blocking=True)), y.cuda(non_blocking=True))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            steps += 1
+    mean = loss.detach().clone()
+    dist.all_reduce(mean)
+    mean /= dist.get_world_size()
+    if dist.get_rank() == 0:
+        print(f"ddp: {dist.get_world_size()} ranks, {steps} steps each, mean loss {mean.item():.4f}", flush=True)
+    dist.destroy_process_group()
+
+
 PROGRAMS = {
     "jax-loop": jax_loop,
     "torch-compile": torch_compile,
@@ -175,6 +211,7 @@ PROGRAMS = {
     "mpi4py-in-process/unsafe": lambda: mpi4py_in_process(True),
     "faulthandler": lambda: faulthandler_enabled(False),
     "faulthandler-crash": lambda: faulthandler_enabled(True),
+    "ddp": ddp_worker,
 }
 
 if __name__ == "__main__":

@@ -319,6 +319,9 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   ::setenv(std::string(kInjectionPath).c_str(), "/opt/other-tool.so", 1);
   EXPECT_TRUE(refused("already set (/opt/other-tool.so)"));
   ::unsetenv(std::string(kInjectionPath).c_str());
+  options.signal_shim = dir / "signals-gone.so";  // without it a handler could stand in front of the checker's
+  EXPECT_TRUE(refused("signals-gone.so is missing: the installation is incomplete"));
+  options.signal_shim.clear();
   options.inject_library = dir / "gone.so";
   EXPECT_TRUE(refused("installation is incomplete"));
 }
@@ -413,46 +416,54 @@ TEST_F(Launcher, ThePageProtectionBackendAndItsReasonAreReported) {
   EXPECT_EQ(j.at("processes").at(0).at("protection").at("backend"), "mprotect");
 }
 
-// Unless the two held-page keys or mprotect are asked for, the thread shim goes first in the program's
-// LD_PRELOAD, and the program's own preloads stay after it; asked for those, the program's preloads are left
-// as they are.
-TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwnUnlessRangeKeysAreRuledOut) {
+// The checker's preloads go first in the program's LD_PRELOAD, and the program's own stay after them: the signal
+// shim under every protection (so that a SIGSEGV handler the program installs while a copy is held goes behind
+// the checker's at once), and before it the thread shim, unless the two held-page keys or mprotect are asked for,
+// which need no range keys.
+TEST_F(Launcher, TheSignalShimIsPreloadedUnderEveryProtectionAndTheThreadShimWhereRangeKeysMayBeUsed) {
   options.thread_shim = dir / "libthreads.so";
+  options.signal_shim = dir / "libsignals.so";
   std::ofstream(options.thread_shim) << "";
+  std::ofstream(options.signal_shim) << "";
+  const std::string signals_alone = options.signal_shim.string();
+  const std::string both = options.thread_shim.string() + " " + options.signal_shim.string();
+  const auto preloads = [&](const std::string& expected, const std::string& what) {
+    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
+            "test \"$LD_PRELOAD\" = '" + expected + "' || { echo \"LD_PRELOAD='$LD_PRELOAD'\" >&2; exit 98; }");
+    const CheckOutcome out = run_check(options, err);
+    EXPECT_EQ(out.exit_status, 0) << what << ": expected LD_PRELOAD='" << expected << "'\n" << err.str();
+    err.str("");
+  };
   ::unsetenv("LD_PRELOAD");
   for (ProtectionRequest other : {ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
     options.protection = other;
-    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
-    EXPECT_EQ(run_check(options, err).exit_status, 0) << name_of(other) << ": " << err.str();
+    preloads(signals_alone, std::string(name_of(other)));
   }
   // Asked by the environment the program inherits, as by the option.
   options.protection = ProtectionRequest::Auto;
   for (const char* asked : {"keys", "mprotect"}) {
     ::setenv("HL_CHECK_PROTECTION", asked, 1);
-    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
-    EXPECT_EQ(run_check(options, err).exit_status, 0) << asked << ": " << err.str();
+    preloads(signals_alone, asked);
   }
   for (const char* asked : {"range-keys", "auto"}) {
     ::setenv("HL_CHECK_PROTECTION", asked, 1);
-    program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
-            "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
-    EXPECT_EQ(run_check(options, err).exit_status, 0) << asked << ": " << err.str();
+    preloads(both, asked);
   }
   ::unsetenv("HL_CHECK_PROTECTION");
-  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
-          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
-  EXPECT_EQ(run_check(options, err).exit_status, 0) << "nothing asked: " << err.str();
+  preloads(both, "nothing asked");
   options.protection = ProtectionRequest::RangeKeys;
   ::setenv("LD_PRELOAD", "", 1);  // an empty value: nothing to keep
-  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
-          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + "' || exit 98");
-  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  preloads(both, "range-keys, an empty LD_PRELOAD");
   const fs::path theirs = dir / "libtheirs.so";
   std::ofstream(theirs) << "";
   ::setenv("LD_PRELOAD", theirs.c_str(), 1);
-  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}),
-          "test \"$LD_PRELOAD\" = '" + options.thread_shim.string() + " " + theirs.string() + "' || exit 98");
-  EXPECT_EQ(run_check(options, err).exit_status, 0) << err.str();
+  preloads(both + " " + theirs.string(), "range-keys, the program's own preload");
+  options.protection = ProtectionRequest::Mprotect;
+  preloads(signals_alone + " " + theirs.string(), "mprotect, the program's own preload");
+  // Where neither shim was found (a launcher test, or a build without them), the program's preloads are as they were.
+  options.thread_shim.clear();
+  options.signal_shim.clear();
+  preloads(theirs.string(), "no shims");
   ::unsetenv("LD_PRELOAD");
 }
 

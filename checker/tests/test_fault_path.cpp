@@ -18,7 +18,7 @@
 
 #include "checker/fault/fault_handler.hpp"
 #include "checker/fault/python_stack.hpp"
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace hazardlab::check {
 namespace {

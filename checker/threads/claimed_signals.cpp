@@ -4,7 +4,7 @@
 // faulthandler, Open MPI and language runtimes install their SIGSEGV handler at start and ask for the one before
 // it, to pass it on. So the kernel keeps the checker's handler, the program's handler lives behind it, every
 // question the program asks gets the answer the kernel would have given, and the checker's handler passes it
-// every signal that is not the checker's own, as the kernel would deliver it (thread_shim.hpp).
+// every signal that is not the checker's own, as the kernel would deliver it (signal_shim.hpp).
 //
 // The dispositions are read inside the checker's signal handler: each is guarded by a sequence count (odd while
 // it is written), which a reader retries, so that the reader takes no lock. Writers, rare (the program's
@@ -20,7 +20,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace hazardlab::check::shim {
 
@@ -143,8 +143,8 @@ using namespace hazardlab::check::shim;
 
 #define HAZARDLAB_EXPORT extern "C" __attribute__((visibility("default")))
 
-HAZARDLAB_EXPORT int hazardlab_thread_shim_claim_signal(int signal, const struct sigaction* checkers,
-                                                        struct sigaction* program) {
+HAZARDLAB_EXPORT int hazardlab_signal_shim_claim(int signal, const struct sigaction* checkers,
+                                                 struct sigaction* program) {
   if (!claimable(signal) || checkers == nullptr) {
     errno = EINVAL;
     return -1;
@@ -161,7 +161,7 @@ HAZARDLAB_EXPORT int hazardlab_thread_shim_claim_signal(int signal, const struct
   return 0;
 }
 
-HAZARDLAB_EXPORT int hazardlab_thread_shim_program_action(int signal, int delivered, struct sigaction* program) {
+HAZARDLAB_EXPORT int hazardlab_signal_shim_program_action(int signal, int delivered, struct sigaction* program) {
   if (!claimable(signal) || !dispositions[signal].claimed.load(std::memory_order_acquire)) return -1;
   Disposition& d = dispositions[signal];
   struct sigaction now = load(d);
@@ -177,7 +177,7 @@ HAZARDLAB_EXPORT int hazardlab_thread_shim_program_action(int signal, int delive
   return 0;
 }
 
-HAZARDLAB_EXPORT int hazardlab_thread_shim_kernel_sigaction(int signal, const struct sigaction* action,
+HAZARDLAB_EXPORT int hazardlab_signal_shim_kernel_sigaction(int signal, const struct sigaction* action,
                                                             struct sigaction* previous) {
   return kernel_sigaction(signal, action, previous);
 }

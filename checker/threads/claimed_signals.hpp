@@ -1,6 +1,6 @@
 // The program's dispositions of the signals the checker claimed (its SIGSEGV and SIGTRAP handlers stay in front
 // of the program's): kept here, in the shim, where every change the program makes through the C library passes.
-// signal_calls.cpp asks first whether a call is about a claimed signal; thread_shim.hpp declares the checker's
+// signal_calls.cpp asks first whether a call is about a claimed signal; signal_shim.hpp declares the checker's
 // side (claim, the program's action as a fault delivers it, the kernel's disposition directly).
 #pragma once
 

@@ -18,7 +18,7 @@
 #include <cerrno>
 
 #include "checker/threads/claimed_signals.hpp"
-#include "checker/threads/thread_shim.hpp"
+#include "checker/threads/signal_shim.hpp"
 
 namespace {
 
@@ -63,7 +63,7 @@ sighandler_t set_handler(Function real, int signal, sighandler_t handler, int fl
 
 #define HAZARDLAB_EXPORT extern "C" __attribute__((visibility("default")))
 
-HAZARDLAB_EXPORT void hazardlab_thread_shim_set_signal_hook(HazardlabSignalHook hook) {
+HAZARDLAB_EXPORT void hazardlab_signal_shim_set_hook(HazardlabSignalHook hook) {
   signal_hook.store(hook, std::memory_order_release);
 }
 

@@ -1,13 +1,20 @@
-// Run with the shim preloaded: each wrapped C library call that changes a signal's disposition must run the
-// signal hook after it, on the calling thread, with the signal's number; never for a call that only asks or
-// that failed, nor for the hook's own calls; and leave the call's result and errno as they are. Exit 0 when
-// every call did, 1 when one did not, 77 when the shim is not preloaded.
+// Run with the signal shim preloaded: each wrapped C library call that changes a signal's disposition must run
+// the signal hook after it, on the calling thread, with the signal's number; never for a call that only asks or
+// that failed, nor for the hook's own calls; and leave the call's result and errno as they are.
+//   signal-calls-probe                     the signal shim, whatever else is preloaded
+//   signal-calls-probe alone               ...and no thread shim (as `hazardlab check` preloads it under
+//                                          `--protection keys` and `mprotect`: no thread or buffer call wrapped)
+//   signal-calls-probe beside-thread-shim  ...and the thread shim too (as under range keys, the default)
+// Prints "signal-calls-probe: every call as expected" and exits 0 when every call did, 1 when one did not, 77 when
+// the signal shim is not preloaded, 2 on a bad argument.
 #include <signal.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <string>
 #include <vector>
 
+#include "checker/threads/signal_shim.hpp"
 #include "checker/threads/thread_shim.hpp"
 
 // Programs may still call these two: glibc exports bsd_signal without declaring it, and has sigset deprecated.
@@ -43,11 +50,22 @@ void expect(const char* call, std::vector<int> expected) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  const std::string thread_shim = argc > 1 ? argv[1] : "";
+  if (thread_shim != "" && thread_shim != "alone" && thread_shim != "beside-thread-shim") {
+    std::fprintf(stderr, "usage: signal-calls-probe [alone|beside-thread-shim] (got '%s')\n", thread_shim.c_str());
+    return 2;
+  }
   const auto set_hook = hazardlab::check::shim::preloaded_signal_hook_setter();
   if (set_hook == nullptr) {
-    std::puts("the thread shim is not preloaded");
+    std::puts("the signal shim is not preloaded");
     return 77;
+  }
+  const bool threads_wrapped = hazardlab::check::shim::preloaded_hook_setter() != nullptr;
+  if ((thread_shim == "alone" && threads_wrapped) || (thread_shim == "beside-thread-shim" && !threads_wrapped)) {
+    std::printf("the thread shim is %s, where '%s' expects otherwise\n", threads_wrapped ? "preloaded" : "not preloaded",
+                thread_shim.c_str());
+    ++failures;
   }
   set_hook(&on_change);
   struct sigaction action{}, previous{};
@@ -92,5 +110,6 @@ int main() {
   if (sigaction(SIGUSR1, &action, nullptr) != 0) ++failures;
   expect("sigaction with no hook", {});
   std::printf("%d call(s) did not run the hook as expected\n", failures);
+  if (failures == 0) std::puts("signal-calls-probe: every call as expected");
   return failures == 0 ? 0 : 1;
 }
