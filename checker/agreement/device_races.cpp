@@ -6,19 +6,29 @@ namespace hazardlab::check::agreement {
 
 using cf::CommandKind;
 
+bool conflicting(Touch a, Touch b) {
+  if (a == Touch::Write || b == Touch::Write) return true;
+  return (a == Touch::MayWrite) != (b == Touch::MayWrite);
+}
+
+const char* to_string(Touch t) { return t == Touch::Read ? "read" : t == Touch::Write ? "write" : "may-write"; }
+
 std::vector<DeviceTouch> device_touches(const cf::Program& p, cf::CommandIndex i) {
   const cf::Command& c = p.commands()[i];
   std::vector<DeviceTouch> out;
-  auto add = [&](const std::vector<cf::BufferId>& buffers, bool write) {
-    if (!buffers.empty() && p.buffer_kind(buffers[0]) == cf::BufferKind::Device) out.push_back({buffers[0], write});
+  auto add = [&](const std::vector<cf::BufferId>& buffers, Touch touch) {
+    if (!buffers.empty() && p.buffer_kind(buffers[0]) == cf::BufferKind::Device) out.push_back({buffers[0], touch});
   };
   switch (c.kind) {
     case CommandKind::MemcpyAsync:
-    case CommandKind::Kernel:
-      add(c.reads, false);
-      add(c.writes, true);
+      add(c.reads, Touch::Read);
+      add(c.writes, Touch::Write);
       break;
-    case CommandKind::MemsetAsync: add(c.writes, true); break;
+    case CommandKind::Kernel:
+      add(c.reads, Touch::Read);
+      add(c.writes, Touch::MayWrite);
+      break;
+    case CommandKind::MemsetAsync: add(c.writes, Touch::Write); break;
     default: break;
   }
   return out;
@@ -42,8 +52,8 @@ std::vector<DeviceRacePair> device_races(const cf::Program& p) {
                     documented.ordered(acts[earlier].work, acts[h].work);
       for (const DeviceTouch& e : device_touches(p, earlier))
         for (const DeviceTouch& l : touched_later)
-          if (e.buffer == l.buffer && (e.write || l.write))
-            races.push_back({earlier, later, e.buffer, e.write, l.write, clearable});
+          if (e.buffer == l.buffer && conflicting(e.touch, l.touch))
+            races.push_back({earlier, later, e.buffer, e.touch, l.touch, clearable});
     }
   }
   return races;

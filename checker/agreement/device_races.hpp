@@ -12,13 +12,18 @@ namespace hazardlab::check::agreement {
 
 namespace cf = conformance;
 
-// A device buffer one command's device work reads or writes: a copy's device ends, a memset's destination, a
-// kernel's arguments (the runner's kernel reads its first argument through a `const` pointer and writes its
-// second). A synchronous copy is not device work the checker follows, and a host buffer is no device memory.
+// A device buffer one command's device work touches: a copy's device ends, a memset's destination, a kernel's
+// arguments. The runner's kernel reads its first argument through a `const` pointer and writes its second
+// through a plain pointer, which the checker can only take as one it may write (device_conflicts.hpp). A
+// synchronous copy is not device work the checker follows, and a host buffer is no device memory.
+enum class Touch { Read, Write, MayWrite };
 struct DeviceTouch {
   cf::BufferId buffer;
-  bool write;
+  Touch touch;
 };
+// The checker's rule: a write races with anything, a may-write with a read.
+bool conflicting(Touch a, Touch b);
+const char* to_string(Touch t);
 std::vector<DeviceTouch> device_touches(const cf::Program& p, cf::CommandIndex i);
 
 // Two commands whose device work touches one buffer, at least one writing, that the documented rules order
@@ -28,7 +33,7 @@ std::vector<DeviceTouch> device_touches(const cf::Program& p, cf::CommandIndex i
 struct DeviceRacePair {
   cf::CommandIndex earlier, later;
   cf::BufferId buffer;
-  bool earlier_writes, later_writes;
+  Touch earlier_touch, later_touch;
   bool clearable;
 };
 std::vector<DeviceRacePair> device_races(const cf::Program& p);

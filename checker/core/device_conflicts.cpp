@@ -5,6 +5,12 @@
 
 namespace hazardlab::check {
 
+bool conflicting(DeviceAccessKind a, DeviceAccessKind b) {
+  using enum DeviceAccessKind;
+  if (a == Write || b == Write) return true;
+  return (a == MayWrite) != (b == MayWrite);  // a may-write beside a read; two may-writes may both only read
+}
+
 void DeviceConflicts::split_at(std::uintptr_t address) {
   auto after = cells_.upper_bound(address);
   if (after == cells_.begin()) return;
@@ -27,17 +33,20 @@ void DeviceConflicts::report(const DeviceAccess& earlier, const DeviceAccess& la
 void DeviceConflicts::touch(Cell& cell, std::uintptr_t begin, const DeviceWork& work, const DeviceAccess& access,
                             std::vector<DeviceConflict>& found) {
   // Rule 1 and every edge the engine follows: work the new item is ordered after cannot race with it.
-  auto races = [&](const DeviceAccess& earlier) { return !OrderEngine::clock_knows(work.ordered_after, earlier.stamp); };
-  if (cell.write && races(*cell.write)) report(*cell.write, access, begin, found);
+  auto unordered = [&](const DeviceAccess& earlier) {
+    return !OrderEngine::clock_knows(work.ordered_after, earlier.stamp);
+  };
+  if (cell.write && unordered(*cell.write)) report(*cell.write, access, begin, found);
+  for (const DeviceAccess& other : cell.reads)
+    if (conflicting(other.kind, access.kind) && unordered(other)) report(other, access, begin, found);
   if (access.kind == DeviceAccessKind::Write) {
-    for (const DeviceAccess& read : cell.reads)
-      if (races(read)) report(read, access, begin, found);
     cell.write = access;
     cell.reads.clear();
     return;
   }
-  // A read supersedes the reads it is ordered after (its own stream's among them).
-  std::erase_if(cell.reads, [&](const DeviceAccess& read) { return !races(read); });
+  // A read supersedes the reads of its kind that it is ordered after (its own stream's among them): what races
+  // with them races with it. A read and a may-write race with different things, so neither stands for the other.
+  std::erase_if(cell.reads, [&](const DeviceAccess& other) { return other.kind == access.kind && !unordered(other); });
   cell.reads.push_back(access);
 }
 
@@ -104,7 +113,11 @@ std::vector<DeviceRange> kernel_ranges(std::span<const KernelArgument> arguments
       const DeviceAllocation& holder = *std::prev(after);
       if (value >= holder.base + holder.bytes) continue;
       const std::uintptr_t end = std::min<std::uintptr_t>(value + element, holder.base + holder.bytes);
-      ranges.push_back({value, end, argument.read_only ? DeviceAccessKind::Read : DeviceAccessKind::Write});
+      DeviceAccessKind kind = DeviceAccessKind::MayWrite;
+      if (argument.access == ArgumentAccess::ReadOnly) kind = DeviceAccessKind::Read;
+      if (argument.access == ArgumentAccess::OutputFirst)
+        kind = at == 0 ? DeviceAccessKind::Write : DeviceAccessKind::Read;
+      ranges.push_back({value, end, kind});
     }
   }
   return ranges;

@@ -63,6 +63,9 @@ struct DeviceConflict {
   std::uintptr_t address = 0;  // the first device byte both touch
 };
 
+// Whether two accesses of one byte race when nothing orders them: a write with anything, a may-write with a read.
+bool conflicting(DeviceAccessKind a, DeviceAccessKind b);
+
 class DeviceConflicts {
  public:
   // Work enqueued: the earlier work it races with (each pair of call sites once), and it is remembered.
@@ -83,7 +86,8 @@ class DeviceConflicts {
   struct Cell {
     std::uintptr_t end = 0;
     std::optional<DeviceAccess> write;
-    std::vector<DeviceAccess> reads;  // since the write, at most one per stream
+    // Reads and may-writes since the write, at most one of each kind per stream.
+    std::vector<DeviceAccess> reads;
   };
   using Cells = std::map<std::uintptr_t, Cell>;
   void split_at(std::uintptr_t address);
@@ -104,15 +108,23 @@ struct DeviceAllocation {
   std::size_t bytes = 0;
 };
 
-// A kernel argument that may hold pointers: the bytes the driver's parameter layout gives for it, and whether the
-// kernel's signature promises only to read through it (a `const T*` parameter).
+// What a kernel does through an argument, as its signature says (kernel_signature.hpp).
+enum class ArgumentAccess {
+  MayWrite,     // a `T*`, a struct holding pointers, any argument of a kernel without a C++ symbol
+  ReadOnly,     // a `const T*`
+  OutputFirst,  // the pointer array of PyTorch's elementwise kernels: the first is the output, the rest inputs
+};
+
+// A kernel argument that may hold pointers: the bytes the driver's parameter layout gives for it, and what the
+// kernel's signature says it does through it.
 struct KernelArgument {
   std::span<const std::byte> bytes;
-  bool read_only = false;
+  ArgumentAccess access = ArgumentAccess::MayWrite;
 };
 
 // What a kernel touches: for each pointer-sized, pointer-aligned word of its arguments that points into a tracked
-// allocation, the element it points to (`element` bytes), read for a read-only argument, written otherwise.
+// allocation, the element it points to (`element` bytes): read through a read-only argument, may-write through
+// any other; of an OutputFirst argument, the first word written and the others read.
 // Words that point nowhere tracked (sizes, scalars, host pointers) are no accesses.
 std::vector<DeviceRange> kernel_ranges(std::span<const KernelArgument> arguments,
                                        std::span<const DeviceAllocation> allocations, std::size_t element = 1);

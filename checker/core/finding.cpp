@@ -17,7 +17,14 @@ std::string_view to_string(FindingKind kind) {
   return "?";
 }
 
-std::string_view to_string(DeviceAccessKind kind) { return kind == DeviceAccessKind::Read ? "read" : "write"; }
+std::string_view to_string(DeviceAccessKind kind) {
+  switch (kind) {
+    case DeviceAccessKind::Read: return "read";
+    case DeviceAccessKind::Write: return "write";
+    case DeviceAccessKind::MayWrite: return "may-write";
+  }
+  return "?";
+}
 
 std::string_view to_string(DeviceWorkKind kind) {
   switch (kind) {
@@ -77,19 +84,27 @@ std::string work_text(const DeviceWorkFacts& w) {
   return text + " on stream " + hex(w.stream) + " (" + stream_kind_text(w.stream_kind) + ")";
 }
 
+const char* verb(DeviceAccessKind kind) {
+  switch (kind) {
+    case DeviceAccessKind::Read: return "reads";
+    case DeviceAccessKind::Write: return "writes";
+    case DeviceAccessKind::MayWrite: return "is handed (through a pointer it may write)";
+  }
+  return "?";
+}
+
 std::string race_what(const DeviceRace& r, std::uintptr_t address) {
   std::ostringstream out;
   if (r.later.work == DeviceWorkKind::FreeAsync) {
     out << work_text(r.later) << " frees the block at " << hex(address) << " while " << work_text(r.earlier)
         << ", enqueued before it, may still " << to_string(r.earlier.access) << " it";
   } else if (r.earlier.work == DeviceWorkKind::FreeAsync) {
-    out << work_text(r.later) << " " << (r.later.access == DeviceAccessKind::Read ? "reads" : "writes")
-        << " device memory at " << hex(address) << " that " << work_text(r.earlier)
-        << " freed, with nothing ordering it after the free: the pool may hand the block out again";
+    out << work_text(r.later) << " " << verb(r.later.access) << " device memory at " << hex(address) << " that "
+        << work_text(r.earlier) << " freed, with nothing ordering it after the free: the pool may hand the block out "
+        << "again";
   } else {
-    out << work_text(r.later) << " " << (r.later.access == DeviceAccessKind::Read ? "reads" : "writes")
-        << " device memory at " << hex(address) << " that " << work_text(r.earlier) << ", enqueued before it, "
-        << (r.earlier.access == DeviceAccessKind::Read ? "reads" : "writes") << ", and nothing orders the two";
+    out << work_text(r.later) << " " << verb(r.later.access) << " device memory at " << hex(address) << " that "
+        << work_text(r.earlier) << ", enqueued before it, " << verb(r.earlier.access) << ", and nothing orders the two";
   }
   return out.str();
 }

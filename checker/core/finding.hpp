@@ -28,8 +28,11 @@ enum class FindingKind {
 };
 std::string_view to_string(FindingKind kind);
 
-// How an item of device work touches memory, and what the item is (for the finding's words and its fix).
-enum class DeviceAccessKind { Read, Write };
+// How an item of device work touches memory, and what the item is (for the finding's words and its fix). A
+// kernel's pointer that its signature does not promise to only read through (`T*`, an `extern "C"` kernel's, a
+// pointer in a struct) may write: it races with a read or a write, and never with another such pointer (both
+// may only read, and a false alarm in correct code is worse than a race missed).
+enum class DeviceAccessKind { Read, Write, MayWrite };
 enum class DeviceWorkKind { Copy, Memset, Kernel, FreeAsync };
 std::string_view to_string(DeviceAccessKind kind);
 std::string_view to_string(DeviceWorkKind kind);

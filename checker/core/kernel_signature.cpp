@@ -26,6 +26,9 @@ bool pointer_to_const(std::string_view parameter) {
   return trim(parameter).ends_with(" const") && parameter.find('*') == std::string_view::npos;
 }
 
+// TensorIterator's pointer array: `at::detail::Array<char*, N>`.
+bool outputs_first(std::string_view parameter) { return trim(parameter).starts_with("at::detail::Array<char*, "); }
+
 }  // namespace
 
 KernelSignature kernel_signature(std::string_view symbol) {
@@ -51,6 +54,8 @@ KernelSignature kernel_signature(std::string_view symbol) {
   signature.name = std::string(trim(demangled.substr(0, open)));
   if (signature.name.starts_with("void ")) signature.name.erase(0, 5);
   const std::string_view list = demangled.substr(open + 1, demangled.size() - open - 2);
+  const bool elementwise = signature.name.starts_with("at::native::") &&
+                           signature.name.find("elementwise_kernel") != std::string::npos;
   // Split at the commas outside any <>, () or [].
   std::size_t start = 0;
   depth = 0;
@@ -61,7 +66,9 @@ KernelSignature kernel_signature(std::string_view symbol) {
     if (c == ',' && depth == 0) {
       const std::string_view parameter = trim(list.substr(start, i - start));
       if (!(parameter.empty() || parameter == "void") || i < list.size())
-        signature.read_only.push_back(pointer_to_const(parameter));
+        signature.parameters.push_back(pointer_to_const(parameter)            ? ArgumentAccess::ReadOnly
+                                       : elementwise && outputs_first(parameter) ? ArgumentAccess::OutputFirst
+                                                                                 : ArgumentAccess::MayWrite);
       start = i + 1;
     }
   }
@@ -69,9 +76,10 @@ KernelSignature kernel_signature(std::string_view symbol) {
   return signature;
 }
 
-bool parameter_read_only(const KernelSignature& signature, std::size_t index, std::size_t count) {
-  return signature.parameters_known && signature.read_only.size() == count && index < count &&
-         signature.read_only[index];
+ArgumentAccess parameter_access(const KernelSignature& signature, std::size_t index, std::size_t count) {
+  if (!signature.parameters_known || signature.parameters.size() != count || index >= count)
+    return ArgumentAccess::MayWrite;
+  return signature.parameters[index];
 }
 
 }  // namespace hazardlab::check

@@ -42,7 +42,8 @@ constexpr FindingKind kFindingKinds[] = {FindingKind::HostWroteCopySource, Findi
                                          FindingKind::UnregisteredWhileCopyOwns, FindingKind::DeviceWorkRace};
 constexpr DeviceWorkKind kDeviceWorkKinds[] = {DeviceWorkKind::Copy, DeviceWorkKind::Memset, DeviceWorkKind::Kernel,
                                                DeviceWorkKind::FreeAsync};
-constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write};
+constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write,
+                                                   DeviceAccessKind::MayWrite};
 constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered};
 
 constexpr conformance::StreamKind kStreamKinds[] = {conformance::StreamKind::Legacy, conformance::StreamKind::Blocking,

@@ -27,7 +27,7 @@ Allocations& allocations() {
 
 struct Parameter {
   std::size_t offset = 0, size = 0;
-  bool read_only = false;
+  ArgumentAccess access = ArgumentAccess::MayWrite;
 };
 struct Layout {
   std::vector<Parameter> parameters;
@@ -52,7 +52,7 @@ CUresult list_parameters(CUfunction function, bool as_library_kernel, std::vecto
                            ? cuKernelGetParamInfo(reinterpret_cast<CUkernel>(function), index, &offset, &size)
                            : cuFuncGetParamInfo(function, index, &offset, &size);
     if (r != CUDA_SUCCESS) return r;
-    parameters.push_back({offset, size, false});
+    parameters.push_back({offset, size, ArgumentAccess::MayWrite});
   }
 }
 
@@ -75,7 +75,7 @@ Layout read_layout(CUfunction function, const char* symbol) {
   }
   layout.known = r == CUDA_ERROR_INVALID_VALUE;
   for (std::size_t i = 0; i < layout.parameters.size(); ++i)
-    layout.parameters[i].read_only = parameter_read_only(signature, i, layout.parameters.size());
+    layout.parameters[i].access = parameter_access(signature, i, layout.parameters.size());
   return layout;
 }
 
@@ -140,7 +140,7 @@ LaunchAccesses launch_accesses(CUfunction function, const char* symbol, void** k
     } else if (p.offset + p.size <= packed.size()) {
       bytes = packed.data() + p.offset;
     }
-    if (bytes != nullptr) arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, p.size), p.read_only});
+    if (bytes != nullptr) arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, p.size), p.access});
   }
   Allocations& a = allocations();
   std::shared_lock lock(a.mutex);

@@ -200,8 +200,8 @@ void describe_device(const cf::Program& program, unsigned long long k, const Exe
                                {"later_stream", streams[l.stream]},
                                {"earlier_work", work_name(e.kind)},
                                {"later_work", work_name(l.kind)},
-                               {"earlier_access", r.earlier_writes ? "write" : "read"},
-                               {"later_access", r.later_writes ? "write" : "read"},
+                               {"earlier_access", agree::to_string(r.earlier_touch)},
+                               {"later_access", agree::to_string(r.later_touch)},
                                {"clearable", r.clearable}});
   }
 }

@@ -140,17 +140,17 @@ TEST(DeviceConflicts, AChunkedPipelineOverOneAllocationRaisesNoAlarm) {
     const std::uintptr_t start = kBuffer + chunk * kChunk;
     p.work(stream, {Program::writes(start, kChunk)}, 10, "cuMemcpyHtoDAsync_v2");
     const auto pointer = word(start);
-    const std::array<KernelArgument, 1> arguments{KernelArgument{pointer, false}};
+    const std::array<KernelArgument, 1> arguments{KernelArgument{pointer, ArgumentAccess::MayWrite}};
     p.work(stream, kernel_ranges(arguments, allocations, 4), 11);
     p.work(stream, {Program::reads(start, kChunk)}, 12, "cuMemcpyDtoHAsync_v2");
   }
   EXPECT_TRUE(p.found.empty());
   const auto pointer = word(kBuffer);
-  const std::array<KernelArgument, 1> whole{KernelArgument{pointer, false}};
+  const std::array<KernelArgument, 1> whole{KernelArgument{pointer, ArgumentAccess::MayWrite}};
   p.work(Program::kOtherSide, kernel_ranges(whole, allocations, 4), 13);
-  // With the first chunk's kernel (whose write superseded the upload's: it was ordered after it) and its readback.
+  // With the first chunk's upload and its readback (its kernel, a may-write too, may only have read).
   ASSERT_EQ(p.found.size(), 2u);
-  EXPECT_EQ(p.found[0].earlier.site, 11u);
+  EXPECT_EQ(p.found[0].earlier.site, 10u);
   EXPECT_EQ(p.found[1].earlier.site, 12u);
   for (const DeviceConflict& c : p.found) EXPECT_EQ(c.later.site, 13u);
 }
@@ -206,14 +206,44 @@ TEST(KernelRanges, OnlyPointersIntoTrackedAllocationsAreAccessesReadOnesThroughC
   std::memcpy(packed.data() + 8, &inside, 8);
   std::memcpy(packed.data() + 16, &past, 8);
   const auto input = word(kBuffer + 100);
-  const std::array<KernelArgument, 2> arguments{KernelArgument{input, true}, KernelArgument{packed, false}};
+  const std::array<KernelArgument, 2> arguments{KernelArgument{input, ArgumentAccess::ReadOnly}, KernelArgument{packed, ArgumentAccess::MayWrite}};
   const std::vector<DeviceRange> ranges = kernel_ranges(arguments, allocations, 4);
   ASSERT_EQ(ranges.size(), 2u);
   EXPECT_EQ(ranges[0].begin, kBuffer + 100);
   EXPECT_EQ(ranges[0].end, kBuffer + 104);
   EXPECT_EQ(ranges[0].kind, DeviceAccessKind::Read);
   EXPECT_EQ(ranges[1].begin, inside);
-  EXPECT_EQ(ranges[1].kind, DeviceAccessKind::Write);
+  EXPECT_EQ(ranges[1].kind, DeviceAccessKind::MayWrite);
+  // PyTorch's pointer array: the output first, the inputs after it.
+  std::array<std::byte, 16> tensors{};
+  const std::uintptr_t out = kBuffer + 8, in = kOther;
+  std::memcpy(tensors.data(), &out, 8);
+  std::memcpy(tensors.data() + 8, &in, 8);
+  const std::array<KernelArgument, 1> elementwise{KernelArgument{tensors, ArgumentAccess::OutputFirst}};
+  const std::vector<DeviceRange> touched = kernel_ranges(elementwise, allocations);
+  ASSERT_EQ(touched.size(), 2u);
+  EXPECT_EQ(touched[0].kind, DeviceAccessKind::Write);
+  EXPECT_EQ(touched[1].kind, DeviceAccessKind::Read);
+}
+
+// Two kernels handed one buffer through pointers they may write, on unordered streams: both may only read, so
+// no alarm (simpleStreams hands every stream's kernel one factor so). Beside a read or a write, it races.
+TEST(DeviceConflicts, TwoMayWritesDoNotRaceAMayWriteAndAReadDo) {
+  Program p;
+  p.work(Program::kSide, {{kBuffer, kBuffer + 1, DeviceAccessKind::MayWrite}}, 1);
+  p.work(Program::kOtherSide, {{kBuffer, kBuffer + 1, DeviceAccessKind::MayWrite}}, 2);
+  EXPECT_TRUE(p.found.empty());
+  p.work(Program::kBlocking, {Program::reads(kBuffer, 64)}, 3, "cuMemcpyDtoHAsync_v2");
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[0].earlier.kind, DeviceAccessKind::MayWrite);
+  // A read ordered after the may-writes does not stand for them: a third may-write still races with nothing,
+  // and a write races with the read.
+  p.order.host_synchronizes_stream(Program::kSide);
+  p.order.host_synchronizes_stream(Program::kOtherSide);
+  p.conflicts.forget_known(p.order);
+  p.work(Program::kSide, {Program::writes(kBuffer, 1)}, 4);
+  ASSERT_EQ(p.found.size(), 3u);
+  EXPECT_EQ(p.found[2].earlier.site, 3u);
 }
 
 // Through the Checker, as the injected library plays a program: the stream lesson's race becomes a finding that
@@ -283,24 +313,30 @@ TEST(KernelSignature, APointerToConstIsReadAnyOtherParameterMayBeWritten) {
   const KernelSignature plain = kernel_signature("_Z2k1PKfPfPKPKc");  // k1(float const*, float*, char const* const*)
   ASSERT_TRUE(plain.parameters_known);
   EXPECT_EQ(plain.name, "k1");
-  EXPECT_EQ(plain.read_only, (std::vector<bool>{true, false, false}));
+  using enum ArgumentAccess;
+  EXPECT_EQ(plain.parameters, (std::vector<ArgumentAccess>{ReadOnly, MayWrite, MayWrite}));
   const KernelSignature templated = kernel_signature("_Z3addIfEvPKT_PS0_i");  // void add<float>(float const*, float*, int)
   EXPECT_EQ(templated.name, "add<float>");
-  EXPECT_EQ(templated.read_only, (std::vector<bool>{true, false, false}));
-  // PyTorch's elementwise kernels: the pointers travel in an array of char*, in and out alike.
+  EXPECT_EQ(templated.parameters, (std::vector<ArgumentAccess>{ReadOnly, MayWrite, MayWrite}));
+  // An array of char* in any kernel may be written; in PyTorch's elementwise kernels its first is the output.
   const KernelSignature packed = kernel_signature("_Z2k2N2at6detail5ArrayIPcLi3EEEi");
-  EXPECT_EQ(packed.read_only, (std::vector<bool>{false, false}));
+  EXPECT_EQ(packed.parameters, (std::vector<ArgumentAccess>{MayWrite, MayWrite}));
+  // void at::native::vectorized_elementwise_kernel<4, Fill, at::detail::Array<char*, 1> >(int, Fill, at::detail::Array<char*, 1>)
+  const KernelSignature fill = kernel_signature(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_4FillENS_6detail5ArrayIPcLi1EEEEEviT0_T1_");
+  EXPECT_EQ(fill.name, "at::native::vectorized_elementwise_kernel<4, at::native::Fill, at::detail::Array<char*, 1> >");
+  EXPECT_EQ(fill.parameters, (std::vector<ArgumentAccess>{MayWrite, MayWrite, OutputFirst}));
 }
 
 TEST(KernelSignature, WithoutParameterTypesNothingIsReadOnly) {
   const KernelSignature c_kernel = kernel_signature("fill_kernel");
   EXPECT_FALSE(c_kernel.parameters_known);
   EXPECT_EQ(c_kernel.name, "fill_kernel");
-  EXPECT_FALSE(parameter_read_only(c_kernel, 0, 1));
+  EXPECT_EQ(parameter_access(c_kernel, 0, 1), ArgumentAccess::MayWrite);
   // A layout with another count of parameters than the symbol names: no guess.
   const KernelSignature plain = kernel_signature("_Z2k1PKfPfPKPKc");
-  EXPECT_TRUE(parameter_read_only(plain, 0, 3));
-  EXPECT_FALSE(parameter_read_only(plain, 0, 4));
+  EXPECT_EQ(parameter_access(plain, 0, 3), ArgumentAccess::ReadOnly);
+  EXPECT_EQ(parameter_access(plain, 0, 4), ArgumentAccess::MayWrite);
 }
 
 }  // namespace
