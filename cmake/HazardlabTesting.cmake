@@ -10,6 +10,16 @@
 #       the session fixtures that start the run (its own folder under the results root) and write
 #       its per-GPU reports.
 #
+#   hazardlab_add_gpu_test(NAME <name> COMMAND <program> [<arg>...] [LABELS <label>...] [TIMEOUT <s>] [ALL_GPUS])
+#       Every other test that runs on a GPU (the checker's GPU tests, the lessons, the conformance programs): ctest
+#       hands it one GPU of the machine that runs ctest (RESOURCE_GROUPS gpus:1, from the resource spec the run
+#       plan writes when ctest starts: harness/plan/gpu_resources.hpp), one such test per GPU at a time, and
+#       `hazardlab gpu-test` runs <program> with that GPU alone visible (CUDA_VISIBLE_DEVICES). Skipped (77) where
+#       the plan found no GPU. When the suite's cases are selected too, it runs after their run (DEPENDS on its
+#       report), so that no GPU ever runs one of these beside a case. ALL_GPUS: <program> sees every GPU, and
+#       ctest runs it alone (RUN_SERIAL). TIMEOUT defaults to 600 s. The layout lint refuses a GPU test
+#       registered any other way (cases/lint/test_layout.py, gpu_tests_registered_once).
+#
 # Any GPU case can be rerun under compute-sanitizer:
 #   HAZARDLAB_SANITIZE=memcheck ctest --test-dir build -L kind:guard
 enable_testing()
@@ -56,8 +66,37 @@ function(hazardlab_add_gpu_cases)
   set(HAZARDLAB_TOOL "$<TARGET_FILE:${ARG_TOOL}>")
   set(HAZARDLAB_CASES "$<TARGET_FILE:${ARG_CASES}>")
   set(HAZARDLAB_PERF "$<TARGET_FILE:${ARG_PERF}>")
+  set(HAZARDLAB_RESOURCE_SPECS ${PROJECT_BINARY_DIR}/gpu-resources)
   set(script ${CMAKE_CURRENT_BINARY_DIR}/hazardlab_register_gpu_cases.cmake)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/RegisterGpuCases.cmake.in ${script}.in @ONLY)
   file(GENERATE OUTPUT ${script} INPUT ${script}.in)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${script})
+endfunction()
+
+function(hazardlab_add_gpu_test)
+  cmake_parse_arguments(PARSE_ARGV 0 ARG "ALL_GPUS" "NAME;TIMEOUT" "COMMAND;LABELS")
+  if(NOT ARG_NAME OR NOT ARG_COMMAND OR ARG_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "hazardlab_add_gpu_test(NAME <name> COMMAND <program> [<arg>...] [LABELS ...] [TIMEOUT <s>] "
+                        "[ALL_GPUS]): got '${ARGV}'")
+  endif()
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  # add_test names a target's file only when the target comes first; here the launcher comes first.
+  list(POP_FRONT ARG_COMMAND program)
+  if(TARGET ${program})
+    set(program $<TARGET_FILE:${program}>)
+  endif()
+  set(launcher $<TARGET_FILE:hazardlab> gpu-test)
+  if(ARG_ALL_GPUS)
+    list(APPEND launcher --all-gpus)
+  endif()
+  add_test(NAME ${ARG_NAME} COMMAND ${launcher} -- ${program} ${ARG_COMMAND})
+  # hazardlab/report: the plan's last test (harness/plan/run_plan.cpp), when the suite's cases are selected too;
+  # DEPENDS only orders, and a test that is not selected is not waited for.
+  set_tests_properties(${ARG_NAME} PROPERTIES LABELS "${ARG_LABELS}" SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT}
+                                              RESOURCE_GROUPS gpus:1 DEPENDS hazardlab/report)
+  if(ARG_ALL_GPUS)
+    set_tests_properties(${ARG_NAME} PROPERTIES RUN_SERIAL ON)
+  endif()
 endfunction()

@@ -15,6 +15,7 @@
 #include "check_command.hpp"
 #include "cli_checks.hpp"
 #include "cuda/device.hpp"
+#include "gpu_test_command.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/run_main.hpp"
@@ -147,6 +148,8 @@ int main(int argc, char** argv) {
   // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab: warning: " << w << '\n';
+  // After the order is set: the GPU ctest handed the test is numbered as the plan numbered it.
+  if (argc > 1 && std::string_view(argv[1]) == "gpu-test") return gpu_test_main(argc, argv);
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};
   app.require_subcommand(1);
   std::string hazard_id;
@@ -172,6 +175,11 @@ int main(int argc, char** argv) {
       ->check(cli::executable_file());
   manifest_cmd->add_option("--perf", manifest.perf, "the hazardlab-perf the plan runs (else the one beside this)")
       ->check(cli::executable_file());
+  manifest_cmd
+      ->add_option("--resource-spec-dir", manifest.resource_spec_dir,
+                   "also write ctest's resource spec into this folder (ctest-<ctest's pid>.json) and name it in the "
+                   "plan: the GPUs from which ctest hands each hazardlab_add_gpu_test its GPU")
+      ->check(cli::folder_path());
   manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
                          "when it fails, still list the GPUs and cases (the registration's call; its failing "
                          "tests leave it out and print only the error)");
@@ -220,6 +228,7 @@ int main(int argc, char** argv) {
   app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
   app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
   app.add_subcommand("findings", "the findings checked processes logged so far, as JSON (for the pytest plugin)");
+  app.add_subcommand("gpu-test", "run a GPU test on the GPU ctest handed it: hazardlab gpu-test -- PROGRAM [ARGS...]");
   auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
   report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
   report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
@@ -236,11 +245,17 @@ int main(int argc, char** argv) {
     } catch (const CLI::OptionNotFound&) {
       return refuse_input("hazardlab", "no command '" + std::string(argv[1]) +
                                            "'; the commands are list, explain, devices, settings, run, ctest-manifest, "
-                                           "session-start, report, merge, check and findings");
+                                           "session-start, report, merge, check, findings and gpu-test");
     }
   }
+  // The failing tests of a failed manifest print its error again: they write no resource spec (ctest read it).
   for (int i = 0; i < argc; ++i) {
-    if (std::string_view(argv[i]) != "--cases-on-failure") manifest.failing_command.push_back(argv[i]);
+    const std::string_view word(argv[i]);
+    if (word == "--resource-spec-dir" && i + 1 < argc) {
+      ++i;
+    } else if (word != "--cases-on-failure" && !word.starts_with("--resource-spec-dir=")) {
+      manifest.failing_command.push_back(argv[i]);
+    }
   }
   const auto body = [&]() -> int {
     // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that

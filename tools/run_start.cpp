@@ -1,7 +1,10 @@
 #include "run_start.hpp"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
@@ -18,6 +21,7 @@
 #include "hazard/registry.hpp"
 #include "perf/checks.hpp"
 #include "plan/ctest_plan.hpp"
+#include "plan/gpu_resources.hpp"
 #include "program_paths.hpp"
 #include "settings_record.hpp"
 #include "hazardlab/environment.hpp"
@@ -75,10 +79,36 @@ std::vector<int> device_indexes(const DeviceInventory& inventory) {
   return indexes;
 }
 
+// The GPUs of this machine, and ctest's resource spec of them where the registration asked for it (its file,
+// else empty): ctest reads it once every test is registered, and hands each hazardlab_add_gpu_test one of these
+// GPUs. One file per ctest (its pid), since several may start at once on one build tree with other GPUs visible;
+// the files of ctests that have ended are removed.
+std::vector<int> planned_devices(const ManifestRequest& request, fs::path& spec) {
+  const std::vector<int> devices = device_indexes(discover_devices());
+  if (request.resource_spec_dir.empty()) return devices;
+  const long owner = static_cast<long>(::getppid());
+  fs::create_directories(request.resource_spec_dir);
+  const auto ended = [owner](const std::string& name) {
+    long pid = 0;
+    return name.starts_with("ctest-") && name.ends_with(".json") &&
+           std::sscanf(name.c_str(), "ctest-%ld.json", &pid) == 1 && pid != owner &&
+           ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
+  };
+  for (const fs::directory_entry& e : fs::directory_iterator(request.resource_spec_dir)) {
+    std::error_code ignored;
+    if (ended(e.path().filename().string())) fs::remove(e.path(), ignored);
+  }
+  spec = absolute_path(request.resource_spec_dir / ("ctest-" + std::to_string(owner) + ".json"));
+  write_file_atomically(spec, gpu_resource_spec(devices));
+  return devices;
+}
+
 }  // namespace
 
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out) {
   PlanRequest plan;
+  fs::path spec;
+  plan.devices = planned_devices(request, spec);
   if (!settings.sanitizer.empty()) {
     plan.sanitizer = find_compute_sanitizer();
     if (plan.sanitizer.empty()) {
@@ -109,11 +139,11 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
                                 "each a folder of its own (HAZARDLAB_RESULTS_ROOT, HAZARDLAB_REPORTS_DIR)");
   }
   plan.programs = manifest_programs(request);
-  plan.devices = device_indexes(discover_devices());
   plan.profile = settings.profile;
   plan.soak_duration = settings.soak_duration;
   // Written whole or not at all: a plan that fails half-way registers no half of it.
   std::ostringstream text;
+  if (!spec.empty()) write_resource_spec_line(text, spec);
   write_ctest_plan(text, plan_run(plan), settings.warnings);
   out << text.str();
   return 0;
@@ -121,11 +151,13 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
 
 void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& out) {
   PlanRequest plan;
+  fs::path spec;
+  plan.devices = planned_devices(request, spec);
   plan.programs = manifest_programs(request);
-  plan.devices = device_indexes(discover_devices());
   // The settings were refused, so the profile is unknown: every case of the full run is listed.
   plan.profile = "validation";
   std::ostringstream text;
+  if (!spec.empty()) write_resource_spec_line(text, spec);
   write_failed_ctest_plan(text, plan_run(plan), request.failing_command);
   out << text.str();
 }

@@ -16,16 +16,18 @@ struct ManifestRequest {
   std::filesystem::path default_reports_dir;   // used when HAZARDLAB_REPORTS_DIR is not set
   std::filesystem::path cases;                 // hazardlab-cases, as the build made it; else the one beside this
   std::filesystem::path perf;                  // hazardlab-perf, likewise
+  std::filesystem::path resource_spec_dir;     // where ctest's resource spec goes (harness/plan/gpu_resources.hpp)
   bool cases_on_failure = false;               // a failed manifest still prints print_failed_ctest_manifest's
   std::vector<std::string> failing_command;    // this command without --cases-on-failure: says only the error
 };
 
-// The run's plan for cmake/RegisterGpuCases.cmake.in, in the lines plan/ctest_plan.hpp writes: made
+// The run's plan for cmake/RegisterGpuCases.cmake.in (and, where request.resource_spec_dir names a folder, ctest's
+// resource spec of the plan's GPUs, written first whatever the settings say, one file per ctest), in the lines plan/ctest_plan.hpp writes: made
 // from the settings, the GPUs of this machine and the registered cases. Throws std::invalid_argument when
 // HAZARDLAB_SANITIZE names a tool but compute-sanitizer cannot be found, or the folders overlap.
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out);
 
-// Printed when the manifest fails (a bad setting): every test name the full run would have had, as a
+// Printed when the manifest fails (a bad setting), after the resource spec is written: every test name the full run would have had, as a
 // test that runs request.failing_command, which fails with the message; so a run filtered by name (ctest
 // -R) or label fails too instead of finding no test.
 void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& out);

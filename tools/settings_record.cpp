@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "hazardlab/number_text.hpp"
+#include "perf/host_lock.hpp"
 
 namespace hazardlab {
 namespace {}  // namespace
@@ -16,6 +17,7 @@ std::vector<RecordedSetting> settings_in_force(const Settings& s, const perf::Pr
   values.push_back({&setting::kPinnedBudgetMb, std::to_string(profile.pinned_budget >> 20)});
   values.push_back({&setting::kMinLinkFraction, number_text("%.2f", thresholds.min_link_fraction)});
   values.push_back({&setting::kMinOverlap, number_text("%.2f", thresholds.min_overlap)});
+  values.push_back({&setting::kTimedTurns, std::string(perf::setting_word(perf::timed_turns_from_environment()))});
   std::stable_sort(values.begin(), values.end(), [](const SettingInForce& a, const SettingInForce& b) {
     return declared_position(a.setting->name) < declared_position(b.setting->name);
   });

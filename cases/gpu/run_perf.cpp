@@ -87,29 +87,31 @@ int measure(MeasurementGroup part, const Settings& settings, const Profile& prof
             << ")\n";
 
   const auto start = std::chrono::steady_clock::now();
-  // Bandwidth and overlap are timed alone on the host (host_lock.hpp): the context, the placement and
-  // the buffers are made first, beside the other GPUs' cases (holding the lock shared, as they do), and
-  // the lock is taken alone only for the timed part. The findings compare two ways of doing the same
-  // thing on one GPU and need no isolation.
-  std::optional<HostLock> alone;
+  // Bandwidth and overlap are timed alone on the host (host_lock.hpp), or alone among the GPUs of their timing
+  // group (HAZARDLAB_TIMED_TURNS): the context, the placement and the buffers are made first, beside the other
+  // GPUs' cases (holding the lock shared, as they do), and the lock is taken alone only for the timed part. The
+  // findings compare two ways of doing the same thing on one GPU and need no isolation.
   try {
+    const TimedTurns turns = timed_turns_from_environment();
+    const std::string group = timing_group(device, turns);
     // Bound before any host memory is allocated, so that pages land on the GPU's NUMA node.
     const HostPlacement placement = bind_to_device(device);
     DeviceScope scope(device.index);
     load_harness_kernels();
     PreparedBuffers buffers;
     if (part == MeasurementGroup::Bandwidth) {
-      const HostLock in_use(HostLock::Mode::Shared, std::chrono::minutes(2));
+      const HostLock in_use(HostLock::Mode::Shared, std::chrono::minutes(2), {group});
       const Stopwatch watch;
       buffers = prepare_bandwidth_buffers(profile, bandwidth_kinds(device));
       std::printf("   %zu MiB of host buffers prepared in %.2f s, before the host was held alone\n",
                   buffers.bytes_ready() >> 20, watch.seconds());
     }
-    if (timed_alone(part)) alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5));
+    std::optional<HostLock> alone;
+    if (timed_alone(part)) alone.emplace(HostLock::Mode::Exclusive, std::chrono::minutes(5), std::vector{group});
     const auto timed_from = std::chrono::steady_clock::now();
     record.measurements = measure_part(part, settings, profile, device, thresholds, record.checks, buffers);
-    // What every other GPU's measurements wait for on a host of several GPUs: the floor of a run's
-    // time grows by this for each GPU (docs/fleet.md).
+    // What every other GPU of its timing group waits for: the floor of a run's time grows by this for each
+    // GPU that takes turns (docs/fleet.md).
     const double timed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - timed_from).count();
     record.measurements.host_placement = placement;
     std::printf(
@@ -117,12 +119,26 @@ int measure(MeasurementGroup part, const Settings& settings, const Profile& prof
         placement.bound ? " (bound to the GPU's CPUs)" : (" (not bound: " + placement.not_bound_reason + ")").c_str());
     if (alone) {
       record.measurements.isolation = Isolation{alone->held(), static_cast<long>(alone->waited().count()),
-                                                HostLock::path()};
-      std::printf("   alone on the host: %s (waited %ld ms for the lock, then held it %.2f s)\n",
-                  alone->held() ? "yes" : "no", static_cast<long>(alone->waited().count()), timed_s);
+                                                alone->files()};
+      std::printf("   alone on the host: %s (timed turns: %s; waited %ld ms for %s, then held it %.2f s)\n",
+                  alone->held() ? "yes" : "no", std::string(setting_word(turns)).c_str(),
+                  static_cast<long>(alone->waited().count()), alone->files().c_str(), timed_s);
       // Measured beside other work: the figures stand, but no check is decided by them.
       if (!alone->held()) {
         for (Check& c : record.checks) c.untrusted_reason = "not measured alone on the host: " + alone->why_not();
+      }
+    }
+    alone.reset();
+    // The lowest-numbered of several GPUs also measures them all at once, and every pair: with every timing group
+    // of the host held alone, after its own figures (so the other groups' turns may come between).
+    if (part == MeasurementGroup::Bandwidth && record.measurements.bandwidth) {
+      if (const std::vector<DeviceFingerprint> all = several_gpus_measured_by(profile, device); !all.empty()) {
+        const HostLock whole(HostLock::Mode::Exclusive, std::chrono::minutes(5), timing_groups(all, turns));
+        const Stopwatch watch;
+        measure_several_gpus(profile, all, *record.measurements.bandwidth);
+        std::printf("   every GPU's figures alone on the host: %s (waited %ld ms for %s, then held them %.2f s)\n",
+                    whole.held() ? "yes" : "no", static_cast<long>(whole.waited().count()), whole.files().c_str(),
+                    watch.seconds());
       }
     }
     record.status = PerfStatus::Measured;

@@ -101,8 +101,10 @@ CaseEnd run_and_record(const Hazard& hazard, const Variant& variant, const std::
   // Recorded first, so that a case whose process dies leaves a failure, not nothing.
   record(settings, crash_marker(hazard, variant, device->index));
 
-  // Shared with every other case of the host; a bandwidth or overlap measurement takes it alone.
-  const perf::HostLock host_in_use(perf::HostLock::Mode::Shared, std::chrono::minutes(2));
+  // Shared with every other case of the host; a bandwidth or overlap measurement of its timing group (the whole
+  // host, unless HAZARDLAB_TIMED_TURNS says otherwise) takes it alone.
+  const perf::HostLock host_in_use(perf::HostLock::Mode::Shared, std::chrono::minutes(2),
+                                   {perf::timing_group(*device, perf::timed_turns_from_environment())});
   const VariantResult r = judge_variant(hazard, variant, *device, settings);
   record(settings, r);
   print(r, out);

@@ -17,7 +17,8 @@ tests/ (harness/tests/, which is no layer and may include every layer, reports/t
 folders it names with their reasons (CASES_FOLDERS), its selftests/ only tests that need the registered hazards;
 checker/programs/ holds the GPU programs and their driver, checker/benchmarks/ the benchmarks, and a test in
 either tests the file beside it; a lesson includes nothing of the project but the lessons' own scaffold, which
-holds their one CUDA check.
+holds their one CUDA check. A test that runs on a GPU gets it one way: the suite's cases from the run plan, every
+other GPU test through hazardlab_add_gpu_test (ctest's resources), never add_test or a lock on a GPU by hand.
 
 Usage: test_layout.py SOURCE_DIR
        test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
@@ -623,6 +624,105 @@ def lessons_stand_alone(root: Path) -> list[str]:
     return problems
 
 
+# How a test gets its GPU, one way (cmake/HazardlabTesting.cmake): the suite's cases from the run plan
+# (hazardlab_add_gpu_cases), every other GPU test through hazardlab_add_gpu_test, which declares ctest's resources.
+GPU_TEST_FUNCTION = "hazardlab_add_gpu_test"
+# The scripts that run GPU programs themselves (a test of them is a GPU test, whatever it is given).
+GPU_DRIVERS = ("expect_check.py", "check_plugin_on_gpu.py", "check_corpus.py")
+CMAKE_CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+HELD_BY_HAND = re.compile(r'\bRESOURCE_LOCK\s+"?(?:\$\{\w+\})?gpu[\w${}]*|\bRESOURCE_GROUPS\b|\bCUDA_VISIBLE_DEVICES\b')
+
+
+def cmake_files(root: Path) -> list[Path]:
+    return [p for p in sorted(root.rglob("*"))
+            if p.is_file() and not outside_the_project(p.relative_to(root))
+            and (p.name == "CMakeLists.txt" or p.name.endswith((".cmake", ".cmake.in")))]
+
+
+def cmake_calls(text: str):
+    """(line, command, arguments) of every command call of a CMake file, its # comments left out."""
+    code = "\n".join(line.split("#")[0] for line in text.splitlines())
+    i = 0
+    while (m := CMAKE_CALL.search(code, i)) is not None:
+        depth, j = 1, m.end()
+        while j < len(code) and depth:
+            depth += {"(": 1, ")": -1}.get(code[j], 0)
+            j += 1
+        yield code.count("\n", 0, m.start()) + 1, m.group(1).lower(), code[m.end():j - 1]
+        i = j
+
+
+def expanded(arguments: str, variables: dict[str, str]) -> str:
+    """The arguments with the file's own set() variables put in, twice over (a variable made of variables)."""
+    for _ in range(2):
+        arguments = re.sub(r"\$\{(\w+)\}", lambda m: variables.get(m.group(1), m.group(0)), arguments)
+    return arguments
+
+
+def gpu_programs(files: dict[Path, list]) -> list[re.Pattern]:
+    """The executables that run on a GPU: built from CUDA sources, or linking a CUDA library themselves; a name
+    made with a variable (lesson-${hazard}) matches any word in its place."""
+    sources, cuda_linked = {}, set()
+    for calls in files.values():
+        for _, command, arguments in calls:
+            words = arguments.split()
+            if command == "add_executable" and words and not words[0].startswith("${"):
+                sources[words[0]] = words[1:]
+            elif command == "target_link_libraries" and words and "CUDA::" in arguments:
+                cuda_linked.add(words[0])
+    names = [n for n, srcs in sources.items() if n in cuda_linked or any(s.endswith(".cu") for s in srcs)]
+    return [re.compile("(?<![\\w./-])" + re.sub(r"\\\$\\\{\w+\\\}", r"(?:\\$\\{\\w+\\}|[\\w.+-]+)", re.escape(n))
+                       + "(?![\\w./-])") for n in names]
+
+
+def gpu_tests_registered_once(root: Path) -> list[str]:
+    """A test that runs on a GPU gets it one way: a test of a GPU program (built from CUDA sources or linking a CUDA
+    library) or of a GPU driver script (GPU_DRIVERS) is registered with hazardlab_add_gpu_test, never add_test or a
+    function of one's own around add_test; and no CMake code but that function takes a GPU by hand (a RESOURCE_LOCK on
+    a GPU, RESOURCE_GROUPS, CUDA_VISIBLE_DEVICES)."""
+    files = {path: list(cmake_calls(path.read_text(errors="replace"))) for path in cmake_files(root)}
+    programs = gpu_programs(files)
+    # Functions and macros of the project's own that register tests with add_test: their calls register too.
+    registering = set()
+    for calls in files.values():
+        inside = None
+        for _, command, arguments in calls:
+            if command in ("function", "macro") and arguments.split():
+                inside = arguments.split()[0].lower()
+            elif command in ("endfunction", "endmacro"):
+                inside = None
+            elif command == "add_test" and inside and inside != GPU_TEST_FUNCTION:
+                registering.add(inside)
+    problems = []
+    for path, calls in files.items():
+        relative = path.relative_to(root)
+        variables = {}
+        inside = None
+        for number, command, arguments in calls:
+            if command in ("function", "macro") and arguments.split():
+                inside = arguments.split()[0].lower()
+                continue
+            if command in ("endfunction", "endmacro"):
+                inside = None
+                continue
+            if command == "set" and arguments.split():
+                variables[arguments.split()[0]] = " ".join(arguments.split()[1:])
+            if inside == GPU_TEST_FUNCTION:
+                continue  # the one place that hands a test its GPU
+            text = expanded(arguments, variables)
+            if command == "add_test" or command in registering:
+                named = [d for d in GPU_DRIVERS if re.search(r"(?<![\w.-])" + re.escape(d), text)]
+                named += [p.pattern for p in programs if p.search(text)]
+                if named:
+                    problems.append(f"{relative}:{number}: registers a GPU test with {command}(); use "
+                                    f"{GPU_TEST_FUNCTION} (cmake/HazardlabTesting.cmake), which hands it a GPU")
+                    continue
+            if command in ("add_test", "set_tests_properties", "set_property") and HELD_BY_HAND.search(text):
+                problems.append(f"{relative}:{number}: takes a GPU by hand ({HELD_BY_HAND.search(text).group(0)}); "
+                                f"register the test with {GPU_TEST_FUNCTION} (cmake/HazardlabTesting.cmake)")
+    return problems
+
+
 HARNESS_TESTS = "tests"  # the harness's self-tests: no layer, they may include every layer, and no cap
 
 
@@ -679,6 +779,7 @@ def check(root: Path) -> list[str]:
     problems += checker_layers(root)
     problems += fault_state_outside_its_object(root)
     problems += cli11_reads_a_number(root)
+    problems += gpu_tests_registered_once(root)
     return problems
 
 
@@ -763,6 +864,22 @@ BREAKAGES = [
      "lessons/broken_lesson.cu:1: a lesson includes \"hazardlab/result.hpp\""),
     ("a lesson defines its own CUDA check", "lessons/broken_check.cu", '#define CHECK(call) (void)(call)\n',
      "lessons/broken_check.cu:1: defines a CUDA check again"),
+    ("a lesson registered with add_test", "lessons/broken.cmake",
+     "add_executable(lesson-broken broken.cu)\nadd_test(NAME lesson/broken COMMAND lesson-broken --trials 2)\n",
+     "lessons/broken.cmake:2: registers a GPU test with add_test()"),
+    ("a checker program's test given GPU 0's lock by hand", "checker/programs/broken.cmake",
+     "set_tests_properties(check/x PROPERTIES LABELS check SKIP_RETURN_CODE 77 RESOURCE_LOCK gpu0)\n",
+     "checker/programs/broken.cmake:1: takes a GPU by hand (RESOURCE_LOCK gpu0)"),
+    ("the checker's driver registered by a function of its own around add_test", "checker/programs/broken_own.cmake",
+     "set(_expect python3 expect_check.py hazardlab)\nfunction(my_check name)\n  add_test(NAME check/${name} COMMAND "
+     "${ARGN})\nendfunction()\nmy_check(x ${_expect} clean -- prog)\n",
+     "checker/programs/broken_own.cmake:5: registers a GPU test with my_check()"),
+    ("a GPU named by hand in a test's environment", "cases/broken.cmake",
+     "set_tests_properties(x PROPERTIES ENVIRONMENT CUDA_VISIBLE_DEVICES=1)\n",
+     "cases/broken.cmake:1: takes a GPU by hand (CUDA_VISIBLE_DEVICES)"),
+    ("ctest's resources asked for by hand", "checker/programs/broken_groups.cmake",
+     "set_property(TEST check/x PROPERTY RESOURCE_GROUPS gpus:1)\n",
+     "checker/programs/broken_groups.cmake:1: takes a GPU by hand (RESOURCE_GROUPS)"),
     ("a trial receives every setting", "hazards/broken_trial.cpp",
      '#include "hazard/define.hpp"\nTrialObservation t(Rig& rig, const TrialCase& c, const Settings& s);\n',
      "hazards/broken_trial.cpp:2: a trial receives the whole Settings"),

@@ -184,6 +184,41 @@ def concurrent_runs_keep_both(world):
     check(tree_digest(world.results) == before, "the refused run changed the results root")
 
 
+def add_gpu_tests(world, *tests):
+    """GPU tests registered beside the plan's as hazardlab_add_gpu_test registers them: (name, launcher options,
+    command) each, run through `hazardlab gpu-test` with one GPU asked of ctest."""
+    lines = []
+    for name, options, command in tests:
+        words = " ".join(f'"{w}"' for w in [world.args.tool, "gpu-test", *options, "--", *command])
+        lines += [f"add_test({name} {words})",
+                  f"set_tests_properties({name} PROPERTIES RESOURCE_GROUPS gpus:1 SKIP_RETURN_CODE 77"
+                  f"{' RUN_SERIAL ON' if options else ''})"]
+    with open(world.ctest_dir / "CTestTestfile.cmake", "a") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+@scenario
+def gpu_tests_get_their_gpu_from_ctest(world):
+    """A GPU test registered with hazardlab_add_gpu_test gets its GPU from ctest's resource allocation, over the
+    resource spec the plan writes when ctest starts: with no GPU it is skipped, never run and never passed (and
+    fails where a GPU is required); with a spec of one's own it sees the GPU ctest gave it, alone."""
+    show = ["sh", "-c", "echo visible=$CUDA_VISIBLE_DEVICES; exit 3"]
+    add_gpu_tests(world, ("gpu-test/one", [], ["false"]), ("gpu-test/all", ["--all-gpus"], ["false"]),
+                  ("gpu-test/show", [], show))
+    rc, out = world.ctest("-R", "gpu-test/(one|all)", "-V")
+    check(rc == 0 and out.count("***Skipped") == 2, "GPU tests without a GPU were not skipped:\n" + out)
+    check("no usable GPU on this machine" in out, "the skip does not say why:\n" + out)
+    rc, out = world.ctest("-R", "gpu-test/one", extra_env={"HAZARDLAB_REQUIRE_GPU": "1"})
+    check(rc != 0 and "requires a GPU" in out, "a required GPU's absence did not fail the test:\n" + out)
+    # ctest's own allocation, from a spec of one's own: GPU 1 of the two that CUDA_VISIBLE_DEVICES names.
+    spec = world.root / "spec.json"
+    spec.write_text(json.dumps({"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "1", "slots": 1}]}]}))
+    rc, out = world.ctest("-R", "gpu-test/show", "--resource-spec-file", spec,
+                          extra_env={"CUDA_VISIBLE_DEVICES": "5,7"})
+    check(rc != 0 and "visible=7" in out and "ctest gave this test GPU 1" in out,
+          "the test did not see the GPU ctest gave it, alone:\n" + out)
+
+
 @scenario
 def session_start_refuses_what_is_not_its_own(world):
     """A folder with someone's files, a regular file, the current folder, the home folder: refused, untouched."""

@@ -121,26 +121,32 @@ Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerpr
   out.link_threshold_gbps = threshold;
   checks = check_link_bandwidth(out.points, profile.checked_sizes, device, thresholds);
   if (tool) out.reference = compare_with_reference(*tool, references, out.points, out.bidirectional);
-  // On a host with several GPUs, the lowest-numbered one also measures all of them at once.
-  const DeviceInventory inventory = discover_devices();
-  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index && profile.name != "health") {
-    for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
-      const AllGpusResult all = measure_all_gpus_at_once(profile, inventory.devices, d);
-      std::printf("   all %zu GPUs at once, %s, %zu B each: %.2f GB/s in total\n", all.per_gpu.size(),
-                  std::string(to_string(d)).c_str(), all.bytes, all.total_gbps);
-      out.all_gpus_at_once.push_back(all);
-    }
-    const Stopwatch peers;
-    out.peer_matrix = measure_peer_matrix(profile, inventory.devices);
-    for (const PeerBandwidth& pb : out.peer_matrix) {
-      std::printf("   peer gpu%d -> gpu%d, %zu B: %.2f GB/s%s\n", pb.source, pb.destination, pb.bytes, pb.gbps,
-                  pb.peer_access ? "" : " (no peer access: staged through the host)");
-    }
-    std::printf("   peer copies of %zu pairs measured in %.2f s\n", out.peer_matrix.size(), peers.seconds());
-  }
   Measurements m;
   m.bandwidth = std::move(out);
   return m;
+}
+
+std::vector<DeviceFingerprint> several_gpus_measured_by(const Profile& profile, const DeviceFingerprint& device) {
+  if (profile.name == "health") return {};
+  DeviceInventory inventory = discover_devices();
+  if (inventory.devices.size() < 2 || device.index != inventory.devices.front().index) return {};
+  return std::move(inventory.devices);
+}
+
+void measure_several_gpus(const Profile& profile, const std::vector<DeviceFingerprint>& devices, BandwidthGroup& out) {
+  for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
+    const AllGpusResult all = measure_all_gpus_at_once(profile, devices, d);
+    std::printf("   all %zu GPUs at once, %s, %zu B each: %.2f GB/s in total\n", all.per_gpu.size(),
+                std::string(to_string(d)).c_str(), all.bytes, all.total_gbps);
+    out.all_gpus_at_once.push_back(all);
+  }
+  const Stopwatch peers;
+  out.peer_matrix = measure_peer_matrix(profile, devices);
+  for (const PeerBandwidth& pb : out.peer_matrix) {
+    std::printf("   peer gpu%d -> gpu%d, %zu B: %.2f GB/s%s\n", pb.source, pb.destination, pb.bytes, pb.gbps,
+                pb.peer_access ? "" : " (no peer access: staged through the host)");
+  }
+  std::printf("   peer copies of %zu pairs measured in %.2f s\n", out.peer_matrix.size(), peers.seconds());
 }
 
 Measurements measure_overlap_part(const Profile& profile, const DeviceFingerprint& device,

@@ -21,11 +21,15 @@ struct Stopwatch {
 // The host memory kinds the bandwidth group measures on this device.
 std::vector<HostMemoryKind> bandwidth_kinds(const DeviceFingerprint& device);
 
-// nvbandwidth first when it is there, then every kind and size, the bidirectional figures, the link
-// check, and (on the lowest-numbered of several GPUs) all of them at once.
+// nvbandwidth first when it is there, then every kind and size, the bidirectional figures and the link check.
 Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerprint& device,
                                     const Thresholds& thresholds, std::vector<Check>& checks,
                                     PreparedBuffers& buffers);
+// The GPUs whose several-GPU figures `device` measures: every GPU of the host when it is the lowest-numbered of
+// several (outside the health profile), else none.
+std::vector<DeviceFingerprint> several_gpus_measured_by(const Profile& profile, const DeviceFingerprint& device);
+// Every GPU at once in each direction, and the peer matrix: with every GPU's timing group held alone.
+void measure_several_gpus(const Profile& profile, const std::vector<DeviceFingerprint>& devices, BandwidthGroup& out);
 // Confirmed before failing, like the bandwidth: a miss is measured again, every attempt kept.
 Measurements measure_overlap_part(const Profile& profile, const DeviceFingerprint& device,
                                   const Thresholds& thresholds, std::vector<Check>& checks);

@@ -53,6 +53,8 @@ std::vector<PeerBandwidth> measure_peer_matrix(const Profile& p, const std::vect
 
 // Binds the calling thread to the GPU's CPUs before host memory is allocated (as nvbandwidth does).
 HostPlacement bind_to_device(const DeviceFingerprint& device);
+// The kernel's NUMA node for the GPU's PCI function ("0000:17:00.0"), -1 when it has none.
+int numa_node_of(std::string pci_bus_id);
 
 // The share of the shorter operation hidden behind the longer one:
 // (kernel_alone + copy_alone - both) / min(kernel_alone, copy_alone), clamped to [0, 1].

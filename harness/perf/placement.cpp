@@ -30,7 +30,8 @@ std::string affinity_list() {
   return list;
 }
 
-// The kernel's NUMA node for the GPU's PCI function ("0000:17:00.0"), -1 when it has none.
+}  // namespace
+
 int numa_node_of(std::string bus_id) {
   std::transform(bus_id.begin(), bus_id.end(), bus_id.begin(), [](unsigned char c) { return std::tolower(c); });
   std::ifstream in("/sys/bus/pci/devices/" + bus_id + "/numa_node");
@@ -38,8 +39,6 @@ int numa_node_of(std::string bus_id) {
   if (!(in >> node)) return -1;
   return node;
 }
-
-}  // namespace
 
 HostPlacement bind_to_device(const DeviceFingerprint& device) {
   HostPlacement h;

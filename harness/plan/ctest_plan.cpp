@@ -81,6 +81,10 @@ void write_ctest_plan(std::ostream& out, const RunPlan& plan, const std::vector<
   }
 }
 
+void write_resource_spec_line(std::ostream& out, const std::filesystem::path& spec) {
+  out << "resource-spec\t" << passable(spec.string(), "ctest's resource spec") << '\n';
+}
+
 void write_failed_ctest_plan(std::ostream& out, const RunPlan& plan, const std::vector<std::string>& failing) {
   for (const PlannedTest& t : plan.tests) {
     if (t.phase == Phase::Start || t.phase == Phase::Report) continue;

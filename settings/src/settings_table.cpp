@@ -74,6 +74,11 @@ constexpr SettingDeclaration kHostLock{
     "HAZARDLAB_HOST_LOCK", T::Path, "`<tmp>/hazardlab-host.lock`", "a file",
     "the host-wide lock that keeps bandwidth and overlap alone (with `<lock>.intent` beside it, "
     "which lines cases up behind a waiting measurement)"};
+constexpr SettingDeclaration kTimedTurns{
+    "HAZARDLAB_TIMED_TURNS", T::Choice, "host", "host, numa-node, gpu",
+    "whose bandwidth and overlap take turns under the host lock: `host` (every GPU's), `numa-node` (only "
+    "those of GPUs on one NUMA node: GPUs of different nodes are timed at once) or `gpu` (none: every GPU "
+    "is timed beside the others); docs/performance.md says which measurement decides"};
 constexpr SettingDeclaration kSanitize{
     "HAZARDLAB_SANITIZE", T::Choice, "unset", "memcheck, racecheck, initcheck, synccheck",
     "read by ctest: run the GPU cases under `compute-sanitizer --tool <value>` (`memcheck`, "
@@ -166,6 +171,7 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kMinOverlap,
                                setting::kNvbandwidth,
                                setting::kHostLock,
+                               setting::kTimedTurns,
                                setting::kSanitize,
                                setting::kResultsRoot,
                                setting::kReportsDir,

@@ -57,6 +57,7 @@ extern const SettingDeclaration kMinLinkFraction;
 extern const SettingDeclaration kMinOverlap;
 extern const SettingDeclaration kNvbandwidth;
 extern const SettingDeclaration kHostLock;
+extern const SettingDeclaration kTimedTurns;
 extern const SettingDeclaration kSanitize;
 extern const SettingDeclaration kResultsRoot;
 extern const SettingDeclaration kReportsDir;
