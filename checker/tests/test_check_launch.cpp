@@ -423,7 +423,7 @@ TEST_F(Launcher, TheThreadShimIsPreloadedBeforeTheProgramsOwnUnlessRangeKeysAreR
   for (ProtectionRequest other : {ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
     options.protection = other;
     program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}), "test -z \"$LD_PRELOAD\" || exit 98");
-    EXPECT_EQ(run_check(options, err).exit_status, 0) << name_of(other) << ": " << err.str();
+    EXPECT_EQ(run_check(options, err).exit_status, 0) << to_string(other) << ": " << err.str();
   }
   // Asked by the environment the program inherits, as by the option.
   options.protection = ProtectionRequest::Auto;
