@@ -256,9 +256,9 @@ int main(int argc, char** argv) {
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment();
     // A duration is a soak's: given to another profile it would be recorded and ignored.
-    if (duration_option->count() > 0 && settings.profile != "soak") {
+    if (duration_option->count() > 0 && settings.profile != RunProfile::Soak) {
       throw UsageError("--duration " + soak_duration + " applies only to --profile soak (this run's profile is " +
-                       settings.profile + "); give --profile soak, or leave --duration out");
+                       std::string(to_string(settings.profile)) + "); give --profile soak, or leave --duration out");
     }
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();

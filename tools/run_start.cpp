@@ -124,7 +124,7 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
   plan.programs = manifest_programs(request);
   plan.devices = device_indexes(discover_devices());
   // The settings were refused, so the profile is unknown: every case of the full run is listed.
-  plan.profile = "validation";
+  plan.profile = RunProfile::Validation;
   std::ostringstream text;
   write_failed_ctest_plan(text, plan_run(plan), request.failing_command);
   out << text.str();
@@ -200,7 +200,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     for (const DeviceFingerprint& d : inv.devices) {
       out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
     }
-    if (run.profile != "validation") out << "hazardlab: profile: " << run.profile << '\n';
+    if (run.profile != RunProfile::Validation) out << "hazardlab: profile: " << to_string(run.profile) << '\n';
     out << "hazardlab: selection: " << (run.selection.all() ? "all cases" : "filtered by");
     for (const std::string& f : run.selection.filters) out << " '" << f << "'";
     out << '\n';

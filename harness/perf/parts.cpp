@@ -87,7 +87,7 @@ Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerpr
   // measured again, as a threshold miss is.
   // Not in the health profile: nvbandwidth adds about 55 s per GPU, and a health check has 60 s in all.
   const std::optional<std::filesystem::path> tool =
-      profile.name == "health" ? std::nullopt : reference_tool_from_environment();
+      profile.link_check_only ? std::nullopt : reference_tool_from_environment();
   std::map<std::size_t, ReferenceFigures> references;
   if (tool) {
     const Stopwatch watch;
@@ -123,7 +123,7 @@ Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerpr
   if (tool) out.reference = compare_with_reference(*tool, references, out.points, out.bidirectional);
   // On a host with several GPUs, the lowest-numbered one also measures all of them at once.
   const DeviceInventory inventory = discover_devices();
-  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index && profile.name != "health") {
+  if (inventory.devices.size() > 1 && device.index == inventory.devices.front().index && !profile.link_check_only) {
     for (Direction d : {Direction::HostToDevice, Direction::DeviceToHost}) {
       const AllGpusResult all = measure_all_gpus_at_once(profile, inventory.devices, d);
       std::printf("   all %zu GPUs at once, %s, %zu B each: %.2f GB/s in total\n", all.per_gpu.size(),

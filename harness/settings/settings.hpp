@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/run_profile.hpp"
 #include "hazardlab/setting_source.hpp"
 #include "hazardlab/settings_table.hpp"
 #include "hold/gate.hpp"
@@ -65,9 +66,13 @@ enum class SoakFault { None, PinnedDeviceToHost, Peer };
 SoakFault soak_fault_named(const std::string& word);  // a word the declaration allows: 0, 1, peer
 std::string_view setting_word(SoakFault fault);
 
+// HAZARDLAB_PROFILE as `source` gives it: the one reading of the run profile, for the settings and the
+// measurements alike (a value the declaration refuses throws SettingsError).
+RunProfile run_profile_of(const SettingSource& source);
+
 // What the run plan and the case programs read: which run this is and what it is made of.
 struct RunSettings {
-  std::string profile = "validation";       // validation (every case), health or soak
+  RunProfile profile = RunProfile::Validation;  // which cases the run is made of
   std::filesystem::path run_dir;            // the run folder cases leave their results in (set by ctest)
   bool require_gpu = false;                 // no GPU, or a partial run, is a failure
   bool fresh_processes = false;             // no warm worker, a process per case

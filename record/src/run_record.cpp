@@ -112,7 +112,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"settings", settings},
        {"sanitizer", r.sanitizer.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sanitizer)},
        {"warnings", r.warnings},
-       {"profile", r.profile},
+       {"profile", std::string(to_string(r.profile))},
        {"selection", {{"all", r.selection.all()}, {"filters", r.selection.filters}, {"command", r.selection.command}}},
        {"registered", r.registered},
        {"state", r.state == RunState::Running ? "running" : "finished"},
@@ -150,7 +150,11 @@ void from_json(const nlohmann::json& j, RunRecord& r) {
   }
   r.sanitizer = j.at("sanitizer").is_null() ? std::string() : j.at("sanitizer").get<std::string>();
   j.at("warnings").get_to(r.warnings);
-  r.profile = j.value("profile", "validation");  // records from before profiles ran every case
+  // Records from before profiles ran every case.
+  const std::string profile = j.value("profile", std::string(to_string(RunProfile::Validation)));
+  const std::optional<RunProfile> named = run_profile_named(profile);
+  if (!named) throw nlohmann::json::other_error::create(501, "unknown run profile '" + profile + "'", &j);
+  r.profile = *named;
   j.at("selection").at("filters").get_to(r.selection.filters);
   j.at("selection").at("command").get_to(r.selection.command);
   j.at("registered").get_to(r.registered);

@@ -147,7 +147,7 @@ std::string nvml_pci_bus_id(const std::string& cuda_id) {
 std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const RunRecord& run) {
   Exposition e;
   const std::string host = run.host.empty() ? host_name() : run.host;
-  const std::string profile = run.profile.empty() ? "validation" : run.profile;
+  const std::string profile(to_string(run.profile));
   const double fraction = recorded_fraction(run);
   for (const GpuReport& r : reports) {
     const Labels labels = gpu_labels(r, host);

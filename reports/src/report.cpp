@@ -46,7 +46,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
   report.run = in.run;
   // A health or soak run is made of its profile's cases: what it never meant to run is no gap in it.
   const auto in_profile = [&](const std::string& name) {
-    return in.run.profile == "validation" ||
+    return in.run.profile == RunProfile::Validation ||
            std::find(in.run.registered.begin(), in.run.registered.end(), name) != in.run.registered.end();
   };
   std::vector<bool> used(in.results.size(), false);
@@ -81,7 +81,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
   std::vector<std::string> parts;
   for (const MeasurementGroup g : kPerfParts) parts.emplace_back(to_string(g));
-  if (in.run.profile != "validation") {
+  if (in.run.profile != RunProfile::Validation) {
     parts.clear();
     const std::string prefix = measurement_name(device_index, "");
     for (const std::string& r : in.run.registered)

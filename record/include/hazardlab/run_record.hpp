@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hazardlab/device_fingerprint.hpp"
+#include "hazardlab/run_profile.hpp"
 
 namespace hazardlab {
 
@@ -47,10 +48,8 @@ struct RunRecord {
   std::string no_device_reason;
   std::vector<RecordedSetting> settings;
   std::string sanitizer;              // compute-sanitizer tool the cases ran under, "" for none
-  // Which cases the run is made of: "validation" (every registered case, the default), "health" (a
-  // node health check's short selection) or "soak" (long verified copies). Complete means every case
-  // of its profile ran.
-  std::string profile = "validation";
+  // Which cases the run is made of (run_profile.hpp). Complete means every case of its profile ran.
+  RunProfile profile = RunProfile::Validation;
   std::vector<std::string> warnings;  // settings that were suspicious but not wrong
   Selection selection;
   // Every case the run registered, by name ("gpu0/h2d-pinned-mutate/stream-synchronize",
