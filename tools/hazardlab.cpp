@@ -17,6 +17,7 @@
 #include "cuda/device.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/publish.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
 #include "hazard/registry.hpp"
 #include "perf/checks.hpp"
@@ -152,8 +153,9 @@ int main(int argc, char** argv) {
   std::string hazard_id;
   bool as_json = false;
   ManifestRequest manifest;
-  RunStart start;
-  fs::path run_dir, out;
+  fs::path start_root, run_dir, out;
+  std::string start_run_id;  // checked as a RunId when session-start runs
+  long start_owner_pid = 0;
 
   auto* list_cmd = app.add_subcommand("list", "list the hazards and their variants");
   auto* explain_cmd = app.add_subcommand("explain", "explain one hazard: what is unsafe, the rule, the guards");
@@ -176,19 +178,12 @@ int main(int argc, char** argv) {
                          "when it fails, still list the GPUs and cases (the registration's call; its failing "
                          "tests leave it out and print only the error)");
   auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
-  start_cmd->add_option("--results-root", start.results_root, "the results root")
+  start_cmd->add_option("--results-root", start_root, "the results root")
       ->required()
       ->check(cli::folder_path());
-  // The id names the run's folder under <root>/runs: "../x" or "" would put it somewhere else.
-  start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")
-      ->required()
-      ->check(CLI::Validator(
-          [](std::string& id) -> std::string {
-            const std::string problem = run_id_problem(id);
-            return problem.empty() ? problem : "'" + id + "' is not allowed: " + problem;
-          },
-          "RUN-ID"));
-  start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")
+  // The id names the run's folder under <root>/runs: "../x" or "" would put it somewhere else (RunId refuses them).
+  start_cmd->add_option("--run-id", start_run_id, "the run's id, from ctest-manifest")->required();
+  start_cmd->add_option("--owner-pid", start_owner_pid, "the process that owns the run (ctest)")
       ->required()
       ->transform(cli::whole_number(1, 1L << 30));
   RunSuiteRequest suite;
@@ -270,7 +265,10 @@ int main(int argc, char** argv) {
     if (*devices_cmd) return devices(as_json);
     if (*settings_cmd) return list_settings();
     if (*manifest_cmd) return print_ctest_manifest(manifest, settings, std::cout);
-    if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
+    if (*start_cmd) {
+      return start_run(RunStart{start_root, RunId::parse(start_run_id, "--run-id"), start_owner_pid}, settings,
+                       std::cout, std::cerr);
+    }
     if (*run_cmd) return run_suite(suite, settings, std::cout, std::cerr);
     if (*report_cmd) {
       return report_run(run_dir,

@@ -89,7 +89,7 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     plan.sanitizer_tool = settings.sanitizer;
   }
   const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
-  plan.place.run_id = make_run_id(utc_now_compact(), host_name(), owner);
+  plan.place.run_id = RunId::make(utc_now_compact(), host_name(), owner).text();
   plan.place.owner_pid = owner;
   plan.place.results_root =
       absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
@@ -132,9 +132,6 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
   const fs::path& root = start.results_root;
-  if (const std::string problem = run_id_problem(start.run_id); !problem.empty()) {
-    throw std::invalid_argument("--run-id '" + start.run_id + "': " + problem);
-  }
   try {
     claim_folder(root, kResultsRootMarker, "results root",
                  {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
@@ -146,7 +143,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
   }
 
   RunRecord run;
-  run.id = start.run_id;
+  run.id = start.run_id.text();
   run.host = host_name();
   run.pid = start.owner_pid;
   run.started_at = utc_now_iso8601();

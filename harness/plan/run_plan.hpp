@@ -38,7 +38,7 @@ struct PlannedTest {
 struct RunPlace {
   std::filesystem::path results_root;
   std::filesystem::path reports_dir;
-  std::string run_id;
+  std::string run_id;  // a RunId's text (hazardlab/run_id.hpp), as the plan's commands pass it on
   long owner_pid = 0;
 };
 

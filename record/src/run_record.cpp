@@ -10,6 +10,7 @@
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/environment.hpp"
 #include "hazardlab/settings_table.hpp"
 
@@ -32,13 +33,6 @@ const RecordedSetting* RunRecord::setting(std::string_view name) const {
     if (s.name == name) return &s;
   }
   return nullptr;
-}
-
-std::string make_run_id(const std::string& started_at_compact, const std::string& host, long pid) {
-  std::string clean;
-  for (unsigned char c : host) clean += (std::isalnum(c) || c == '.' || c == '-') ? static_cast<char>(c) : '_';
-  if (clean.empty()) clean = "host";
-  return started_at_compact + "-" + clean + "-" + std::to_string(pid);
 }
 
 Selection selection_from_ctest_command(const std::vector<std::string>& command) {
@@ -202,11 +196,15 @@ RunRecord load_run_record(const std::filesystem::path& run_dir) {
                                      : std::string("(unknown)")) +
                                 ": report or merge it with that version or a later one");
   }
+  RunRecord record;
   try {
-    return j.get<RunRecord>();
+    record = j.get<RunRecord>();
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read the run record " + path.string() + ": " + e.what());
   }
+  // The id names the folders the report writes: one that is no folder name is refused (bad input).
+  (void)RunId::parse(record.id, "the run record " + path.string() + " has the run id");
+  return record;
 }
 
 #ifndef HAZARDLAB_VERSION

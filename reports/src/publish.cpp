@@ -93,11 +93,7 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu) {
   }
   BuiltRun built;
   RunContents& c = built.contents;
-  c.run = load_run_record(run_dir);
-  if (const std::string problem = run_id_problem(c.run.id); !problem.empty()) {
-    throw std::invalid_argument("the run record " + (run_dir / kRunRecordFile).string() + " has the run id '" +
-                                c.run.id + "': " + problem);
-  }
+  c.run = load_run_record(run_dir);  // its id checked as it is read
   c.catalog = load_catalog(run_dir);
   c.inventory = load_inventory(run_dir);
   LoadedResults loaded = load_results(run_dir);

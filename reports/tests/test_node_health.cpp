@@ -132,7 +132,7 @@ TEST(NodeHealth, AHealthRunIsAFleetRowMarkedWithItsProfile) {
   const std::filesystem::path base = fresh_dir("node-health-fleet");
   RunContents c = health_run(1);
   c.run.host = "node-h";
-  c.run.id = make_run_id("20261122T000000Z", "node-h", 1);
+  c.run.id = RunId::make("20261122T000000Z", "node-h", 1).text();
   const std::filesystem::path run = write_run_folder(base / "results", c);
   FleetOptions options;
   options.out_dir = base / "fleet";

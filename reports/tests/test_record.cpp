@@ -7,6 +7,7 @@
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/folder_marker.hpp"
 #include "hazardlab/results_root.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/run_record.hpp"
 
 using namespace hazardlab;
@@ -173,8 +174,8 @@ TEST(RunRecord, SelectionReadsEveryNarrowingOption) {
 }
 
 TEST(RunRecord, IdsSayHostTimeAndProcessAndAreSafeAsFolderNames) {
-  EXPECT_EQ(make_run_id("20261122T101500Z", "node-7.cluster", 99), "20261122T101500Z-node-7.cluster-99");
-  EXPECT_EQ(make_run_id("20261122T101500Z", "a/b c", 1), "20261122T101500Z-a_b_c-1");
+  EXPECT_EQ(RunId::make("20261122T101500Z", "node-7.cluster", 99).text(), "20261122T101500Z-node-7.cluster-99");
+  EXPECT_EQ(RunId::make("20261122T101500Z", "a/b c", 1).text(), "20261122T101500Z-a_b_c-1");
 }
 
 TEST(ResultsRoot, ANewOrEmptyFolderIsClaimedAndMarked) {
