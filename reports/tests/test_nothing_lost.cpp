@@ -256,6 +256,7 @@ TEST(NothingLost, ACaseThatFailedWithoutAResultFailsItsGpuNotPartial) {
   EXPECT_NE(o.str().find("FAIL: 1 case(s) FAILED without leaving a result"), std::string::npos) << o.str();
   const auto gpu0 = nlohmann::json::parse(read(base / "reports" / "latest" / "gpu0.json"));
   EXPECT_EQ(gpu0["verdict"], "FAIL");
+  EXPECT_EQ(load_run_record(run).verdicts.at("gpu0"), "FAIL") << "the run record says the verdict the report says";
 }
 
 // ---- A folder is hazardlab's by what its entries are and by a marker made for it, never by names alone --------
