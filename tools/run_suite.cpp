@@ -98,6 +98,9 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     err << "hazardlab: " << e.what() << "; nothing was run\n";
     return 2;
   }
+  // Before the run starts: its record reads the measurements' settings (the profile's) from here too.
+  for (const CommandLineSetting& given : request.settings_given)
+    ::setenv(std::string(given.setting->name).c_str(), given.value.c_str(), 1);
   const long owner = static_cast<long>(::getpid());
   const RunId run_id = RunId::make(utc_now_compact(), host_name(), owner);
   request_plan.place = {root, reports, run_id.text(), owner};

@@ -182,7 +182,11 @@ std::string Settings::chosen_by(const SettingDeclaration& setting) const {
   return "";
 }
 
-Settings Settings::from_environment() { return from_entries(environment_entries()); }
+Settings Settings::from_environment(const std::vector<CommandLineSetting>& command_line) {
+  std::vector<std::string> entries = environment_entries();
+  for (const CommandLineSetting& given : command_line) entries.push_back(given.entry());  // the later entry wins
+  return from_entries(entries);
+}
 
 Settings Settings::from_entries(const std::vector<std::string>& entries) {
   SettingSource source(entries);

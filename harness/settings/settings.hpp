@@ -97,6 +97,14 @@ struct StorageSettings {
   void record(SettingsInForce& out) const;
 };
 
+// A setting given on the command line (`hazardlab run --profile`, `--duration`), in the words its declaration
+// reads: it stands above the environment, and `hazardlab run` hands it to every case and measurement it starts.
+struct CommandLineSetting {
+  const SettingDeclaration* setting;
+  std::string value;
+  std::string entry() const { return std::string(setting->name) + "=" + value; }  // as the environment holds it
+};
+
 struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
   bool strict = false;                // an unknown HAZARDLAB_* name is an error
   std::vector<std::string> warnings;  // unknown HAZARDLAB_* names, each with the nearest known one
@@ -108,8 +116,9 @@ struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
   // The profile that chose `setting`'s value; "" when the environment or the default decided.
   std::string chosen_by(const SettingDeclaration& setting) const;
 
-  // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
-  static Settings from_environment();
+  // Validates every HAZARDLAB_* variable of the environment, known or not, and the settings the command line
+  // gave, which stand above it; throws SettingsError.
+  static Settings from_environment(const std::vector<CommandLineSetting>& command_line = {});
   // The same, from "NAME=value" entries (the form of `environ`), for tests.
   static Settings from_entries(const std::vector<std::string>& entries);
 };

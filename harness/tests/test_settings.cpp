@@ -228,6 +228,18 @@ TEST(Settings, TheProfileSettingListsTheRunProfilesWords) {
   EXPECT_EQ(run_profile_named("healthy"), std::nullopt);
 }
 
+// `hazardlab run --profile` and `--duration` are settings given on the command line: they stand above the
+// environment's, and the record says the environment set them (as ctest's environment would have).
+TEST(Settings, ACommandLineSettingStandsAboveTheEnvironment) {
+  const ScopedEnv soak("HAZARDLAB_PROFILE", "soak");
+  EXPECT_EQ(Settings::from_environment().profile, RunProfile::Soak);
+  const Settings given = Settings::from_environment({{&setting::kProfile, "health"}, {&setting::kSoakDuration, "90s"}});
+  EXPECT_EQ(given.profile, RunProfile::Health);
+  EXPECT_EQ(given.soak_duration, std::chrono::seconds(90));
+  EXPECT_EQ(given.chosen_by(setting::kTrials), "health profile");
+  EXPECT_EQ(CommandLineSetting({&setting::kProfile, "health"}).entry(), "HAZARDLAB_PROFILE=health");
+}
+
 TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {
   EXPECT_EQ(Settings::from_entries({}).soak_duration, std::chrono::minutes(10));
   EXPECT_EQ(Settings::from_entries({"HAZARDLAB_SOAK_DURATION=90s"}).soak_duration, std::chrono::seconds(90));
