@@ -80,7 +80,7 @@ def planned_once(root: Path) -> list[str]:
     return problems
 
 
-MEASUREMENT_KEYS = "record/src/measurements.cpp"  # where each measurement key is named, once
+MEASUREMENT_KEYS = "record/src/measurement_keys.hpp"  # where each measurement key is named, once
 JSON_READ = r'(?:\[\s*"{key}"\s*\]|\.(?:value|contains|at|find|count)\(\s*"{key}"\s*[,)])'
 
 
