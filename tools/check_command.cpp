@@ -77,10 +77,7 @@ int check_main(int argc, char** argv) {
                        "its arguments come after the checker's options: hazardlab check [options] [--] PROGRAM "
                        "[ARGS...]");
     }
-    if (!protection.empty()) {
-      options.protection = check::protection_request_named(
-          choice_named(setting::kCheckProtection, "--protection", "a page protection", protection));
-    }
+    if (!protection.empty()) options.protection = check::protection_request_given("--protection", protection);
     // SARIF's rules carry each hazard's explanation, from the registry `hazardlab explain` reads.
     options.explanation = [](std::string_view id) -> std::optional<check::HazardExplanation> {
       const Hazard* h = Registry::instance().find(id);

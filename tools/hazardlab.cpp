@@ -4,22 +4,23 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <string_view>
 #include <vector>
 
+#include "catalog_commands.hpp"
 #include "check_command.hpp"
+#include "command_options.hpp"
+#include "gpu_test_command.hpp"
 #include "cli_checks.hpp"
 #include "cuda/device.hpp"
-#include "gpu_test_command.hpp"
-#include "hazardlab/results_layout.hpp"
 #include "hazardlab/publish.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
-#include "hazard/registry.hpp"
 #include "perf/checks.hpp"
 #include "perf/reference.hpp"
 #include "program_paths.hpp"
@@ -32,106 +33,9 @@ using namespace hazardlab;
 
 namespace {
 
-int list_hazards() {
-  for (const Hazard& h : Registry::instance().hazards()) {
-    std::cout << h.id << ": " << h.title << '\n';
-    for (const Variant& v : h.variants)
-      std::cout << "  " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
-  }
-  return 0;
-}
-
-#ifndef HAZARDLAB_LESSON_IDS
-#define HAZARDLAB_LESSON_IDS ""
-#endif
-
-// Where the hazard's plain-CUDA lesson is, if it has one: next to this program when built
-// (<build>/lessons) or installed (<prefix>/libexec/hazardlab/lessons).
-std::string lesson_of(const std::string& id) {
-  const std::string ids = "," + std::string(HAZARDLAB_LESSON_IDS) + ",";
-  if (ids.find("," + id + ",") == std::string::npos) return "";
-  std::string file = id;
-  std::replace(file.begin(), file.end(), '-', '_');
-  std::string text = "Plain-CUDA lesson: lessons/" + file + ".cu, the unsafe and the fixed code side by side";
-  if (const fs::path program = find_companion("lesson-" + id, {"../lessons", "../libexec/hazardlab/lessons"});
-      !program.empty()) {
-    return text + ".\nRun it: " + program.string() + " [--delay-us N] [--trials N]\n";
-  }
-  return text + "; the build makes it lesson-" + id + " (`ctest -L lesson -R " + id + "` runs it).\n";
-}
-
-int explain(const std::string& id) {
-  const Hazard* h = Registry::instance().find(id);
-  if (!h) throw UsageError("no hazard '" + id + "'; `hazardlab list` shows them");
-  std::cout << h->id << ": " << h->title << "\n\n" << h->explanation << "\n\nDocumented rules:\n";
-  for (const Citation& c : h->rules) std::cout << "  - " << c.document << ", " << c.section << ": " << c.says << '\n';
-  if (!h->requirements.empty()) {
-    std::cout << "\nNeeds:";
-    for (const Requirement& r : h->requirements) std::cout << ' ' << r.what << ';';
-    std::cout << '\n';
-  }
-  if (!h->pytorch.empty()) {
-    std::cout << "\nThe same mistake in PyTorch:\n";
-    std::size_t start = 0;
-    while (start < h->pytorch.size()) {
-      const std::size_t end = std::min(h->pytorch.find('\n', start), h->pytorch.size());
-      std::cout << "    " << h->pytorch.substr(start, end - start) << '\n';
-      start = end + 1;
-    }
-  }
-  if (const std::string lesson = lesson_of(h->id); !lesson.empty()) std::cout << '\n' << lesson;
-  if (!h->unjudged_because.empty()) std::cout << "\nReported, not judged: " << h->unjudged_because << ".\n";
-  std::cout << "\nVariants:\n";
-  for (const Variant& v : h->variants) {
-    std::cout << "  - " << v.id << " (" << to_string(v.kind) << "): " << v.title << '\n';
-    for (const Parameter& p : v.space.parameters) {
-      std::string values = p.value_text(p.min);
-      for (std::uint32_t x = p.min + 1; x <= p.max && !p.labels.empty(); ++x) values += " or " + p.value_text(x);
-      if (p.labels.empty() && p.max > p.min) values += " to " + p.value_text(p.max);
-      std::cout << "      parameter " << p.name << " = " << values << ": " << p.meaning << '\n';
-    }
-  }
-  return 0;
-}
-
-int devices(bool as_json) {
-  const DeviceInventory inv = discover_devices();
-  if (as_json) {
-    std::cout << nlohmann::json(inv).dump(2) << '\n';
-    return 0;
-  }
-  if (inv.devices.empty()) std::cout << "no usable GPU: " << inv.no_device_reason << '\n';
-  for (const DeviceFingerprint& d : inv.devices) {
-    std::cout << "GPU " << d.index << ": " << d.name << " (" << d.uuid << ", " << d.pci_bus_id << "), compute "
-              << d.compute_capability() << ", asyncEngineCount " << d.async_engine_count << '\n';
-  }
-  return 0;
-}
-
-// A manifest that failed still names the GPUs and cases, so that ctest's registration can make every test
-// name of the run fail with the message (print_failed_ctest_manifest). What cannot be listed is left out: the
-// one failing test the registration always adds still fails the run.
-int cases_for_failed_manifest(bool asked, const ManifestRequest& request, int status) {
-  if (!asked) return status;
-  try {
-    print_failed_ctest_manifest(request, std::cout);
-  } catch (const std::exception& e) {
-    std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
-  }
-  return status;
-}
-
-int list_settings() {
-  for (const SettingDeclaration& s : declared_settings())
-    std::cout << s.name << ": " << s.help << " (default " << s.default_text << ")\n";
-  return 0;
-}
-
-}  // namespace
-
 // `hazardlab merge ...` is `hazardlab-report merge ...`, the CUDA-free tool installed beside this
 // one: one implementation, which also runs on machines that only collect reports.
-static int merge_in_report_tool(int argc, char** argv) {
+int merge_in_report_tool(int argc, char** argv) {
   const fs::path tool = program_folder() / "hazardlab-report";
   std::vector<char*> args{const_cast<char*>("hazardlab-report")};
   for (int i = 1; i < argc; ++i) args.push_back(argv[i]);
@@ -141,112 +45,125 @@ static int merge_in_report_tool(int argc, char** argv) {
                                         std::strerror(errno));
 }
 
+// A duration is a soak's: given to another profile it would be recorded and ignored.
+void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
+  if (!g.soak_duration.empty() && settings.profile != RunProfile::Soak) {
+    throw UsageError("--duration " + g.soak_duration + " applies only to --profile soak (this run's profile is " +
+                     std::string(to_string(settings.profile)) + "); give --profile soak, or leave --duration out");
+  }
+}
+
+int write_reports(const Given& g, const Settings& settings) {
+  const fs::path prometheus = g.prometheus_dir.empty() ? settings.prometheus_dir : g.prometheus_dir;
+  return report_run(g.run_dir, ReportOptions{g.out, settings.require_gpu, settings.keep_runs, {}, prometheus},
+                    std::cout, std::cerr);
+}
+
+// Every command of hazardlab, once: its name and help, and how it runs. One with a main of its own parses its
+// own arguments (check, findings, gpu-test) or is another program's (merge), and runs before anything of the
+// suite is read (gpu-test after the GPUs are numbered as nvidia-smi numbers them, as the plan numbered them);
+// the others' options are parsed here and each runs with the settings read.
+struct Command {
+  std::string_view name;
+  std::string_view help;
+  int (*own_main)(int argc, char** argv);
+  void (*options)(CLI::App& command, Given& given);
+  int (*run)(const Given& given, const Settings& settings);
+  bool own_main_after_gpu_order = false;
+};
+
+const Command kCommands[] = {
+    {"list", "list the hazards and their variants", nullptr, nullptr,
+     [](const Given&, const Settings&) { return list_hazards(); }},
+    {"explain", "explain one hazard: what is unsafe, the rule, the guards", nullptr,
+     [](CLI::App& c, Given& g) { c.add_option("hazard", g.hazard_id, "hazard id")->required(); },
+     [](const Given& g, const Settings&) { return explain_hazard(g.hazard_id); }},
+    {"devices", "fingerprint the GPUs this process can see", nullptr,
+     [](CLI::App& c, Given& g) { c.add_flag("--json", g.as_json, "print JSON"); },
+     [](const Given& g, const Settings&) { return list_devices(g.as_json); }},
+    {"settings", "list the HAZARDLAB_* environment variables", nullptr, nullptr,
+     [](const Given&, const Settings&) { return list_settings(); }},
+    {"run", "run every case on every GPU, without ctest, and write the reports", nullptr, run_options,
+     [](const Given& g, const Settings& s) { return run_suite(g.suite, s, std::cout, std::cerr); }},
+    {"ctest-manifest", "the run's plan, for ctest's registration", nullptr, manifest_options,
+     [](const Given& g, const Settings& s) { return print_ctest_manifest(g.manifest, s, std::cout); }},
+    {"session-start", "start a run: its folder, record and lock", nullptr, start_options,
+     [](const Given& g, const Settings& s) {
+       return start_run(RunStart{g.results_root, RunId::parse(g.run_id, "--run-id"), g.owner_pid}, s, std::cout,
+                        std::cerr);
+     }},
+    {"report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU", nullptr, report_options,
+     write_reports},
+    {"merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help", merge_in_report_tool,
+     nullptr, nullptr},
+    {"check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]", check_main,
+     nullptr, nullptr},
+    {"findings", "the findings checked processes logged so far, as JSON (for the pytest plugin)", findings_main,
+     nullptr, nullptr},
+    {"gpu-test", "run a GPU test on the GPU ctest handed it: hazardlab gpu-test -- PROGRAM [ARGS...]", gpu_test_main,
+     nullptr, nullptr, true},
+};
+
+const Command* command_named(std::string_view name) {
+  for (const Command& c : kCommands)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+// "list, explain, ... and findings", for the refusal of a command that is none of them.
+std::string command_names() {
+  std::string names;
+  const std::size_t n = std::size(kCommands);
+  for (std::size_t i = 0; i < n; ++i)
+    names += (i == 0 ? "" : i + 1 == n ? " and " : ", ") + std::string(kCommands[i].name);
+  return names;
+}
+
+// `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION given on the
+// command line: checked here, naming the option, they stand above the environment.
+std::vector<CommandLineSetting> settings_given(const Given& g) {
+  std::vector<CommandLineSetting> given;
+  if (!g.run_profile.empty())
+    given.push_back({&setting::kProfile, choice_named(setting::kProfile, "--profile", "a run profile", g.run_profile)});
+  if (!g.soak_duration.empty()) {
+    const std::chrono::seconds duration = parse_duration_text(setting::kSoakDuration, "--duration", g.soak_duration);
+    given.push_back({&setting::kSoakDuration, std::to_string(duration.count()) + "s"});
+  }
+  return given;
+}
+
+// A manifest that failed still names the GPUs and cases, so that ctest's registration can make every test
+// name of the run fail with the message (print_failed_ctest_manifest). What cannot be listed is left out: the
+// one failing test the registration always adds still fails the run.
+int cases_for_failed_manifest(const ManifestRequest& request, int status) {
+  if (!request.cases_on_failure) return status;  // a flag of ctest-manifest's alone
+  try {
+    print_failed_ctest_manifest(request, std::cout);
+  } catch (const std::exception& e) {
+    std::cerr << "hazardlab: the cases could not be listed either: " << e.what() << '\n';
+  }
+  return status;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "merge") return merge_in_report_tool(argc, argv);
-  if (argc > 1 && std::string_view(argv[1]) == "check") return check_main(argc, argv);
-  if (argc > 1 && std::string_view(argv[1]) == "findings") return findings_main(argc, argv);
+  const Command* named = argc > 1 ? command_named(argv[1]) : nullptr;
+  if (named != nullptr && named->own_main != nullptr && !named->own_main_after_gpu_order)
+    return named->own_main(argc, argv);
   // Before anything touches CUDA: GPUs numbered as nvidia-smi numbers them.
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab: warning: " << w << '\n';
-  // After the order is set: the GPU ctest handed the test is numbered as the plan numbered it.
-  if (argc > 1 && std::string_view(argv[1]) == "gpu-test") return gpu_test_main(argc, argv);
+  if (named != nullptr && named->own_main != nullptr) return named->own_main(argc, argv);
+  if (argc > 1 && argv[1][0] != '-' && named == nullptr)
+    return refuse_input("hazardlab", "no command '" + std::string(argv[1]) + "'; the commands are " + command_names());
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};
   app.require_subcommand(1);
-  std::string hazard_id;
-  bool as_json = false;
-  ManifestRequest manifest;
-  RunStart start;
-  fs::path run_dir, out;
-
-  auto* list_cmd = app.add_subcommand("list", "list the hazards and their variants");
-  auto* explain_cmd = app.add_subcommand("explain", "explain one hazard: what is unsafe, the rule, the guards");
-  explain_cmd->add_option("hazard", hazard_id, "hazard id")->required();
-  auto* devices_cmd = app.add_subcommand("devices", "fingerprint the GPUs this process can see");
-  devices_cmd->add_flag("--json", as_json, "print JSON");
-  auto* settings_cmd = app.add_subcommand("settings", "list the HAZARDLAB_* environment variables");
-  auto* manifest_cmd = app.add_subcommand("ctest-manifest", "the run's plan, for ctest's registration");
-  manifest_cmd->add_option("--default-results-root", manifest.default_results_root, "results root if not set")
-      ->required()
-      ->check(cli::folder_path());
-  manifest_cmd->add_option("--default-reports-dir", manifest.default_reports_dir, "report folder if not set")
-      ->required()
-      ->check(cli::folder_path());
-  manifest_cmd->add_option("--cases", manifest.cases, "the hazardlab-cases the plan runs (else the one beside this)")
-      ->check(cli::executable_file());
-  manifest_cmd->add_option("--perf", manifest.perf, "the hazardlab-perf the plan runs (else the one beside this)")
-      ->check(cli::executable_file());
-  manifest_cmd
-      ->add_option("--resource-spec-dir", manifest.resource_spec_dir,
-                   "also write ctest's resource spec into this folder (ctest-<ctest's pid>.json) and name it in the "
-                   "plan: the GPUs from which ctest hands each hazardlab_add_gpu_test its GPU")
-      ->check(cli::folder_path());
-  manifest_cmd->add_flag("--cases-on-failure", manifest.cases_on_failure,
-                         "when it fails, still list the GPUs and cases (the registration's call; its failing "
-                         "tests leave it out and print only the error)");
-  auto* start_cmd = app.add_subcommand("session-start", "start a run: its folder, record and lock");
-  start_cmd->add_option("--results-root", start.results_root, "the results root")
-      ->required()
-      ->check(cli::folder_path());
-  // The id names the run's folder under <root>/runs: "../x" or "" would put it somewhere else.
-  start_cmd->add_option("--run-id", start.run_id, "the run's id, from ctest-manifest")
-      ->required()
-      ->check(CLI::Validator(
-          [](std::string& id) -> std::string {
-            const std::string problem = run_id_problem(id);
-            return problem.empty() ? problem : "'" + id + "' is not allowed: " + problem;
-          },
-          "RUN-ID"));
-  start_cmd->add_option("--owner-pid", start.owner_pid, "the process that owns the run (ctest)")
-      ->required()
-      ->transform(cli::whole_number(1, 1L << 30));
-  RunSuiteRequest suite;
-  auto* run_cmd = app.add_subcommand("run", "run every case on every GPU, without ctest, and write the reports");
-  run_cmd
-      ->add_option("--results-root", suite.results_root,
-                   "where run folders go (else HAZARDLAB_RESULTS_ROOT, else ./hazardlab-results)")
-      ->check(cli::folder_path());
-  run_cmd
-      ->add_option("--reports-dir", suite.reports_dir,
-                   "where reports go (else HAZARDLAB_REPORTS_DIR, else ./hazardlab-reports)")
-      ->check(cli::folder_path());
-  run_cmd
-      ->add_option("--prometheus", suite.prometheus_dir,
-                   "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
-                   "HAZARDLAB_PROMETHEUS_DIR)")
-      ->check(cli::folder_path());
-  std::string run_profile, soak_duration;
-  run_cmd
-      ->add_option("--profile", run_profile,
-                   "validation (every case, the default), health (a node health check, under a minute) or soak "
-                   "(verified copies for --duration); else HAZARDLAB_PROFILE")
-      ->check(cli::not_blank());
-  CLI::Option* duration_option =
-      run_cmd
-          ->add_option("--duration", soak_duration,
-                       "how long a soak runs: 90s, 10m, 2h, with --profile soak (else HAZARDLAB_SOAK_DURATION)")
-          ->check(cli::not_blank());
-  app.add_subcommand("merge", "merge many hosts' run folders into one fleet report: hazardlab merge --help");
-  app.add_subcommand("check", "check a program of yours for these hazards: hazardlab check -- PROGRAM [ARGS...]");
-  app.add_subcommand("findings", "the findings checked processes logged so far, as JSON (for the pytest plugin)");
-  app.add_subcommand("gpu-test", "run a GPU test on the GPU ctest handed it: hazardlab gpu-test -- PROGRAM [ARGS...]");
-  auto* report_cmd = app.add_subcommand("report", "write the run's reports: JSON, Markdown, HTML, JUnit per GPU");
-  report_cmd->add_option("--run", run_dir, "the run folder")->required()->check(cli::folder_path());
-  report_cmd->add_option("--out", out, "the report folder")->required()->check(cli::folder_path());
-  fs::path prometheus_dir;
-  report_cmd
-      ->add_option("--prometheus", prometheus_dir,
-                   "node_exporter's textfile-collector folder: write hazardlab.prom there (else "
-                   "HAZARDLAB_PROMETHEUS_DIR)")
-      ->check(cli::folder_path());
-
-  if (argc > 1 && argv[1][0] != '-') {
-    try {
-      (void)app.get_subcommand(argv[1]);
-    } catch (const CLI::OptionNotFound&) {
-      return refuse_input("hazardlab", "no command '" + std::string(argv[1]) +
-                                           "'; the commands are list, explain, devices, settings, run, ctest-manifest, "
-                                           "session-start, report, merge, check, findings and gpu-test");
-    }
+  Given given;
+  std::vector<CLI::App*> commands;
+  for (const Command& c : kCommands) {
+    commands.push_back(app.add_subcommand(std::string(c.name), std::string(c.help)));
+    if (c.options != nullptr) c.options(*commands.back(), given);
   }
   // The failing tests of a failed manifest print its error again: they write no resource spec (ctest read it).
   for (int i = 0; i < argc; ++i) {
@@ -254,50 +171,24 @@ int main(int argc, char** argv) {
     if (word == "--resource-spec-dir" && i + 1 < argc) {
       ++i;
     } else if (word != "--cases-on-failure" && !word.starts_with("--resource-spec-dir=")) {
-      manifest.failing_command.push_back(argv[i]);
+      given.manifest.failing_command.push_back(argv[i]);
     }
   }
   const auto body = [&]() -> int {
-    // `run --profile` and `--duration` are the settings HAZARDLAB_PROFILE and HAZARDLAB_SOAK_DURATION, so that
-    // every case and measurement the run starts sees them.
-    if (!run_profile.empty()) {
-      const std::string profile = choice_named(setting::kProfile, "--profile", "a run profile", run_profile);
-      ::setenv(std::string(setting::kProfile.name).c_str(), profile.c_str(), 1);
-    }
-    if (!soak_duration.empty()) {
-      (void)parse_duration_text(setting::kSoakDuration, "--duration", soak_duration);
-      ::setenv(std::string(setting::kSoakDuration.name).c_str(), soak_duration.c_str(), 1);
-    }
+    given.suite.settings_given = settings_given(given);
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
-    const Settings settings = Settings::from_environment();
-    // A duration is a soak's: given to another profile it would be recorded and ignored.
-    if (duration_option->count() > 0 && settings.profile != "soak") {
-      throw UsageError("--duration " + soak_duration + " applies only to --profile soak (this run's profile is " +
-                       settings.profile + "); give --profile soak, or leave --duration out");
-    }
+    const Settings settings = Settings::from_environment(given.suite.settings_given);
+    require_a_soak_for_a_duration(given, settings);
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();
     (void)perf::thresholds_from_environment();
     (void)perf::reference_tool_from_environment();
     for (const std::string& w : settings.warnings) std::cerr << "hazardlab: warning: " << w << '\n';
-    if (*list_cmd) return list_hazards();
-    if (*explain_cmd) return explain(hazard_id);
-    if (*devices_cmd) return devices(as_json);
-    if (*settings_cmd) return list_settings();
-    if (*manifest_cmd) return print_ctest_manifest(manifest, settings, std::cout);
-    if (*start_cmd) return start_run(start, settings, std::cout, std::cerr);
-    if (*run_cmd) return run_suite(suite, settings, std::cout, std::cerr);
-    if (*report_cmd) {
-      return report_run(run_dir,
-                        ReportOptions{out, settings.require_gpu, settings.keep_runs, {},
-                                      prometheus_dir.empty() ? settings.prometheus_dir : prometheus_dir},
-                        std::cout, std::cerr);
-    }
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      if (*commands[i] && kCommands[i].run != nullptr) return kCommands[i].run(given, settings);
     return 0;
   };
   MainOptions options;
-  options.after_error = [&](int status) {
-    return cases_for_failed_manifest(static_cast<bool>(*manifest_cmd) && manifest.cases_on_failure, manifest, status);
-  };
+  options.after_error = [&](int status) { return cases_for_failed_manifest(given.manifest, status); };
   return run_main("hazardlab", app, argc, argv, body, options);
 }

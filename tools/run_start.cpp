@@ -119,7 +119,7 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     plan.sanitizer_tool = settings.sanitizer;
   }
   const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
-  plan.place.run_id = make_run_id(utc_now_compact(), host_name(), owner);
+  plan.place.run_id = RunId::make(utc_now_compact(), host_name(), owner).text();
   plan.place.owner_pid = owner;
   plan.place.results_root =
       absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
@@ -155,7 +155,7 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
   plan.devices = planned_devices(request, spec);
   plan.programs = manifest_programs(request);
   // The settings were refused, so the profile is unknown: every case of the full run is listed.
-  plan.profile = "validation";
+  plan.profile = RunProfile::Validation;
   std::ostringstream text;
   if (!spec.empty()) write_resource_spec_line(text, spec);
   write_failed_ctest_plan(text, plan_run(plan), request.failing_command);
@@ -164,9 +164,6 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
 
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
   const fs::path& root = start.results_root;
-  if (const std::string problem = run_id_problem(start.run_id); !problem.empty()) {
-    throw std::invalid_argument("--run-id '" + start.run_id + "': " + problem);
-  }
   try {
     claim_folder(root, kResultsRootMarker, "results root",
                  {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
@@ -178,7 +175,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
   }
 
   RunRecord run;
-  run.id = start.run_id;
+  run.id = start.run_id.text();
   run.host = host_name();
   run.pid = start.owner_pid;
   run.started_at = utc_now_iso8601();
@@ -232,7 +229,7 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     for (const DeviceFingerprint& d : inv.devices) {
       out << "hazardlab: " << device_label(d.index) << ": " << d.name << " (" << d.pci_bus_id << ")\n";
     }
-    if (run.profile != "validation") out << "hazardlab: profile: " << run.profile << '\n';
+    if (run.profile != RunProfile::Validation) out << "hazardlab: profile: " << to_string(run.profile) << '\n';
     out << "hazardlab: selection: " << (run.selection.all() ? "all cases" : "filtered by");
     for (const std::string& f : run.selection.filters) out << " '" << f << "'";
     out << '\n';

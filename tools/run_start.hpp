@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "hazardlab/run_id.hpp"
 #include "settings/settings.hpp"
 
 namespace hazardlab {
@@ -34,7 +35,7 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
 
 struct RunStart {
   std::filesystem::path results_root;
-  std::string run_id;
+  RunId run_id;  // checked where it came in (--run-id, or made for `hazardlab run`)
   long owner_pid = 0;
 };
 

@@ -98,14 +98,18 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     err << "hazardlab: " << e.what() << "; nothing was run\n";
     return 2;
   }
+  // Before the run starts: its record reads the measurements' settings (the profile's) from here too.
+  for (const CommandLineSetting& given : request.settings_given)
+    ::setenv(std::string(given.setting->name).c_str(), given.value.c_str(), 1);
   const long owner = static_cast<long>(::getpid());
-  request_plan.place = {root, reports, make_run_id(utc_now_compact(), host_name(), owner), owner};
+  const RunId run_id = RunId::make(utc_now_compact(), host_name(), owner);
+  request_plan.place = {root, reports, run_id.text(), owner};
   for (const DeviceFingerprint& d : discover_devices().devices) request_plan.devices.push_back(d.index);
   request_plan.profile = settings.profile;
   request_plan.soak_duration = settings.soak_duration;
   const RunPlan plan = plan_run(request_plan);
   // The plan's session-start, in this process: its lines are this command's.
-  if (const int rc = start_run(RunStart{root, plan.place.run_id, owner}, settings, out, err); rc != 0) return rc;
+  if (const int rc = start_run(RunStart{root, run_id, owner}, settings, out, err); rc != 0) return rc;
   // The plan's environment, as ctest gives it to every test: each child inherits it.
   for (const std::string& variable : plan.environment) {
     const std::size_t eq = variable.find('=');

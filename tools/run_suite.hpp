@@ -13,6 +13,7 @@
 // Each test's output goes to <run folder>/logs/<gpu>/<hazard>--<variant>.log (perf--<part>.log).
 #include <filesystem>
 #include <iosfwd>
+#include <vector>
 
 #include "settings/settings.hpp"
 
@@ -24,6 +25,9 @@ struct RunSuiteRequest {
   std::filesystem::path results_root;
   std::filesystem::path reports_dir;
   std::filesystem::path prometheus_dir;  // else HAZARDLAB_PROMETHEUS_DIR; empty: no metrics file
+  // The settings the command line gave (--profile, --duration), already in `settings`: every case and
+  // measurement the run starts reads its settings from its environment, as under ctest, so they go there too.
+  std::vector<CommandLineSetting> settings_given{};
 };
 
 // Exit status as the report's: 0 every GPU PASS (or SKIPPED without a GPU), 1 anything else, 2 bad

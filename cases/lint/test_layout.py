@@ -5,7 +5,8 @@ checker/core/process_log_reader.cpp alone, a variant's observations in record/sr
 in hazardlab/fnv1a.hpp, a CUDA call is checked by HL_CUDA outside the standalone programs, and a command
 line's errors become exit statuses in run_main alone. The
 harness layout holds: every file sits in one of the folders harness/CMakeLists.txt declares, no file passes 250 lines, and a folder includes only the folders
-declared before it (the layers, from the bottom up). A hazard includes hazard/define.hpp and no other
+declared before it (the layers, from the bottom up). No source anywhere outside the tests passes 250 lines either,
+unless LONG_SOURCES (or, in checker/, CHECKER_LONG_SOURCES) names it with its reason. A hazard includes hazard/define.hpp and no other
 harness header, and states its guard through the Guard handle without reading the sabotage switch
 itself. Only the one environment reader (settings/src/environment.cpp) calls getenv, and no code outside
 the settings table reads, sets or looks up a setting by spelling its name (setting_spelled_again). A
@@ -21,7 +22,7 @@ holds their one CUDA check. A test that runs on a GPU gets it one way: the suite
 other GPU test through hazardlab_add_gpu_test (ctest's resources), never add_test or a lock on a GPU by hand.
 
 Usage: test_layout.py SOURCE_DIR
-       test_layout.py --self-test SOURCE_DIR   (each rule, broken on purpose, must fail)"""
+       test_layout.py --self-test [SOURCE_DIR]   (each rule, broken on purpose, must fail)"""
 import re
 import shutil
 import sys
@@ -81,7 +82,7 @@ def planned_once(root: Path) -> list[str]:
     return problems
 
 
-MEASUREMENT_KEYS = "record/src/measurements.cpp"  # where each measurement key is named, once
+MEASUREMENT_KEYS = "record/src/measurement_keys.hpp"  # where each measurement key is named, once
 JSON_READ = r'(?:\[\s*"{key}"\s*\]|\.(?:value|contains|at|find|count)\(\s*"{key}"\s*[,)])'
 
 
@@ -462,6 +463,66 @@ def checker_layers(root: Path) -> list[str]:
     return problems
 
 
+# harness/'s 250-line cap holds for every source of the tree outside the tests: a file past it is split by concern,
+# one concern per file, or named here with the reason it is one whole. harness/ (no exceptions) and checker/
+# (CHECKER_LONG_SOURCES) keep their own rules; a folder named tests or selftests, and cases/schema's examples, hold
+# tests, which have no cap.
+LONG_SOURCES: dict[str, str] = {
+    "tools/host_interference.cpp": "a standalone measurement program (its rounds, its figures and its decision), "
+                                   "read top to bottom as the checker's test programs are",
+}
+CAPPED_ELSEWHERE = ("harness", "checker")
+
+
+def tests_only(relative: Path) -> bool:
+    return in_test_folder(relative) or any(part in ("tests", "selftests") for part in relative.parts[:-1])
+
+
+def sources_within_the_cap(root: Path, long_sources: dict[str, str] | None = None) -> list[str]:
+    """No source outside the tests passes MAX_LINES unless `long_sources` (LONG_SOURCES) names it with its reason,
+    and each source it names is past the cap."""
+    long_sources = LONG_SOURCES if long_sources is None else long_sources
+    problems = []
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if (path.suffix not in SOURCE_SUFFIXES or not path.is_file() or outside_the_project(relative)
+                or relative.parts[0] in CAPPED_ELSEWHERE or tests_only(relative)):
+            continue
+        lines = len(path.read_text(errors="replace").splitlines())
+        if lines > MAX_LINES and relative.as_posix() not in long_sources:
+            problems.append(f"{relative.as_posix()}: {lines} lines, more than {MAX_LINES}: split it by concern (one "
+                            "concern per file), or name it in LONG_SOURCES (cases/lint/test_layout.py) with its reason")
+    for name in long_sources:
+        if (root / name).is_file() and len((root / name).read_text(errors="replace").splitlines()) <= MAX_LINES:
+            problems.append(f"{name}: named in LONG_SOURCES but within {MAX_LINES} lines: take it out")
+    return problems
+
+
+def source_cap_self_test() -> list[str]:
+    """The cap fails on a long source outside the tests and on a named exception that is short, and holds on a long
+    test, a named long source, and the folders that keep their own cap."""
+    failures = []
+    long_text, short_text = "int x();\n" * (MAX_LINES + 10), "int x();\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        for relative, text in (("reports/tests/test_long.cpp", long_text), ("conformance/tests/test_long.cpp", long_text),
+                               ("cases/selftests/test_long.cpp", long_text), ("tools/short.cpp", short_text),
+                               ("checker/core/named_there.cpp", long_text), ("build/dev/generated.cpp", long_text)):
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text(text)
+        if sources_within_the_cap(root, {}):
+            failures.append(f"sources_within_the_cap: a tree within the cap fails: {sources_within_the_cap(root, {})}")
+        (root / "tools" / "long.cpp").write_text(long_text)
+        if sources_within_the_cap(root, {"tools/long.cpp": "why"}):
+            failures.append("sources_within_the_cap: a long source named with its reason fails")
+        if not any("tools/long.cpp: 260 lines" in p for p in sources_within_the_cap(root, {})):
+            failures.append("sources_within_the_cap holds on a long source that nothing names")
+        if not any("tools/short.cpp: named in LONG_SOURCES" in p
+                   for p in sources_within_the_cap(root, {"tools/long.cpp": "why", "tools/short.cpp": "why"})):
+            failures.append("sources_within_the_cap holds on a short source named as too long")
+    return failures
+
+
 FAULT_ROOM = "checker/fault"
 FAULT_STATE = "checker/fault/fault_state.cpp"  # the one home of the fault path's state (fault_state.hpp)
 TYPE_DEFINITION = re.compile(r"^(?:template\s*<.*>\s*)?(?:struct|class|union|enum(?:\s+class|\s+struct)?)\s+\w+"
@@ -777,6 +838,7 @@ def check(root: Path) -> list[str]:
     problems += setting_spelled_again(root)
     problems += trials_receive_trial_settings(root)
     problems += checker_layers(root)
+    problems += sources_within_the_cap(root)
     problems += fault_state_outside_its_object(root)
     problems += cli11_reads_a_number(root)
     problems += gpu_tests_registered_once(root)
@@ -847,6 +909,10 @@ BREAKAGES = [
      '#include "checker/fault/fault_handler.hpp"\n', "checker/core/broken_up.cpp:1: core/ includes checker/fault/"),
     ("a checker source past the cap, unnamed", "checker/launch/broken_long.cpp", "int x();\n" * 260,
      "checker/launch/broken_long.cpp: 260 lines, more than 250"),
+    ("a report's source past the cap, unnamed", "reports/src/broken_long.cpp", "int x();\n" * 260,
+     "reports/src/broken_long.cpp: 260 lines, more than 250: split it by concern"),
+    ("a GPU runner past the cap, unnamed", "cases/gpu/broken_long.cpp", "int x();\n" * 251,
+     "cases/gpu/broken_long.cpp: 251 lines, more than 250: split it by concern"),
     ("a library's test left in cases/", "cases/selftests/test_broken.cpp", '#include "hazardlab/report.hpp"\n',
      "cases/selftests/test_broken.cpp: a test of one library, standing in cases/"),
     ("a folder of cases/ the layout does not name", "cases/record_tests/test_broken.cpp",
@@ -886,8 +952,9 @@ BREAKAGES = [
 ]
 
 
-def self_test(root: Path) -> int:
-    """The tree as it is passes; a copy of it with each rule broken fails, naming the break."""
+def self_test(root: Path = Path(__file__).resolve().parents[2]) -> int:
+    """The tree as it is passes; a copy of it with each rule broken fails, naming the break. Without a SOURCE_DIR,
+    the tree this lint stands in."""
     failures = [] if not check(root) else ["the tree itself does not pass"]
     for what, relative, text, expected in BREAKAGES:
         with tempfile.TemporaryDirectory() as scratch:
@@ -900,9 +967,10 @@ def self_test(root: Path) -> int:
             if not any(expected in p for p in problems):
                 failures.append(f"{what}: the lint did not say '{expected}' (it said {problems})")
     failures += measurement_seam_self_test()
+    failures += source_cap_self_test()
     for f in failures:
         print(f)
-    print(f"{len(BREAKAGES)} breakage(s) and the measurement seam checked; {len(failures)} not caught")
+    print(f"{len(BREAKAGES)} breakage(s), the measurement seam and the source cap checked; {len(failures)} not caught")
     return 1 if failures else 0
 
 

@@ -29,7 +29,7 @@ def main() -> int:
         (root / "harness").mkdir()
         shutil.copy(source / "harness" / "CMakeLists.txt", root / "harness")
         (root / "record" / "src").mkdir(parents=True)  # where the measurement keys are named (measurement_seam)
-        shutil.copy(source / "record" / "src" / "measurements.cpp", root / "record" / "src")
+        shutil.copy(source / "record" / "src" / "measurement_keys.hpp", root / "record" / "src")
         shutil.copy(source / "record" / "src" / "observations.cpp", root / "record" / "src")  # observation keys
         for name in BROKEN:
             (root / name).parent.mkdir(parents=True, exist_ok=True)

@@ -2,7 +2,7 @@
 """The measurement records hazardlab-perf writes follow the shipped JSON Schema, and the schema is
 closed around them: every example record (measurement_example: every group, every optional figure)
 validates; every object in it, given one key more, does not; and every key the schema names for a
-measurement is written by the example, so the schema and the writer (record/src/measurements.cpp)
+measurement is written by the example, so the schema and the writers (record/src/measurement*.cpp)
 agree both ways.
 
 Usage: test_measurement_schema.py EXAMPLE_PROGRAM SOURCE_DIR"""

@@ -17,12 +17,12 @@ using Strings = std::vector<std::string>;
 
 namespace {
 
-PlanRequest two_gpus(std::string profile = "validation") {
+PlanRequest two_gpus(RunProfile profile = RunProfile::Validation) {
   PlanRequest r;
   r.place = {"/r/results", "/r/reports", "20261125T000000Z-host-42", 42};
   r.programs = {"/b/hazardlab", "/b/hazardlab-cases", "/b/hazardlab-perf"};
   r.devices = {0, 1};
-  r.profile = std::move(profile);
+  r.profile = profile;
   return r;
 }
 
@@ -72,7 +72,7 @@ TEST(RunPlan, TwoGpusGetTheFixturesThenEachGpusCasesThenItsMeasurements) {
   for (const PlannedTest& t : plan.tests) names.push_back(t.name);
   EXPECT_EQ(names, expected);
   // session-start's registered cases are the plan's tests, fixtures aside.
-  EXPECT_EQ(registered_names({0, 1}, "validation"), Strings(expected.begin() + 2, expected.end()));
+  EXPECT_EQ(registered_names({0, 1}, RunProfile::Validation), Strings(expected.begin() + 2, expected.end()));
 }
 
 TEST(RunPlan, EachTestHasItsCommandLabelsLockLimitAndPhase) {
@@ -168,11 +168,11 @@ TEST(RunPlan, UnderASanitizerCasesRunInItsOwnProcessAndNothingIsTimed) {
 }
 
 TEST(RunPlan, TheProfileChoosesTheCasesAndMeasurements) {
-  const RunPlan health = plan_run(two_gpus("health"));
+  const RunPlan health = plan_run(two_gpus(RunProfile::Health));
   EXPECT_EQ(turns_by_gpu(health, {Phase::Timed})[0].size(), 1u);  // bandwidth alone
   EXPECT_EQ(named(health, "gpu1/perf/integrity").phase, Phase::Untimed);
-  EXPECT_EQ(health.tests.size(), 2 + 2 * (profile_cases("health").size() + 2));
-  PlanRequest soak = two_gpus("soak");
+  EXPECT_EQ(health.tests.size(), 2 + 2 * (profile_cases(RunProfile::Health).size() + 2));
+  PlanRequest soak = two_gpus(RunProfile::Soak);
   soak.soak_duration = std::chrono::hours(2);
   const RunPlan plan = plan_run(soak);
   ASSERT_EQ(plan.tests.size(), 2u + 2u);
@@ -253,5 +253,5 @@ TEST(CtestPlan, AFailedPlanStillNamesEveryTestAsOneThatFails) {
   EXPECT_EQ(lines.find("hazardlab/session-start"), std::string::npos);
   // A test line and a labels line for each name.
   EXPECT_EQ(static_cast<std::size_t>(std::count(lines.begin(), lines.end(), '\n')),
-            2 * registered_names({0, 1}, "validation").size());
+            2 * registered_names({0, 1}, RunProfile::Validation).size());
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string_view>
 
 #include "hazardlab/environment.hpp"
@@ -40,13 +41,7 @@ unsigned long sample_from_environment() try {
   return 0;
 }
 
-ProtectionRequest protection_from_environment() try {
-  return protection_request_named(SettingSource::from_environment().choice(setting::kCheckProtection, "auto"));
-} catch (const SettingsError&) {
-  return ProtectionRequest::Auto;
-}
-
-std::string_view name_of(ProtectionRequest request) {
+std::string_view to_string(ProtectionRequest request) noexcept {
   switch (request) {
     case ProtectionRequest::Keys: return "keys";
     case ProtectionRequest::RangeKeys: return "range-keys";
@@ -56,11 +51,27 @@ std::string_view name_of(ProtectionRequest request) {
   return "auto";
 }
 
-ProtectionRequest protection_request_named(std::string_view name) {
-  if (name == "keys") return ProtectionRequest::Keys;
-  if (name == "range-keys") return ProtectionRequest::RangeKeys;
-  if (name == "mprotect") return ProtectionRequest::Mprotect;
-  return ProtectionRequest::Auto;
+std::optional<ProtectionRequest> protection_request_named(std::string_view name) noexcept {
+  for (const ProtectionRequest r : kProtectionRequests)
+    if (to_string(r) == name) return r;
+  return std::nullopt;
+}
+
+ProtectionRequest protection_request_given(std::string_view option, const std::string& value) {
+  if (const std::optional<ProtectionRequest> r = protection_request_named(value)) return *r;
+  std::string words;
+  const std::size_t n = std::size(kProtectionRequests);
+  for (std::size_t i = 0; i < n; ++i)
+    words += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(to_string(kProtectionRequests[i]));
+  throw SettingsError(std::string(option) + "='" + value + "': expected a page protection: " + words);
+}
+
+ProtectionRequest protection_from_environment() try {
+  const SettingSource source = SettingSource::from_environment();  // the text below lives in it
+  const std::string* text = source.text(setting::kCheckProtection);
+  return text ? protection_request_named(*text).value_or(ProtectionRequest::Auto) : ProtectionRequest::Auto;
+} catch (const SettingsError&) {
+  return ProtectionRequest::Auto;  // set but empty
 }
 
 std::vector<std::string> refused_check_settings() {

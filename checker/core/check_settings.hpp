@@ -27,15 +27,21 @@ bool every_occurrence_from_environment();
 // value its declaration refuses is taken as 0: the injected library never stops a program, and watching
 // every copy is the side that cannot hide a finding.
 unsigned long sample_from_environment();
-// How owned pages are protected, setting::kCheckProtection: `auto` (protection keys where the CPU and the kernel
-// offer them, else mprotect) when unset or refused, for the same reason as the sample. `RangeKeys` asks for
+// How owned pages are protected (`hazardlab check --protection`, setting::kCheckProtection). `RangeKeys` asks for
 // protection keys with a key per pinned range (the launcher then preloads the thread shim; the fault path
-// chooses as for `Auto`, and uses range keys because the shim is there).
+// chooses as for `Auto`, and uses range keys because the shim is there). The launcher hands the request across
+// the exec as the setting, spelled by to_string, and the injected library reads it back with
+// protection_request_named: one spelling, here (the setting's declaration lists the same words, a self-test
+// holds them equal).
 enum class ProtectionRequest { Auto, Keys, RangeKeys, Mprotect };
+inline constexpr ProtectionRequest kProtectionRequests[] = {ProtectionRequest::Auto, ProtectionRequest::Keys,
+                                                            ProtectionRequest::RangeKeys, ProtectionRequest::Mprotect};
+std::string_view to_string(ProtectionRequest request) noexcept;  // "auto", "keys", "range-keys", "mprotect"
+std::optional<ProtectionRequest> protection_request_named(std::string_view name) noexcept;
+// The request a command-line option gave; else a SettingsError naming the option, the value and the words allowed.
+ProtectionRequest protection_request_given(std::string_view option, const std::string& value);
+// The request in the environment: `Auto` when unset or refused, for the same reason as the sample.
 ProtectionRequest protection_from_environment();
-// The setting's values, "auto", "keys", "range-keys" and "mprotect", both ways (a value the declaration allows).
-std::string_view name_of(ProtectionRequest request);
-ProtectionRequest protection_request_named(std::string_view name);
 
 // Each checker setting in the environment that its declaration refuses, said as "HL_CHECK_SAMPLE='abc': why".
 // The launcher refuses to start with any (exit 2); the injected library, started some other way, says each in

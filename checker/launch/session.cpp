@@ -82,8 +82,11 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     if (options.sample > 0)
       ::setenv(std::string(setting::kCheckSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
     if (options.every_occurrence) ::setenv(std::string(setting::kCheckEveryOccurrence.name).c_str(), "1", 1);
-    if (options.protection != ProtectionRequest::Auto)
-      ::setenv(std::string(setting::kCheckProtection.name).c_str(), std::string(name_of(options.protection)).c_str(), 1);
+    // The request crosses the exec as the setting, in its one spelling (check_settings.hpp).
+    if (options.protection != ProtectionRequest::Auto) {
+      const std::string request(to_string(options.protection));
+      ::setenv(std::string(setting::kCheckProtection.name).c_str(), request.c_str(), 1);
+    }
     std::vector<char*> argv;
     for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);

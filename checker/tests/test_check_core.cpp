@@ -8,6 +8,7 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/core/checker.hpp"
+#include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -496,7 +497,7 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
   EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::RangeKeys);
   for (auto request : {check::ProtectionRequest::Auto, check::ProtectionRequest::Keys, check::ProtectionRequest::RangeKeys,
                        check::ProtectionRequest::Mprotect})
-    EXPECT_EQ(check::protection_request_named(check::name_of(request)), request) << check::name_of(request);
+    EXPECT_EQ(check::protection_request_named(check::to_string(request)), request) << check::to_string(request);
   ::setenv(protection.c_str(), "pkeys", 1);
   EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Auto);
   const std::vector<std::string> refused = check::refused_check_settings();
@@ -506,6 +507,23 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
   ::unsetenv(sample.c_str());
   ::unsetenv(every.c_str());
   EXPECT_EQ(check::sample_from_environment(), 0u);
+}
+
+// The protection request is spelled once (to_string and protection_request_named): the setting's declaration, which
+// `hazardlab settings` and the README show, lists the same words in the same order, and `--protection` refuses any
+// other word naming the option, the value and the words allowed.
+TEST(CheckSettings, TheProtectionSettingListsTheRequestsWordsAndTheOptionRefusesOthers) {
+  std::vector<std::string> words;
+  for (const check::ProtectionRequest r : check::kProtectionRequests) words.emplace_back(check::to_string(r));
+  EXPECT_EQ(declared_words(setting::kCheckProtection), words);
+  EXPECT_EQ(setting::kCheckProtection.default_text, check::to_string(check::ProtectionRequest::Auto));
+  EXPECT_EQ(check::protection_request_given("--protection", "range-keys"), check::ProtectionRequest::RangeKeys);
+  try {
+    (void)check::protection_request_given("--protection", "pkeys");
+    ADD_FAILURE() << "pkeys taken for a page protection";
+  } catch (const SettingsError& e) {
+    EXPECT_STREQ(e.what(), "--protection='pkeys': expected a page protection: auto, keys, range-keys or mprotect");
+  }
 }
 
 }  // namespace hazardlab

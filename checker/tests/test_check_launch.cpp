@@ -437,7 +437,7 @@ TEST_F(Launcher, TheSignalShimIsPreloadedUnderEveryProtectionAndTheThreadShimWhe
   ::unsetenv("LD_PRELOAD");
   for (ProtectionRequest other : {ProtectionRequest::Keys, ProtectionRequest::Mprotect}) {
     options.protection = other;
-    preloads(signals_alone, std::string(name_of(other)));
+    preloads(signals_alone, std::string(to_string(other)));
   }
   // Asked by the environment the program inherits, as by the option.
   options.protection = ProtectionRequest::Auto;

@@ -87,7 +87,7 @@ Measurements measure_bandwidth_part(const Profile& profile, const DeviceFingerpr
   // measured again, as a threshold miss is.
   // Not in the health profile: nvbandwidth adds about 55 s per GPU, and a health check has 60 s in all.
   const std::optional<std::filesystem::path> tool =
-      profile.name == "health" ? std::nullopt : reference_tool_from_environment();
+      profile.link_check_only ? std::nullopt : reference_tool_from_environment();
   std::map<std::size_t, ReferenceFigures> references;
   if (tool) {
     const Stopwatch watch;

@@ -21,7 +21,9 @@ namespace hazardlab::perf {
 // closed while warm-up copies and then a loop of copies are queued, and the loop is timed as a
 // whole with events; `samples` such loops give the median and the spread.
 struct Profile {
-  std::string name;
+  std::string name;                            // as the run records it (HAZARDLAB_PERF_PROFILE's value)
+  // The health run's: no nvbandwidth and no figures of all GPUs at once, which a health check has no time for.
+  bool link_check_only = false;
   std::vector<std::size_t> sizes;              // bandwidth sizes, every host memory kind
   std::vector<std::size_t> pinned_sizes;       // page-locked memory only (large copies need large buffers)
   std::vector<std::size_t> checked_sizes;      // pinned sizes the link check applies to, confirmed before failing

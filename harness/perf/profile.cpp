@@ -53,6 +53,7 @@ Profile full_profile() {
 Profile health_profile() {
   Profile p = quick_profile();
   p.name = "health";
+  p.link_check_only = true;
   p.sizes.clear();
   p.pinned_sizes = {256 * MiB};
   p.checked_sizes = {256 * MiB};
@@ -79,7 +80,7 @@ Profile profile_from_environment() {
   Profile p = quick_profile();
   // The health profile's measurements, unless HAZARDLAB_PERF_PROFILE asks for others.
   const SettingSource source = SettingSource::from_environment();
-  if (source.choice(setting::kProfile, "validation") == "health") p = health_profile();
+  if (run_profile_of(source) == RunProfile::Health) p = health_profile();
   if (source.given(setting::kPerfProfile))
     p = source.choice(setting::kPerfProfile, "quick") == "full" ? full_profile() : quick_profile();
   if (const std::optional<std::uint64_t> budget_mib = source.whole(setting::kPinnedBudgetMb))

@@ -4,9 +4,9 @@
 
 namespace hazardlab {
 
-std::vector<ProfileCase> profile_cases(const std::string& profile) {
+std::vector<ProfileCase> profile_cases(RunProfile profile) {
   std::vector<ProfileCase> cases;
-  if (profile == "soak") return cases;
+  if (profile == RunProfile::Soak) return cases;
   for (const Hazard& h : Registry::instance().hazards()) {
     const Variant* first_guard = nullptr;
     const Variant* first_rule = nullptr;
@@ -16,16 +16,22 @@ std::vector<ProfileCase> profile_cases(const std::string& profile) {
     }
     const Variant* judged = first_guard ? first_guard : first_rule;
     for (const Variant& v : h.variants) {
-      const bool chosen = profile != "health" || v.kind == VariantKind::Control || &v == judged;
+      const bool chosen = profile != RunProfile::Health || v.kind == VariantKind::Control || &v == judged;
       if (chosen) cases.push_back({&h, &v});
     }
   }
   return cases;
 }
 
-std::vector<MeasurementGroup> profile_perf_parts(const std::string& profile) {
-  if (profile == "health") return {MeasurementGroup::Bandwidth, MeasurementGroup::Integrity};
-  if (profile == "soak") return {MeasurementGroup::Soak};
+std::vector<MeasurementGroup> profile_perf_parts(RunProfile profile) {
+  switch (profile) {
+    case RunProfile::Health:
+      return {MeasurementGroup::Bandwidth, MeasurementGroup::Integrity};
+    case RunProfile::Soak:
+      return {MeasurementGroup::Soak};
+    case RunProfile::Validation:
+      break;
+  }
   return std::vector<MeasurementGroup>(std::begin(kPerfParts), std::end(kPerfParts));
 }
 

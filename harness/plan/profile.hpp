@@ -10,11 +10,10 @@
 //
 // The run plan (run_plan.hpp) asks here, for ctest's registration, session-start and `hazardlab
 // run` alike, so the run record's registered cases, and so completeness, are the profile's.
-#include <string>
-#include <string_view>
 #include <vector>
 
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/run_profile.hpp"
 #include "hazard/registry.hpp"
 
 namespace hazardlab {
@@ -24,7 +23,7 @@ struct ProfileCase {
   const Variant* variant;
 };
 
-std::vector<ProfileCase> profile_cases(const std::string& profile);
-std::vector<MeasurementGroup> profile_perf_parts(const std::string& profile);
+std::vector<ProfileCase> profile_cases(RunProfile profile);
+std::vector<MeasurementGroup> profile_perf_parts(RunProfile profile);
 
 }  // namespace hazardlab

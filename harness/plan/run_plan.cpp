@@ -47,7 +47,7 @@ std::vector<std::string> case_command(const PlanRequest& r, int device_index, co
 // warm worker, and the driver then maps each later pinned allocation of that worker into both GPUs and
 // takes longer for allocations on the other GPU too (on four H200s, the case chains ran up to 5 s
 // longer with the peer cases among the others than without them).
-std::vector<ProfileCase> cases_in_turn_order(const std::string& profile) {
+std::vector<ProfileCase> cases_in_turn_order(RunProfile profile) {
   std::vector<ProfileCase> cases = profile_cases(profile);
   std::stable_partition(cases.begin(), cases.end(), [](const ProfileCase& c) { return !uses_two_gpus(*c.variant); });
   return cases;
@@ -100,7 +100,7 @@ RunPlan plan_run(const PlanRequest& r) {
   return plan;
 }
 
-std::vector<std::string> registered_names(const std::vector<int>& devices, const std::string& profile) {
+std::vector<std::string> registered_names(const std::vector<int>& devices, RunProfile profile) {
   std::vector<std::string> names;
   for (const int d : planned_devices(devices)) {
     for (const auto& [h, v] : cases_in_turn_order(profile)) names.push_back(case_name(d, h->id, v->id));

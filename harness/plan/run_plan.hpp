@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "hazardlab/run_profile.hpp"
+
 namespace hazardlab {
 
 enum class Phase { Start, Timed, Case, Untimed, Report };
@@ -36,7 +38,7 @@ struct PlannedTest {
 struct RunPlace {
   std::filesystem::path results_root;
   std::filesystem::path reports_dir;
-  std::string run_id;
+  std::string run_id;  // a RunId's text (hazardlab/run_id.hpp), as the plan's commands pass it on
   long owner_pid = 0;
 };
 
@@ -50,7 +52,7 @@ struct PlanRequest {
   RunPlace place;
   PlanPrograms programs;
   std::vector<int> devices;                  // the GPUs' indexes; none: every case runs on no GPU, and skips
-  std::string profile = "validation";        // HAZARDLAB_PROFILE (plan/profile.hpp)
+  RunProfile profile = RunProfile::Validation;  // HAZARDLAB_PROFILE (plan/profile.hpp)
   std::chrono::seconds soak_duration{600};   // HAZARDLAB_SOAK_DURATION: the soak's limit is 600 s past it
   std::filesystem::path sanitizer;           // compute-sanitizer, or empty: none (HAZARDLAB_SANITIZE)
   std::string sanitizer_tool;                // memcheck, racecheck, ...
@@ -67,7 +69,7 @@ RunPlan plan_run(const PlanRequest& request);
 
 // The run record's registered cases: every name the profile gives a run on `devices`. Under a sanitizer
 // the plan times nothing, but the measurements stay registered: such a run is never a complete validation.
-std::vector<std::string> registered_names(const std::vector<int>& devices, const std::string& profile);
+std::vector<std::string> registered_names(const std::vector<int>& devices, RunProfile profile);
 
 // Each GPU's tests of `phases`, in the plan's order: what one GPU runs, one after the other, while the
 // other GPUs run theirs.

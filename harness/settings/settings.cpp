@@ -78,6 +78,12 @@ std::string_view setting_word(SoakFault fault) {
   return "0";
 }
 
+RunProfile run_profile_of(const SettingSource& source) {
+  // The declaration's words are the enum's (a self-test holds them equal), so a word it allows names one.
+  const std::string word = source.choice(kProfile, std::string(to_string(RunProfile::Validation)));
+  return run_profile_named(word).value_or(RunProfile::Validation);
+}
+
 TrialSettings TrialSettings::read(const SettingSource& source) {
   TrialSettings t;
   t.gate_timeout = std::chrono::milliseconds(source.whole(kGateTimeoutMs, t.gate_timeout.count()));
@@ -122,7 +128,7 @@ void JudgeSettings::record(SettingsInForce& out) const {
 
 RunSettings RunSettings::read(const SettingSource& source) {
   RunSettings r;
-  r.profile = source.choice(kProfile, r.profile);
+  r.profile = run_profile_of(source);
   if (const std::string* v = source.text(kRunDir)) r.run_dir = *v;
   r.require_gpu = source.flag(kRequireGpu, r.require_gpu);
   r.fresh_processes = source.flag(kFreshProcesses, r.fresh_processes);
@@ -141,7 +147,7 @@ void RunSettings::record(SettingsInForce& out) const {
   out.push_back({&kSanitize, sanitizer.empty() ? "none" : sanitizer});
   // A sanitizer must see each case's process, so it runs every case in a fresh one.
   out.push_back({&kFreshProcesses, flag_text(fresh_processes || !sanitizer.empty())});
-  out.push_back({&kProfile, profile});
+  out.push_back({&kProfile, std::string(to_string(profile))});
   out.push_back({&kSoakDuration, std::to_string(soak_duration.count()) + "s"});
   out.push_back({&kSoakInjectFault, std::string(setting_word(soak_inject_fault))});
 }
@@ -176,7 +182,11 @@ std::string Settings::chosen_by(const SettingDeclaration& setting) const {
   return "";
 }
 
-Settings Settings::from_environment() { return from_entries(environment_entries()); }
+Settings Settings::from_environment(const std::vector<CommandLineSetting>& command_line) {
+  std::vector<std::string> entries = environment_entries();
+  for (const CommandLineSetting& given : command_line) entries.push_back(given.entry());  // the later entry wins
+  return from_entries(entries);
+}
 
 Settings Settings::from_entries(const std::vector<std::string>& entries) {
   SettingSource source(entries);
@@ -212,7 +222,7 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   }
   // The profiles choose first, so that every group reads their values through the declarations.
   if (source.text(kSanitize)) choose(source, kSanitizerProfile, "sanitizer profile");
-  if (source.choice(kProfile, "validation") == "health") choose(source, kHealthProfile, "health profile");
+  if (run_profile_of(source) == RunProfile::Health) choose(source, kHealthProfile, "health profile");
   static_cast<TrialSettings&>(s) = TrialSettings::read(source);
   static_cast<JudgeSettings&>(s) = JudgeSettings::read(source);
   static_cast<RunSettings&>(s) = RunSettings::read(source);

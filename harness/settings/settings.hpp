@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hazardlab/run_profile.hpp"
 #include "hazardlab/setting_source.hpp"
 #include "hazardlab/settings_table.hpp"
 #include "hold/gate.hpp"
@@ -65,9 +66,13 @@ enum class SoakFault { None, PinnedDeviceToHost, Peer };
 SoakFault soak_fault_named(const std::string& word);  // a word the declaration allows: 0, 1, peer
 std::string_view setting_word(SoakFault fault);
 
+// HAZARDLAB_PROFILE as `source` gives it: the one reading of the run profile, for the settings and the
+// measurements alike (a value the declaration refuses throws SettingsError).
+RunProfile run_profile_of(const SettingSource& source);
+
 // What the run plan and the case programs read: which run this is and what it is made of.
 struct RunSettings {
-  std::string profile = "validation";       // validation (every case), health or soak
+  RunProfile profile = RunProfile::Validation;  // which cases the run is made of
   std::filesystem::path run_dir;            // the run folder cases leave their results in (set by ctest)
   bool require_gpu = false;                 // no GPU, or a partial run, is a failure
   bool fresh_processes = false;             // no warm worker, a process per case
@@ -92,6 +97,14 @@ struct StorageSettings {
   void record(SettingsInForce& out) const;
 };
 
+// A setting given on the command line (`hazardlab run --profile`, `--duration`), in the words its declaration
+// reads: it stands above the environment, and `hazardlab run` hands it to every case and measurement it starts.
+struct CommandLineSetting {
+  const SettingDeclaration* setting;
+  std::string value;
+  std::string entry() const { return std::string(setting->name) + "=" + value; }  // as the environment holds it
+};
+
 struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
   bool strict = false;                // an unknown HAZARDLAB_* name is an error
   std::vector<std::string> warnings;  // unknown HAZARDLAB_* names, each with the nearest known one
@@ -103,8 +116,9 @@ struct Settings : TrialSettings, JudgeSettings, RunSettings, StorageSettings {
   // The profile that chose `setting`'s value; "" when the environment or the default decided.
   std::string chosen_by(const SettingDeclaration& setting) const;
 
-  // Validates every HAZARDLAB_* variable of the environment, known or not; throws SettingsError.
-  static Settings from_environment();
+  // Validates every HAZARDLAB_* variable of the environment, known or not, and the settings the command line
+  // gave, which stand above it; throws SettingsError.
+  static Settings from_environment(const std::vector<CommandLineSetting>& command_line = {});
   // The same, from "NAME=value" entries (the form of `environ`), for tests.
   static Settings from_entries(const std::vector<std::string>& entries);
 };

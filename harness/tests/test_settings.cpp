@@ -192,7 +192,7 @@ TEST(Settings, RunsAreKeptUpToALimit) {
 
 TEST(Settings, TheHealthProfileChoosesShortTrialsAndRequiresAGpuUnlessTheEnvironmentSays) {
   const Settings health = Settings::from_entries({"HAZARDLAB_PROFILE=health"});
-  EXPECT_EQ(health.profile, "health");
+  EXPECT_EQ(health.profile, RunProfile::Health);
   EXPECT_EQ(health.control_trials, 20);
   EXPECT_EQ(health.property_cases, 20);
   EXPECT_EQ(health.max_transfer_bytes, std::size_t{16} << 20);
@@ -205,7 +205,7 @@ TEST(Settings, TheHealthProfileChoosesShortTrialsAndRequiresAGpuUnlessTheEnviron
   EXPECT_EQ(told.control_trials, 7);
   EXPECT_FALSE(told.require_gpu);
   EXPECT_EQ(told.chosen_by(setting::kTrials), "") << "the environment's own value is nobody's choice";
-  EXPECT_EQ(Settings::from_entries({}).profile, "validation");
+  EXPECT_EQ(Settings::from_entries({}).profile, RunProfile::Validation);
   EXPECT_EQ(Settings::from_entries({}).control_trials, 100);
   try {
     (void)Settings::from_entries({"HAZARDLAB_PROFILE=healthy"});
@@ -215,6 +215,29 @@ TEST(Settings, TheHealthProfileChoosesShortTrialsAndRequiresAGpuUnlessTheEnviron
               std::string::npos)
         << e.what();
   }
+}
+
+// The run profile's words are spelled once, by RunProfile (hazardlab/run_profile.hpp); the setting's declaration,
+// which `hazardlab settings` and the README show, lists the same words in the same order.
+TEST(Settings, TheProfileSettingListsTheRunProfilesWords) {
+  std::vector<std::string> words;
+  for (const RunProfile p : kRunProfiles) words.emplace_back(to_string(p));
+  EXPECT_EQ(declared_words(setting::kProfile), words);
+  EXPECT_EQ(setting::kProfile.default_text, to_string(RunProfile::Validation));
+  for (const RunProfile p : kRunProfiles) EXPECT_EQ(run_profile_named(to_string(p)), p);
+  EXPECT_EQ(run_profile_named("healthy"), std::nullopt);
+}
+
+// `hazardlab run --profile` and `--duration` are settings given on the command line: they stand above the
+// environment's, and the record says the environment set them (as ctest's environment would have).
+TEST(Settings, ACommandLineSettingStandsAboveTheEnvironment) {
+  const ScopedEnv soak("HAZARDLAB_PROFILE", "soak");
+  EXPECT_EQ(Settings::from_environment().profile, RunProfile::Soak);
+  const Settings given = Settings::from_environment({{&setting::kProfile, "health"}, {&setting::kSoakDuration, "90s"}});
+  EXPECT_EQ(given.profile, RunProfile::Health);
+  EXPECT_EQ(given.soak_duration, std::chrono::seconds(90));
+  EXPECT_EQ(given.chosen_by(setting::kTrials), "health profile");
+  EXPECT_EQ(CommandLineSetting({&setting::kProfile, "health"}).entry(), "HAZARDLAB_PROFILE=health");
 }
 
 TEST(Settings, ASoakDurationIsSecondsMinutesHoursOrDaysUpToAWeek) {

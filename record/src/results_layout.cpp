@@ -32,18 +32,6 @@ std::string measurement_name(int device_index, std::string_view part) {
   return case_name(device_index, "perf", part);
 }
 
-std::string run_id_problem(std::string_view run_id) {
-  if (run_id.empty()) return "a run id cannot be empty";
-  if (run_id.size() > 128) return "a run id is at most 128 characters";
-  if (run_id == "." || run_id == "..") return "a run id cannot be '.' or '..'";
-  for (const char c : run_id) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
-                       c == '.' || c == '_';
-    if (!plain) return "a run id holds only letters, digits, '-', '.' and '_' (it names a folder)";
-  }
-  return "";
-}
-
 std::filesystem::path run_folder(const std::filesystem::path& results_root, std::string_view run_id) {
   return results_root / kRunsFolder / run_id;
 }

@@ -10,6 +10,7 @@
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/results_layout.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/environment.hpp"
 #include "hazardlab/settings_table.hpp"
 
@@ -32,13 +33,6 @@ const RecordedSetting* RunRecord::setting(std::string_view name) const {
     if (s.name == name) return &s;
   }
   return nullptr;
-}
-
-std::string make_run_id(const std::string& started_at_compact, const std::string& host, long pid) {
-  std::string clean;
-  for (unsigned char c : host) clean += (std::isalnum(c) || c == '.' || c == '-') ? static_cast<char>(c) : '_';
-  if (clean.empty()) clean = "host";
-  return started_at_compact + "-" + clean + "-" + std::to_string(pid);
 }
 
 Selection selection_from_ctest_command(const std::vector<std::string>& command) {
@@ -112,7 +106,7 @@ void to_json(nlohmann::json& j, const RunRecord& r) {
        {"settings", settings},
        {"sanitizer", r.sanitizer.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.sanitizer)},
        {"warnings", r.warnings},
-       {"profile", r.profile},
+       {"profile", std::string(to_string(r.profile))},
        {"selection", {{"all", r.selection.all()}, {"filters", r.selection.filters}, {"command", r.selection.command}}},
        {"registered", r.registered},
        {"state", r.state == RunState::Running ? "running" : "finished"},
@@ -150,7 +144,11 @@ void from_json(const nlohmann::json& j, RunRecord& r) {
   }
   r.sanitizer = j.at("sanitizer").is_null() ? std::string() : j.at("sanitizer").get<std::string>();
   j.at("warnings").get_to(r.warnings);
-  r.profile = j.value("profile", "validation");  // records from before profiles ran every case
+  // Records from before profiles ran every case.
+  const std::string profile = j.value("profile", std::string(to_string(RunProfile::Validation)));
+  const std::optional<RunProfile> named = run_profile_named(profile);
+  if (!named) throw nlohmann::json::other_error::create(501, "unknown run profile '" + profile + "'", &j);
+  r.profile = *named;
   j.at("selection").at("filters").get_to(r.selection.filters);
   j.at("selection").at("command").get_to(r.selection.command);
   j.at("registered").get_to(r.registered);
@@ -198,11 +196,15 @@ RunRecord load_run_record(const std::filesystem::path& run_dir) {
                                      : std::string("(unknown)")) +
                                 ": report or merge it with that version or a later one");
   }
+  RunRecord record;
   try {
-    return j.get<RunRecord>();
+    record = j.get<RunRecord>();
   } catch (const std::exception& e) {
     throw std::runtime_error("cannot read the run record " + path.string() + ": " + e.what());
   }
+  // The id names the folders the report writes: one that is no folder name is refused (bad input).
+  (void)RunId::parse(record.id, "the run record " + path.string() + " has the run id");
+  return record;
 }
 
 #ifndef HAZARDLAB_VERSION

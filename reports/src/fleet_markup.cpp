@@ -23,7 +23,7 @@ std::string flags_of(const FleetRow& row) {
   std::string flags;
   const auto add = [&](const std::string& flag) { flags += (flags.empty() ? "" : ", ") + flag; };
   if (row.partial) add("partial");
-  if (row.profile != "validation") add(row.profile + " profile");
+  if (row.profile != RunProfile::Validation) add(std::string(to_string(row.profile)) + " profile");
   if (row.stale) add("stale");
   if (row.outlier) add("outlier");
   if (row.superseded_runs) add(std::to_string(row.superseded_runs) + " other run(s)");

@@ -40,7 +40,7 @@ nlohmann::json row_json(const FleetRow& row) {
            {{"id", row.run_id},
             {"started_at", row.run_started_at},
             {"folder", row.run_folder.string()},
-            {"profile", row.profile}}},
+            {"profile", std::string(to_string(row.profile))}}},
           {"partial", row.partial},
           {"stale", row.stale},
           {"stale_reason", row.stale_reason},
@@ -173,7 +173,7 @@ std::string fleet_to_csv(const FleetReport& report) {
                                   std::to_string(row.superseded_runs),
                                   joined(later),
                                   row.no_device_reason,
-                                  row.profile};
+                                  std::string(to_string(row.profile))};
     static_assert(sizeof fields / sizeof fields[0] == sizeof kColumns / sizeof kColumns[0], "one field per column");
     for (std::size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) csv += (i ? "," : "") + csv_field(fields[i]);
     csv += "\r\n";

@@ -1,6 +1,6 @@
 #pragma once
-// A GPU's report for people, laid out once (document.hpp) and rendered in Markdown and HTML; and its
-// cases, listed once for the results table and JUnit. Each section is built in its own file.
+// A GPU's report for people, laid out once (gpu_content.cpp, with document.hpp) and rendered in Markdown and
+// HTML; and its cases, listed once for the results table and JUnit. Each section is built in its own file.
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,13 +23,16 @@ struct CaseLine {
   std::string message{};  // why, in words
   std::string trials = "-", seen = "-", seed = "-";
 };
-std::vector<CaseLine> case_lines(const GpuReport& report);
-
+std::vector<CaseLine> case_lines(const GpuReport& report);      // case_lines.cpp, as are the two below
+std::string outcome_text(const VariantEntry& v);                // "PASSED", ..., "not run"
 // The row colour of a standing ("good", "bad", "warn", "idle").
 const char* standing_class(Standing s) noexcept;
 
+void add_device(doc::Document& d, const GpuReport& report);        // device_section.cpp
 void add_performance(doc::Document& d, const GpuReport& report);   // performance_section.cpp
 void add_race_windows(doc::Document& d, const GpuReport& report);  // race_window_section.cpp
 void add_soak(doc::Document& d, const GpuReport& report);          // soak_section.cpp
+void add_hazards(doc::Document& d, const GpuReport& report);       // hazards_section.cpp, as is the one below
+void add_how_to_read(doc::Document& d);
 
 }  // namespace hazardlab

@@ -67,7 +67,7 @@ std::string gpu_problem(const GpuReport& r) {
 }
 
 std::string node_health_line(const std::vector<GpuReport>& reports, const RunRecord& run) {
-  const std::string profile = run.profile.empty() ? "validation" : run.profile;
+  const std::string profile(to_string(run.profile));
   const GpuReport* first = nullptr;
   int others = 0;
   for (const GpuReport& r : reports) {

@@ -3,23 +3,13 @@
 // and a counter would restart at every run.
 #include "hazardlab/prometheus.hpp"
 
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <sstream>
-#include <stdexcept>
 
 #include "fleet_rows.hpp"
-#include "hazardlab/atomic_file.hpp"
-#include "hazardlab/fnv1a.hpp"
 #include "hazardlab/settings_table.hpp"
 
 namespace hazardlab {
@@ -147,7 +137,7 @@ std::string nvml_pci_bus_id(const std::string& cuda_id) {
 std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const RunRecord& run) {
   Exposition e;
   const std::string host = run.host.empty() ? host_name() : run.host;
-  const std::string profile = run.profile.empty() ? "validation" : run.profile;
+  const std::string profile(to_string(run.profile));
   const double fraction = recorded_fraction(run);
   for (const GpuReport& r : reports) {
     const Labels labels = gpu_labels(r, host);
@@ -197,74 +187,6 @@ std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const R
   e.sample("hazardlab_run_complete", "1 if every case of the last run's profile ran, 0 for a partial run.",
            run_labels, run.complete ? 1 : 0);
   return e.text();
-}
-
-namespace {
-
-// The last line of every hazardlab.prom hazardlab writes: a comment (the collector reads no other comment than
-// HELP and TYPE) that names the file by its device and inode, and the hash of every line above it. A file is
-// hazardlab's only when its last line names this very file and the hash of what is above it: a file written by
-// hand, a copy, or one with a line added or changed is someone's, even when every line is a hazardlab_ metric.
-constexpr std::string_view kSignature = "# written by hazardlab for file ";
-constexpr std::string_view kHashed = ", fnv1a of the lines above ";
-
-std::string hex(std::uint64_t value) {
-  char text[17];
-  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
-  return text;
-}
-
-std::string signature_line(const std::string& identity, std::string_view above) {
-  return std::string(kSignature) + identity + std::string(kHashed) + hex(fnv1a(above)) + "\n";
-}
-
-// A metrics file is read whole to check its signature; one larger than this is no file hazardlab wrote.
-constexpr std::uintmax_t kLargestOwnFile = 64u << 20;
-
-bool written_by_hazardlab(const fs::path& file) {
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec || size > kLargestOwnFile) return false;
-  std::ifstream in(file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) return false;
-  if (text.empty() || text.back() != '\n') return false;
-  const std::size_t last = text.rfind('\n', text.size() - 2);
-  const std::size_t start = last == std::string::npos ? 0 : last + 1;
-  const std::string_view above = std::string_view(text).substr(0, start);
-  return std::string_view(text).substr(start) == signature_line(file_identity(file), above);
-}
-
-}  // namespace
-
-void require_prometheus_folder(const fs::path& dir) {
-  std::error_code ec;
-  if (dir.empty() || !fs::is_directory(dir, ec)) {
-    throw std::invalid_argument("--prometheus '" + dir.string() +
-                                "' is not a folder: name node_exporter's textfile-collector folder "
-                                "(--collector.textfile.directory), which must already exist");
-  }
-  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
-    const int err = errno;
-    throw std::invalid_argument("--prometheus '" + dir.string() + "' cannot be written (" + std::strerror(err) +
-                                ")");
-  }
-  const fs::path file = dir / kPrometheusFile;
-  const fs::file_status status = fs::symlink_status(file, ec);
-  if (!fs::exists(status)) return;
-  if (!fs::is_regular_file(status) || !written_by_hazardlab(file)) {
-    throw std::invalid_argument("--prometheus '" + dir.string() + "': " + file.string() +
-                                " exists and was not written by hazardlab (it is not a regular file, or its last line "
-                                "is not the signature hazardlab writes for that very file: a copy, a file written or "
-                                "changed by hand, or one an earlier hazardlab wrote without it); it is left as it is: move it, "
-                                "or name another folder");
-  }
-}
-
-void write_prometheus(const fs::path& dir, const std::string& text) {
-  const std::string whole = text.empty() || text.back() == '\n' ? text : text + "\n";
-  write_file_atomically(dir / kPrometheusFile,
-                        [&whole](const std::string& identity) { return whole + signature_line(identity, whole); });
 }
 
 }  // namespace hazardlab

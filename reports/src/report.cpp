@@ -1,3 +1,5 @@
+// Every GPU's report built from a run folder's contents: each registered case of the run's profile with its result or
+// none, the measurements, the race windows; its verdict from decide_verdict (verdict.cpp).
 #include "hazardlab/report.hpp"
 
 #include <algorithm>
@@ -6,8 +8,6 @@
 
 namespace hazardlab {
 namespace {
-
-constexpr const char* kNotRun = "not-run";
 
 bool control_reproduced(const HazardEntry& he) {
   for (const VariantEntry& v : he.variants)
@@ -46,7 +46,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
   report.run = in.run;
   // A health or soak run is made of its profile's cases: what it never meant to run is no gap in it.
   const auto in_profile = [&](const std::string& name) {
-    return in.run.profile == "validation" ||
+    return in.run.profile == RunProfile::Validation ||
            std::find(in.run.registered.begin(), in.run.registered.end(), name) != in.run.registered.end();
   };
   std::vector<bool> used(in.results.size(), false);
@@ -81,7 +81,7 @@ GpuReport make_report(const RunContents& in, int device_index) {
   if (const auto it = in.perf.find(device_index); it != in.perf.end()) report.perf = it->second;
   std::vector<std::string> parts;
   for (const MeasurementGroup g : kPerfParts) parts.emplace_back(to_string(g));
-  if (in.run.profile != "validation") {
+  if (in.run.profile != RunProfile::Validation) {
     parts.clear();
     const std::string prefix = measurement_name(device_index, "");
     for (const std::string& r : in.run.registered)
@@ -103,22 +103,6 @@ GpuReport make_report(const RunContents& in, int device_index) {
 
 }  // namespace
 
-std::string_view to_string(Verdict v) noexcept {
-  switch (v) {
-    case Verdict::Pass:
-      return "PASS";
-    case Verdict::Fail:
-      return "FAIL";
-    case Verdict::Inconclusive:
-      return "INCONCLUSIVE";
-    case Verdict::Partial:
-      return "PARTIAL";
-    case Verdict::Skipped:
-      return "SKIPPED";
-  }
-  return "?";
-}
-
 int Totals::of(Outcome o) const noexcept {
   const auto it = outcomes.find(o);
   return it == outcomes.end() ? 0 : it->second;
@@ -126,80 +110,13 @@ int Totals::of(Outcome o) const noexcept {
 
 std::string GpuReport::file_stem() const { return device_label(device ? device->index : -1); }
 
-std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in) {
-  int bad = 0, undecided = 0, good = 0, skipped = 0;
-  for (const auto& [outcome, count] : in.totals.outcomes) {
-    switch (standing_of(outcome)) {
-      case Standing::Good:
-        good += count;
-        break;
-      case Standing::Bad:
-        bad += count;
-        break;
-      case Standing::Undecided:
-        undecided += count;
-        break;
-      case Standing::NotRun:
-        skipped += count;
-        break;
-    }
-  }
-  const int not_run = in.totals.not_run;
-  const std::string partial =
-      not_run ? "; " + std::to_string(not_run) + " registered case(s) did not run in this run" : "";
-  if (!in.has_device && in.require_gpu) {
-    return {Verdict::Fail, "no usable GPU, and HAZARDLAB_REQUIRE_GPU=1 requires one"};
-  }
-  if (bad || in.failed_checks || in.failed_measurements) {
-    std::string why;
-    if (bad) why = std::to_string(bad) + " case(s) failed, gave wrong data or missed their hazard";
-    if (in.failed_checks) {
-      why += (why.empty() ? "" : "; ") + std::to_string(in.failed_checks) + " validation threshold(s) missed";
-    }
-    if (in.failed_measurements) {
-      why += (why.empty() ? "" : "; ") + std::to_string(in.failed_measurements) + " performance measurement(s) failed";
-    }
-    return {Verdict::Fail, why + partial};
-  }
-  if (undecided || in.untrusted_checks) {
-    std::string why;
-    if (undecided) why = std::to_string(undecided) + " case(s) could not decide";
-    if (in.untrusted_checks) {
-      why += (why.empty() ? "" : "; ") + std::to_string(in.untrusted_checks) +
-             " validation threshold(s) measured beside other work, so no verdict on them";
-    }
-    return {Verdict::Inconclusive, why + partial};
-  }
-  // What held, said of everything registered or only of what ran.
-  const auto held = [&](bool all) {
-    std::string what;
-    if (good) {
-      what = all ? "every positive control reproduced its hazard and every guard and rule held"
-                 : "every positive control that ran reproduced its hazard and every guard and rule that ran held";
-    }
-    if (in.measured) {
-      what += std::string(what.empty() ? "" : "; ") + std::to_string(in.measured) +
-              " performance measurement(s) taken" +
-              (in.passed_checks ? " and every applicable validation threshold met" : "");
-    }
-    if (skipped) what += (what.empty() ? "" : "; ") + std::to_string(skipped) + " case(s) not applicable here";
-    return what;
-  };
-  if (not_run) {
-    const std::string what = held(false);
-    return {Verdict::Partial, "not every registered case ran: " + std::to_string(not_run) +
-                                  " did not run, so this is no verdict on them" +
-                                  (what.empty() ? std::string() : "; " + what)};
-  }
-  if (!good && !in.measured) {
-    return {Verdict::Skipped, in.has_device ? "no case ran" : "no usable GPU: every GPU case was skipped"};
-  }
-  return {Verdict::Pass, held(true)};
-}
-
-std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu) {
+std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu,
+                                     const std::vector<std::string>& failed_cases) {
   const auto finish = [&](GpuReport& r, bool has_device) {
     VerdictInput in{r.totals, has_device, require_gpu};
+    in.failed_without_result = static_cast<int>(std::count_if(r.not_run.begin(), r.not_run.end(), [&](const auto& n) {
+      return std::find(failed_cases.begin(), failed_cases.end(), n) != failed_cases.end();
+    }));
     for (const PerfRecord& p : r.perf) {
       if (p.status == PerfStatus::Failed) ++in.failed_measurements;
       if (p.status == PerfStatus::Measured) ++in.measured;
@@ -227,90 +144,6 @@ std::vector<GpuReport> build_reports(const RunContents& contents, bool require_g
     reports.push_back(std::move(r));
   }
   return reports;
-}
-
-namespace {
-
-// What the run was, as far as this GPU's report needs it: enough to tell a complete validation
-// run from a one-case lab run, and to repeat it.
-nlohmann::json run_summary(const GpuReport& report) {
-  const RunRecord& run = report.run;
-  nlohmann::json settings = nlohmann::json::object();
-  for (const RecordedSetting& s : run.settings) {
-    settings[s.name] = {{"value", s.value}, {"from_environment", s.from_environment}};
-    if (!s.note.empty()) settings[s.name]["note"] = s.note;
-  }
-  return {{"id", run.id},
-          {"started_at", run.started_at},
-          {"ended_at", run.ended_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.ended_at)},
-          {"complete", report.complete()},
-          {"run_complete", run.complete},
-          {"not_run", report.not_run},
-          {"selection", {{"all", run.selection.all()}, {"filters", run.selection.filters}}},
-          {"sanitizer", run.sanitizer.empty() ? nlohmann::json(nullptr) : nlohmann::json(run.sanitizer)},
-          {"settings", settings},
-          {"warnings", run.warnings}};
-}
-
-nlohmann::json totals_json(const Totals& totals) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [outcome, count] : totals.outcomes) j[std::string(to_string(outcome))] = count;
-  if (totals.not_run) j[kNotRun] = totals.not_run;
-  return j;
-}
-
-nlohmann::json race_windows_json(const std::vector<RaceWindowEntry>& entries) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const RaceWindowEntry& e : entries) {
-    const auto headline = e.window.headline_us();
-    out.push_back(
-        {{"hazard", e.hazard_id},
-         {"profile", e.window.profile},
-         {"headline_series", e.window.series.empty() ? "" : e.window.series[e.window.headline_series].label()},
-         {"full_reproduction_from_us", headline ? nlohmann::json(*headline) : nlohmann::json(nullptr)},
-         {"summary", e.window.summary()},
-         {"gate_note", e.gate_note}});
-  }
-  return out;
-}
-
-}  // namespace
-
-nlohmann::json report_to_json(const GpuReport& report) {
-  nlohmann::json hazards = nlohmann::json::array();
-  for (const HazardEntry& he : report.hazards) {
-    const CatalogHazard& h = he.hazard;
-    nlohmann::json variants = nlohmann::json::array();
-    for (const VariantEntry& v : he.variants) {
-      nlohmann::json jv = v.result ? nlohmann::json(*v.result) : nlohmann::json{{"outcome", kNotRun}};
-      jv["variant"] = v.id;
-      jv["kind"] = std::string(to_string(v.kind));
-      jv["title"] = v.title;
-      jv.erase("hazard");
-      variants.push_back(std::move(jv));
-    }
-    hazards.push_back({{"id", h.id},
-                       {"title", h.title},
-                       {"rules", h.rules},
-                       {"requirements", h.requirements},
-                       {"explanation", h.explanation},
-                       {"variants", variants}});
-  }
-  return {{"schema", kReportSchema},
-          {"schema_version", kReportSchemaVersion},
-          {"hazardlab_version", report.hazardlab_version},
-          {"generated_at", report.generated_at},
-          {"host", report.host},
-          {"device", report.device ? nlohmann::json(*report.device) : nlohmann::json(nullptr)},
-          {"no_device_reason", report.no_device_reason},
-          {"run", run_summary(report)},
-          {"verdict", std::string(to_string(report.verdict))},
-          {"verdict_reason", report.verdict_reason},
-          {"totals", totals_json(report.totals)},
-          {"hazards", hazards},
-          {"performance", report.perf},
-          {"unknown_results", report.unknown_results},
-          {"race_windows", race_windows_json(race_windows(report))}};
 }
 
 }  // namespace hazardlab

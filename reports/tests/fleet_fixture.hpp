@@ -16,6 +16,7 @@
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/results_root.hpp"
+#include "hazardlab/run_id.hpp"
 
 namespace hazardlab::testing {
 
@@ -29,7 +30,7 @@ inline RunContents host_run(const std::string& host, const std::string& started,
   for (char ch : started) {
     if (ch != '-' && ch != ':') compact += ch;
   }
-  c.run.id = make_run_id(compact, host, 1);
+  c.run.id = RunId::make(compact, host, 1).text();
   for (DeviceFingerprint& d : c.inventory.devices) {
     d.uuid = "GPU-" + host + "-" + std::to_string(d.index);
     d.nvidia_smi_index = d.index;

@@ -14,7 +14,7 @@ namespace {
 // A health run of the fake catalogue: the control and the first guard, the link check and integrity.
 RunContents health_run(int devices) {
   RunContents c = complete_run(devices);
-  c.run.profile = "health";
+  c.run.profile = RunProfile::Health;
   c.run.registered.clear();
   std::erase_if(c.results, [](const VariantResult& r) { return r.variant_id == "event-query"; });
   for (auto& [device, records] : c.perf) {
@@ -132,13 +132,13 @@ TEST(NodeHealth, AHealthRunIsAFleetRowMarkedWithItsProfile) {
   const std::filesystem::path base = fresh_dir("node-health-fleet");
   RunContents c = health_run(1);
   c.run.host = "node-h";
-  c.run.id = make_run_id("20261122T000000Z", "node-h", 1);
+  c.run.id = RunId::make("20261122T000000Z", "node-h", 1).text();
   const std::filesystem::path run = write_run_folder(base / "results", c);
   FleetOptions options;
   options.out_dir = base / "fleet";
   const FleetReport fleet = merge_runs({run}, options);
   ASSERT_EQ(fleet.rows.size(), 1u);
-  EXPECT_EQ(fleet.rows[0].profile, "health");
+  EXPECT_EQ(fleet.rows[0].profile, RunProfile::Health);
   EXPECT_FALSE(fleet.rows[0].partial);
   write_fleet_report(fleet, options.out_dir);
   const auto json = nlohmann::json::parse(read(options.out_dir / "fleet.json"));

@@ -119,9 +119,34 @@ TEST(NothingLost, ReportingARunStillGoingKeepsItsLockAndRecord) {
 }
 
 TEST(NothingLost, RunIdsThatAreNotOneFolderNameAreRefused) {
-  for (const char* bad : {"", ".", "..", "../../x", "a/b", "a b", "x\n"}) EXPECT_NE(run_id_problem(bad), "") << bad;
-  EXPECT_EQ(run_id_problem("20261122T000000Z-host.example-42"), "");
-  EXPECT_NE(run_id_problem(std::string(129, 'a')), "");
+  const std::vector<std::string> refused = {"", ".", "..", "../../x", "a/b", "a b", "x\n", std::string(129, 'a')};
+  for (const std::string& bad : refused) {
+    try {
+      (void)RunId::parse(bad, "--run-id");
+      ADD_FAILURE() << "'" << bad << "' taken for a run id";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("--run-id '" + bad + "': a run id ", 0), 0u) << e.what();
+    }
+  }
+  EXPECT_EQ(RunId::parse("20261122T000000Z-host.example-42", "--run-id").text(), "20261122T000000Z-host.example-42");
+}
+
+// A run record whose id is no folder name is refused as it is read, naming the record and the id: the report
+// would write into the folder it names.
+TEST(NothingLost, ARunRecordWhoseIdIsNoFolderNameIsRefused) {
+  const fs::path base = fresh_dir("bad-record-id");
+  RunContents c = complete_run(1);
+  c.run.id = "../../x";
+  const fs::path run = base / "run";
+  fs::create_directories(run);
+  std::ofstream(run / kRunRecordFile) << nlohmann::json(c.run).dump();
+  try {
+    (void)load_run_record(run);
+    ADD_FAILURE() << "a record with the run id ../../x was read";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("has the run id '../../x': a run id holds only"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
@@ -231,6 +256,7 @@ TEST(NothingLost, ACaseThatFailedWithoutAResultFailsItsGpuNotPartial) {
   EXPECT_NE(o.str().find("FAIL: 1 case(s) FAILED without leaving a result"), std::string::npos) << o.str();
   const auto gpu0 = nlohmann::json::parse(read(base / "reports" / "latest" / "gpu0.json"));
   EXPECT_EQ(gpu0["verdict"], "FAIL");
+  EXPECT_EQ(load_run_record(run).verdicts.at("gpu0"), "FAIL") << "the run record says the verdict the report says";
 }
 
 // ---- A folder is hazardlab's by what its entries are and by a marker made for it, never by names alone --------

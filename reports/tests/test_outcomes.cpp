@@ -63,6 +63,17 @@ TEST(Verdict, AFailureBesideCasesThatDidNotRunStillFails) {
             Verdict::Inconclusive);
 }
 
+// A case the caller saw fail that left no result (it could not write it, or it crashed) fails the GPU, which the
+// report alone would call partial; what the rest of the report says follows.
+TEST(Verdict, ACaseSeenFailingWithoutAResultFailsTheGpu) {
+  VerdictInput in{{{{Outcome::Passed, 3}}, 2}, true, false};
+  in.failed_without_result = 1;
+  const auto [v, why] = decide_verdict(in);
+  EXPECT_EQ(v, Verdict::Fail);
+  EXPECT_EQ(why.rfind("1 case(s) FAILED without leaving a result", 0), 0u) << why;
+  EXPECT_NE(why.find("; not every registered case ran: 2 did not run"), std::string::npos) << why;
+}
+
 TEST(Verdict, NothingThatRanAndNothingRegisteredMissingIsSkipped) {
   EXPECT_EQ(decide_verdict({{{}, 5}, true, false}).first, Verdict::Partial);
 }

@@ -7,6 +7,7 @@
 #include "hazardlab/result_store.hpp"
 #include "hazardlab/folder_marker.hpp"
 #include "hazardlab/results_root.hpp"
+#include "hazardlab/run_id.hpp"
 #include "hazardlab/run_record.hpp"
 
 using namespace hazardlab;
@@ -144,6 +145,25 @@ TEST(RunRecord, RoundTripsWithEverySettingAndTheSelection) {
   EXPECT_ANY_THROW(load_run_record(fresh_dir("no-run-record")));
 }
 
+// The profile is written as its word and read back as the enum; a record without one ran every case, and one
+// naming no profile is refused, naming the word.
+TEST(RunRecord, TheProfileIsReadBackAsItsEnum) {
+  RunRecord r = complete_run(1).run;
+  r.profile = RunProfile::Soak;
+  nlohmann::json j = r;
+  EXPECT_EQ(j.at("profile"), "soak");
+  EXPECT_EQ(j.get<RunRecord>().profile, RunProfile::Soak);
+  j.erase("profile");
+  EXPECT_EQ(j.get<RunRecord>().profile, RunProfile::Validation);
+  j["profile"] = "healthy";
+  try {
+    (void)j.get<RunRecord>();
+    ADD_FAILURE() << "a record naming no profile was read";
+  } catch (const nlohmann::json::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown run profile 'healthy'"), std::string::npos) << e.what();
+  }
+}
+
 TEST(RunRecord, SelectionReadsEveryNarrowingOption) {
   EXPECT_TRUE(selection_from_ctest_command({"ctest", "--preset", "suite"}).all());
   EXPECT_TRUE(selection_from_ctest_command({}).all());
@@ -154,8 +174,8 @@ TEST(RunRecord, SelectionReadsEveryNarrowingOption) {
 }
 
 TEST(RunRecord, IdsSayHostTimeAndProcessAndAreSafeAsFolderNames) {
-  EXPECT_EQ(make_run_id("20261122T101500Z", "node-7.cluster", 99), "20261122T101500Z-node-7.cluster-99");
-  EXPECT_EQ(make_run_id("20261122T101500Z", "a/b c", 1), "20261122T101500Z-a_b_c-1");
+  EXPECT_EQ(RunId::make("20261122T101500Z", "node-7.cluster", 99).text(), "20261122T101500Z-node-7.cluster-99");
+  EXPECT_EQ(RunId::make("20261122T101500Z", "a/b c", 1).text(), "20261122T101500Z-a_b_c-1");
 }
 
 TEST(ResultsRoot, ANewOrEmptyFolderIsClaimedAndMarked) {

@@ -3,7 +3,7 @@
 // name (_gbps: 1e9 bytes per second, _ms, bytes), with its spread and every attempt when a miss was
 // measured again. harness/perf and harness/soak measure and fill these; the reports read them
 // through these types, never by key. Plain data, no CUDA. Each JSON key is named once, in
-// measurements.cpp; reports/schema/gpu-report.schema.json describes the same objects, closed.
+// record/src/measurement_keys.hpp; reports/schema/gpu-report.schema.json describes the same objects, closed.
 #include <cstddef>
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>

@@ -40,10 +40,6 @@ int device_index_of_label(std::string_view label);
 std::string case_name(int device_index, std::string_view hazard_id, std::string_view variant_id);
 std::string measurement_name(int device_index, std::string_view part);
 
-// A run id becomes a folder name: 1 to 128 letters, digits, '-', '.' or '_', and not "." or "..".
-// Returns "" if `run_id` is one, else why it is not.
-std::string run_id_problem(std::string_view run_id);
-
 std::filesystem::path run_folder(const std::filesystem::path& results_root, std::string_view run_id);
 std::filesystem::path device_folder(const std::filesystem::path& run_dir, int device_index);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hazardlab/device_fingerprint.hpp"
+#include "hazardlab/run_profile.hpp"
 
 namespace hazardlab {
 
@@ -37,7 +38,7 @@ Selection selection_from_ctest_command(const std::vector<std::string>& command);
 enum class RunState { Running, Finished };
 
 struct RunRecord {
-  std::string id;  // <UTC start>-<host>-<pid>: unique per host and process
+  std::string id;  // a RunId's text (run_id.hpp): set from one, checked as one when the record is read
   std::string host;
   long pid = 0;  // the process that owns the run (ctest)
   std::string started_at;
@@ -47,10 +48,8 @@ struct RunRecord {
   std::string no_device_reason;
   std::vector<RecordedSetting> settings;
   std::string sanitizer;              // compute-sanitizer tool the cases ran under, "" for none
-  // Which cases the run is made of: "validation" (every registered case, the default), "health" (a
-  // node health check's short selection) or "soak" (long verified copies). Complete means every case
-  // of its profile ran.
-  std::string profile = "validation";
+  // Which cases the run is made of (run_profile.hpp). Complete means every case of its profile ran.
+  RunProfile profile = RunProfile::Validation;
   std::vector<std::string> warnings;  // settings that were suspicious but not wrong
   Selection selection;
   // Every case the run registered, by name ("gpu0/h2d-pinned-mutate/stream-synchronize",
@@ -64,15 +63,13 @@ struct RunRecord {
   const RecordedSetting* setting(std::string_view name) const;
 };
 
-// "<UTC yyyymmddThhmmssZ>-<host>-<pid>", with the host reduced to [A-Za-z0-9.-].
-std::string make_run_id(const std::string& started_at_compact, const std::string& host, long pid);
-
 void to_json(nlohmann::json& j, const RunRecord& r);
 void from_json(const nlohmann::json& j, RunRecord& r);
 
 void store_run_record(const std::filesystem::path& run_dir, const RunRecord& r);
 // Throws std::runtime_error for a missing or damaged record, std::invalid_argument for one whose
-// schema_version is newer than this program's (it may mean something this program does not know).
+// schema_version is newer than this program's (it may mean something this program does not know) or whose id
+// is no run id (RunId::parse).
 RunRecord load_run_record(const std::filesystem::path& run_dir);
 
 // This build's version (the project's VERSION).

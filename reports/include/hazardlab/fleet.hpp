@@ -76,7 +76,7 @@ struct FleetRow {
   std::string run_started_at;
   std::filesystem::path run_folder;
   bool partial = false;  // this GPU's registered cases did not all run in the run shown
-  std::string profile = "validation";  // the run shown: validation, health or soak (run_record.hpp)
+  RunProfile profile = RunProfile::Validation;  // the run shown (run_profile.hpp)
   bool stale = false;
   std::string stale_reason;
   bool outlier = false;

@@ -52,14 +52,16 @@ struct ReportOptions {
 int report_run(const std::filesystem::path& run_dir, const ReportOptions& options, std::ostream& out,
                std::ostream& err);
 
-// Reads the run folder and builds its reports, with the run record brought up to date
-// (complete, not_run, verdicts, end time).
+// Reads the run folder and builds its reports (build_reports, with the cases the caller saw fail), with the run
+// record brought up to date (complete, not_run, verdicts, end time).
 struct BuiltRun {
   RunContents contents;
   std::vector<GpuReport> reports;
   std::vector<std::string> unreadable;
 };
-BuiltRun build_run(const std::filesystem::path& run_dir, bool require_gpu);  // throws std::runtime_error
+// Throws std::invalid_argument for a path that is no run folder, std::runtime_error for a run that did not start.
+BuiltRun build_run(const std::filesystem::path& run_dir, bool require_gpu,
+                   const std::vector<std::string>& failed_cases = {});
 
 // Writes one run's report set and moves the pointers; returns the set's folder and the names of
 // the oldest report sets removed beyond `keep_runs`.

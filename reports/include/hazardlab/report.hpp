@@ -74,9 +74,9 @@ struct GpuReport {
   std::string file_stem() const;  // device_label(): "gpu0" or "nogpu"
 };
 
-// How outcomes add up to a verdict: any failure fails the GPU; otherwise anything undecided makes
-// it inconclusive; otherwise a case that did not run makes it partial; a GPU with nothing that
-// ran is skipped (a failure when a GPU is required).
+// How outcomes add up to a verdict, decided here alone (reports/src/verdict.cpp): a case seen failing without a
+// result, or any failure, fails the GPU; otherwise anything undecided makes it inconclusive; otherwise a case that
+// did not run makes it partial; a GPU with nothing that ran is skipped (a failure when a GPU is required).
 struct VerdictInput {
   Totals totals;
   bool has_device = true;
@@ -86,6 +86,9 @@ struct VerdictInput {
   int untrusted_checks = 0;     // applicable thresholds whose figure could not be trusted
   int measured = 0;             // performance measurement groups taken
   int failed_measurements = 0;  // performance measurements that could not be taken
+  // Cases without a result that the caller saw end in failure (their result could not be written, or they
+  // crashed): the report alone would count them as not run.
+  int failed_without_result = 0;
 };
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in);
 
@@ -98,8 +101,10 @@ struct RunContents {
   std::map<int, std::vector<PerfRecord>> perf;  // by device index (-1: no device)
 };
 
-// One report per device in the inventory, or a single "no GPU" report.
-std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu);
+// One report per device in the inventory, or a single "no GPU" report. `failed_cases`: the cases the caller saw
+// end in failure, by registered name ("gpu0/<hazard>/<variant>"); one that left no result fails its GPU.
+std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu,
+                                     const std::vector<std::string>& failed_cases = {});
 
 // The sweep variants' curves, read from their observations.race_window.
 std::vector<RaceWindowEntry> race_windows(const GpuReport& report);
