@@ -26,8 +26,11 @@ bool pointer_to_const(std::string_view parameter) {
   return trim(parameter).ends_with(" const") && parameter.find('*') == std::string_view::npos;
 }
 
-// TensorIterator's pointer array: `at::detail::Array<char*, N>`.
-bool outputs_first(std::string_view parameter) { return trim(parameter).starts_with("at::detail::Array<char*, "); }
+// TensorIterator's pointer array: `at::detail::Array<char*, N>`, or `std::array<char*, N>` in later PyTorch.
+bool outputs_first(std::string_view parameter) {
+  parameter = trim(parameter);
+  return parameter.starts_with("at::detail::Array<char*, ") || parameter.starts_with("std::array<char*, ");
+}
 
 }  // namespace
 

@@ -2,7 +2,7 @@
 // read through; any other (a `T*`, a struct by value that holds pointers, a parameter of a kernel whose symbol
 // is not a C++ one) may be written through. One family is known better: PyTorch's elementwise kernels
 // (`at::native::vectorized_elementwise_kernel`, `unrolled_elementwise_kernel`) take their tensors' pointers as an
-// `at::detail::Array<char*, N>` in which TensorIterator puts the output first and the inputs after it.
+// `at::detail::Array<char*, N>` (a `std::array<char*, N>` in later versions) in which TensorIterator puts the output first and the inputs after it.
 // CUDA-free: the injected library hands in the symbol.
 #pragma once
 

@@ -109,8 +109,8 @@ std::string ending_text(const ProgramEnd& end) {
 
 bool tells_about_the_program(const Frame& frame) {
   const std::string name = std::filesystem::path(frame.module).filename().string();
-  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") ||
-           name.starts_with("libhazardlab-check-inject"));
+  // The driver, CUPTI, and every library of the checker's own (the injected one and the preloaded shims).
+  return !(name.starts_with("libcuda.") || name.starts_with("libcupti.") || name.starts_with("libhazardlab-check-"));
 }
 
 std::string frame_text(const Frame& frame) {

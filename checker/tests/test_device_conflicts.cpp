@@ -326,6 +326,10 @@ TEST(KernelSignature, APointerToConstIsReadAnyOtherParameterMayBeWritten) {
       "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_4FillENS_6detail5ArrayIPcLi1EEEEEviT0_T1_");
   EXPECT_EQ(fill.name, "at::native::vectorized_elementwise_kernel<4, at::native::Fill, at::detail::Array<char*, 1> >");
   EXPECT_EQ(fill.parameters, (std::vector<ArgumentAccess>{MayWrite, MayWrite, OutputFirst}));
+  // Later PyTorch (2.11 among them) spells the array std::array<char*, N>.
+  const KernelSignature later = kernel_signature(
+      "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_4FillESt5arrayIPcLm1EEEEviT0_T1_");
+  EXPECT_EQ(later.parameters, (std::vector<ArgumentAccess>{MayWrite, MayWrite, OutputFirst}));
 }
 
 TEST(KernelSignature, WithoutParameterTypesNothingIsReadOnly) {
