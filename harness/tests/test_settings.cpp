@@ -12,19 +12,13 @@
 
 #include "hazardlab/environment.hpp"
 #include "hazardlab/fnv1a.hpp"
+#include "scoped_env.hpp"
 #include "settings/settings.hpp"
 
 using namespace hazardlab;
 
 namespace {
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
+using test_support::ScopedEnv;
 }  // namespace
 
 TEST(Settings, DefaultsMatchTheDocumentation) {

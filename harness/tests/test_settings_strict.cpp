@@ -6,19 +6,13 @@
 
 #include "perf/checks.hpp"
 #include "perf/perf.hpp"
+#include "scoped_env.hpp"
 #include "settings/settings.hpp"
 
 using namespace hazardlab;
 
 namespace {
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnv() { ::unsetenv(name_); }
-
- private:
-  const char* name_;
-};
+using test_support::ScopedEnv;
 
 const char* const kLooseSpellings[] = {" 100", "100 ", "+100", "-100", "0x64", "1e2", "100.0", "1_00"};
 }  // namespace
