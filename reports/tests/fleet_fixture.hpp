@@ -61,6 +61,7 @@ inline void fail_guard(RunContents& c, int device, const std::string& variant) {
   }
 }
 
+// Writes `contents` as session-start and the cases would: a run folder under `root`.
 inline std::filesystem::path write_run_folder(const std::filesystem::path& root, const RunContents& contents) {
   claim_folder(root, kResultsRootMarker, "results root", {});
   const std::filesystem::path dir = run_folder(root, contents.run.id);

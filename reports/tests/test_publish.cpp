@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "fake_run.hpp"
+#include "fleet_fixture.hpp"
 #include "hazardlab/perf_store.hpp"
 #include "hazardlab/folder_marker.hpp"
 #include "hazardlab/publish.hpp"
@@ -16,22 +17,6 @@ using namespace hazardlab::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Writes `contents` as session-start and the cases would: a run folder under `root`.
-fs::path write_run_folder(const fs::path& root, const RunContents& contents) {
-  claim_folder(root, kResultsRootMarker, "results root", {});
-  const fs::path dir = run_folder(root, contents.run.id);
-  fs::create_directories(dir);
-  write_marker(dir, kRunMarker, "A run folder written by hazardlab.");
-  store_run_record(dir, contents.run);
-  store_catalog(dir, contents.catalog);
-  store_inventory(dir, contents.inventory);
-  for (const VariantResult& r : contents.results) store_result(dir, r);
-  for (const auto& [device, records] : contents.perf) {
-    for (const PerfRecord& p : records) store_perf(dir, p);
-  }
-  return dir;
-}
 
 std::string current_run(const fs::path& reports) {
   return fs::read_symlink(reports / kCurrentLink).filename().string();
