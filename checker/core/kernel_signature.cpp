@@ -59,19 +59,19 @@ KernelSignature kernel_signature(std::string_view symbol) {
   const std::string_view list = demangled.substr(open + 1, demangled.size() - open - 2);
   const bool elementwise = signature.name.starts_with("at::native::") &&
                            signature.name.find("elementwise_kernel") != std::string::npos;
-  // Split at the commas outside any <>, () or [].
+  // Split at the commas outside any <>, () or [] ("()" and "(void)": no parameters).
+  const bool no_parameters = trim(list).empty() || trim(list) == "void";
   std::size_t start = 0;
   depth = 0;
-  for (std::size_t i = 0; i <= list.size(); ++i) {
+  for (std::size_t i = 0; !no_parameters && i <= list.size(); ++i) {
     const char c = i < list.size() ? list[i] : ',';
     if (c == '<' || c == '(' || c == '[') ++depth;
     if (c == '>' || c == ')' || c == ']') --depth;
     if (c == ',' && depth == 0) {
       const std::string_view parameter = trim(list.substr(start, i - start));
-      if (!(parameter.empty() || parameter == "void") || i < list.size())
-        signature.parameters.push_back(pointer_to_const(parameter)            ? ArgumentAccess::ReadOnly
-                                       : elementwise && outputs_first(parameter) ? ArgumentAccess::OutputFirst
-                                                                                 : ArgumentAccess::MayWrite);
+      signature.parameters.push_back(pointer_to_const(parameter)            ? ArgumentAccess::ReadOnly
+                                     : elementwise && outputs_first(parameter) ? ArgumentAccess::OutputFirst
+                                                                               : ArgumentAccess::MayWrite);
       start = i + 1;
     }
   }

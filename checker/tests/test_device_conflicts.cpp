@@ -335,6 +335,9 @@ TEST(KernelSignature, APointerToConstIsReadAnyOtherParameterMayBeWritten) {
 TEST(KernelSignature, WithoutParameterTypesNothingIsReadOnly) {
   const KernelSignature c_kernel = kernel_signature("fill_kernel");
   EXPECT_FALSE(c_kernel.parameters_known);
+  const KernelSignature none = kernel_signature("_Z4tickv");  // tick()
+  EXPECT_TRUE(none.parameters_known);
+  EXPECT_TRUE(none.parameters.empty());
   EXPECT_EQ(c_kernel.name, "fill_kernel");
   EXPECT_EQ(parameter_access(c_kernel, 0, 1), ArgumentAccess::MayWrite);
   // A layout with another count of parameters than the symbol names: no guess.
