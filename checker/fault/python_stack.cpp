@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -64,6 +65,25 @@ bool main_thread_sleeps() {
   const char state = line[close + 2];
   return state == 'S' || state == 'D';
 }
+// Whether the main thread sleeps in the kernel within a short wait. A worker of a parallel operation (PyTorch's
+// fill_ of a large pinned tensor, split over OpenMP threads) faults while the main thread still runs its own
+// share or spins at the join, as OpenMP's threads spin before they sleep; the faulting worker holds the join, so
+// the main thread sleeps soon. Polled every quarter millisecond with signal-safe calls, for at most
+// kMainThreadWaitMs: only an access that is a finding asks, once per pair of sites.
+constexpr long kMainThreadWaitMs = 100;
+bool main_thread_comes_to_sleep() {
+  timespec start{};
+  ::clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    if (main_thread_sleeps()) return true;
+    timespec now{};
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    const long waited_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (waited_ms >= kMainThreadWaitMs) return false;
+    const timespec quarter_ms{0, 250000};
+    ::nanosleep(&quarter_ms, nullptr);
+  }
+}
 }  // namespace
 
 void find_python() {
@@ -83,7 +103,7 @@ void capture_python_stack(PythonStackText& out, ThreadWithoutPython without) {
   if (state_of == nullptr || dump == nullptr) return;
   void* state = state_of();
   if (state == nullptr) {  // a thread that never ran Python: the main thread's frames, said to be so, or none
-    if (without == ThreadWithoutPython::NoFrames || !main_thread_sleeps()) return;
+    if (without == ThreadWithoutPython::NoFrames || !main_thread_comes_to_sleep()) return;
     state = main_thread_state();
     if (state == nullptr) return;
     out.of_main_thread = true;

@@ -11,7 +11,8 @@
 //   the main thread happens to be running;
 // - at a host access the checker judges, the main thread's frames are taken only while the main thread waits
 //   in the kernel (sleeping: PyTorch's parallel operations wait so for the work they started), and said to
-//   be the main thread's; while it runs, none are taken.
+//   be the main thread's. A main thread that runs is given up to 100 ms to come to sleep (OpenMP's threads
+//   spin at a join before they sleep); one that still runs then gives none.
 #pragma once
 
 #include <string>
@@ -34,7 +35,7 @@ void find_python();
 // What a thread that never ran Python takes instead of its own frames.
 enum class ThreadWithoutPython {
   NoFrames,               // a copy's call
-  MainThreadWhileWaiting  // a host access: the main thread's, while it sleeps in the kernel
+  MainThreadWhileWaiting  // a host access: the main thread's, once it sleeps in the kernel (a bounded wait)
 };
 // Signal safe: allocates nothing.
 void capture_python_stack(PythonStackText& out, ThreadWithoutPython without);
