@@ -2,7 +2,8 @@
 """Differential runs of real programs, without and then under `hazardlab check`.
 
   check_corpus.py --hazardlab PATH --corpus KIND=CHECKOUT [--corpus ...] --work DIR
-                  [--expectations FILE] [--jobs N] [--only REGEX] [--timeout SECONDS] [--json FILE]
+                  [--expectations FILE] [--library-examples FILE] [--jobs N] [--only REGEX] [--timeout SECONDS]
+                  [--json FILE]
 
 KIND is one of:
   cuda-samples   a checkout of NVIDIA's cuda-samples: every sample is built with the toolkit on this machine (for
@@ -10,12 +11,17 @@ KIND is one of:
                  from its folder in the build, with the arguments of their test_args.json.
   pytest         a folder of pytest files (PyTorch's test/test_cuda.py, CuPy's tests/cupy_tests/cuda_tests):
                  each file is one program, run as `python3 -m pytest FILE -k SELECTION`.
+  library-examples
+                 a folder of NVIDIA's CUDA library examples, staged unmodified under each repository's name: the
+                 programs that library_examples.json lists, each built as it says (the example's own CMake target,
+                 or an nvcc line in its folder) for this machine's GPU only, run with the arguments it gives.
 
 For each program it compares the exit status, the standard output (each line that matches a mask pattern is
 masked: times, rates and addresses change from run to run) and, under the checker, the verdict and the findings.
 A finding must be listed in the expectations file, which says why it is true. One row per program, then a
 summary. Exit status: 0 when every program behaved the same and was clean or found only what is expected; 1 on
-any difference, crash or unexpected finding; 2 on bad input; 77 where there is no GPU.
+any difference, crash or unexpected finding, or a listed library example that did not build; 2 on bad input; 77
+where there is no GPU.
 """
 import argparse
 import concurrent.futures
@@ -27,7 +33,7 @@ import subprocess
 import sys
 import tempfile
 
-KINDS = ("cuda-samples", "pytest")
+KINDS = ("cuda-samples", "pytest", "library-examples")
 # Lines that print a measurement, a time or an address: masked in every program's output.
 DEFAULT_MASKS = [
     r"\d+(\.\d+)?\s*\(?(ns|us|usec|ms|msec|s|sec|seconds|secs|GB/s|MB/s|GiB/s|KB/s|GFlop/s|Gflop/s|GFLOP/s|GFlops|"
@@ -53,6 +59,9 @@ def parse_args(argv):
     p.add_argument("--work", required=True, help="a folder for builds and runs (created; nothing else is touched)")
     p.add_argument("--expectations", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                           "expectations.json"))
+    p.add_argument("--library-examples", default=os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                               "library_examples.json"),
+                   help="the library-examples corpus: each program's files, build and arguments")
     p.add_argument("--jobs", type=int, default=4)
     p.add_argument("--only", default="", help="run only the programs whose name matches this regular expression")
     p.add_argument("--timeout", type=int, default=120, help="seconds a program may run, each way")
@@ -230,6 +239,109 @@ def samples_own_arguments(checkout):
     return out
 
 
+# ---- library-examples ---------------------------------------------------------------------------------------
+
+# The staged folder holds only the examples' files, with no runner of its own (the samples have their CMake and
+# test_args.json): which programs, how each builds and with which arguments is this list, beside the harness.
+def load_library_examples(path):
+    """The programs of the library-examples corpus: name -> {folder, files, build, args, streams}."""
+    try:
+        with open(path) as f:
+            listing = json.load(f)
+    except OSError as err:
+        raise BadInput(f"--library-examples {path!r}: cannot be read ({err.strerror})")
+    except json.JSONDecodeError as err:
+        raise BadInput(f"--library-examples {path!r}: not JSON ({err})")
+    if listing.get("schema") != "hazardlab.library-examples":
+        raise BadInput(f"--library-examples {path!r}: schema is {listing.get('schema')!r}, expected "
+                       "'hazardlab.library-examples'")
+    programs = listing.get("programs")
+    if not isinstance(programs, dict) or not programs:
+        raise BadInput(f"--library-examples {path!r}: no program listed")
+    for name, program in programs.items():
+        def refuse(why):
+            raise BadInput(f"--library-examples {path!r}: program {name!r}: {why}")
+        if not isinstance(program.get("folder"), str) or not program["folder"]:
+            refuse("no 'folder'")
+        files = program.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
+            refuse("no 'files' (the paths it needs under the staged folder)")
+        if any(os.path.isabs(f) or ".." in f.split("/") for f in files + [program["folder"]]):
+            refuse("a path outside the staged folder (absolute, or with '..')")
+        build = program.get("build", {})
+        if ("cmake_target" in build) == ("nvcc" in build):
+            refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
+        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not str(build.get("as", "")).strip()):
+            refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
+        if not isinstance(program.get("args", []), list):
+            refuse("'args' is not a list")
+        if not str(program.get("streams", "")).strip():
+            refuse("no 'streams' (the streams and asynchronous work that make it worth running)")
+    return programs
+
+
+def library_example_programs(checkout, listing_path):
+    """The listed programs, each checked to be in the staged folder: a missing file is bad input, named."""
+    programs = load_library_examples(listing_path)
+    for name, program in programs.items():
+        for path in [program["folder"]] + program["files"]:
+            if not os.path.exists(os.path.join(checkout, path)):
+                raise BadInput(f"--corpus library-examples={checkout!r}: program {name!r} needs {path!r}, which "
+                               f"is not there (--library-examples {listing_path!r} lists it)")
+    return programs
+
+
+def cuda_compiler():
+    """The toolkit's nvcc, found as CMake finds it: CUDACXX, then PATH, then the toolkit's default place."""
+    for candidate in (os.environ.get("CUDACXX"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def first_error(log):
+    """The line to read first: the compiler's (or CMake's) first error, else the log's last line."""
+    lines = [l.strip() for l in log.splitlines() if l.strip()]
+    line = next((l for l in lines if re.search(r"\berror\b", l, re.IGNORECASE)), lines[-1] if lines else "")
+    return line[:160]
+
+
+def build_library_example(name, program, checkout, build_root, arch, nvcc):
+    """Builds one example for this GPU's architecture only. Returns (executable, None) or (None, why not)."""
+    if nvcc is None:
+        return None, "no CUDA compiler: neither CUDACXX nor nvcc on PATH"
+    folder = os.path.join(checkout, program["folder"])
+    out = os.path.join(build_root, name)
+    os.makedirs(out, exist_ok=True)
+    build = program["build"]
+    if "cmake_target" in build:
+        target = build["cmake_target"]
+        # CMAKE_CUDA_ARCHITECTURES is the examples' own knob; the few whose CMake turns architectures off for
+        # their targets have no device code of their own, so nvcc's default changes nothing there.
+        steps = [("not configured", ["cmake", "-S", folder, "-B", out, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+                                     f"-DCMAKE_CUDA_ARCHITECTURES={arch}", f"-DCMAKE_CUDA_COMPILER={nvcc}"]),
+                 ("did not build", ["cmake", "--build", out, "--target", target])]
+    else:
+        target = name
+        steps = [("did not build", [nvcc, f"-arch=sm_{arch}", "-o", os.path.join(out, name)] + build["nvcc"])]
+    log = ""
+    for failure, command in steps:
+        try:
+            done = subprocess.run(command, cwd=folder, capture_output=True, text=True, errors="replace")
+        except OSError as err:  # cmake or ninja missing
+            return None, f"{failure}: {command[0]}: {err.strerror}"
+        log += "$ " + " ".join(command) + "\n" + done.stdout + done.stderr
+        with open(os.path.join(build_root, name + ".log"), "w") as f:
+            f.write(log)
+        if done.returncode != 0:
+            return None, f"{failure}: {first_error(done.stdout + done.stderr)}"
+    for root, dirs, files in os.walk(out):
+        dirs[:] = [d for d in dirs if d != "CMakeFiles"]
+        if target in files and os.access(os.path.join(root, target), os.X_OK):
+            return os.path.join(root, target), None
+    return None, f"built, but no executable {target!r} under {out}"
+
+
 # ---- running and comparing ----------------------------------------------------------------------------------
 
 # pytest's summary line ends with the session's duration: only that part is masked, the counts are compared.
@@ -366,10 +478,12 @@ def pytest_environment():
 def validate(kind, checkout, args, expectations):
     """The corpus holds programs, and every program the expectations name is one of them: checked before
     anything is built or run, the same with or without a GPU. Returns the programs: name -> (category, folder)
-    for the samples, name -> None for pytest files."""
+    for the samples, name -> None for pytest files, name -> its listing for the library examples."""
     listed = expectations.get("corpora", {}).get(kind, {}).get("programs", {})
     if kind == "cuda-samples":
         programs = sample_folders(checkout)
+    elif kind == "library-examples":
+        programs = library_example_programs(checkout, args.library_examples)
     else:
         programs = {f: None for f in sorted(os.listdir(checkout)) if f.startswith("test_") and f.endswith(".py")}
         if not programs:
@@ -388,11 +502,12 @@ def expectations_name_only_programs_given(corpora, programs, args, expectations)
 
 
 def programs_of(kind, checkout, programs, args, expectations):
-    """(name, command, cwd, masks, expected) for every program to run, and (name, reason) for those excluded."""
+    """(name, command, cwd, masks, expected, environment) for every program to run, (name, reason) for those
+    excluded, and (name, reason) for the library examples that did not build."""
     corpus = expectations.get("corpora", {}).get(kind, {})
     listed = corpus.get("programs", {})
     default_masks = [re.compile(m) for m in DEFAULT_MASKS + corpus.get("mask", [])]
-    jobs, excluded = [], []
+    jobs, excluded, not_built = [], [], []
     if kind == "cuda-samples":
         own_arguments = samples_own_arguments(checkout)
         build, configure_log, build_log = build_cuda_samples(checkout, args.work, args.jobs,
@@ -419,6 +534,32 @@ def programs_of(kind, checkout, programs, args, expectations):
             masks = default_masks + [re.compile(m) for m in expected.get("mask", [])]
             arguments = expected.get("args", own.get("args", []))
             jobs.append((name, [exe] + arguments, cwd, masks, expected, samples_environment()))
+    elif kind == "library-examples":
+        chosen = []
+        for name, program in programs.items():
+            expected = listed.get(name, {})
+            if not args.only_re.search(name):
+                continue
+            if "exclude" in expected:
+                excluded.append((name, expected["exclude"]))
+                continue
+            chosen.append((name, program, expected))
+        arch, nvcc = compute_capability(args.hazardlab), cuda_compiler()
+        build_root = os.path.join(args.work, "library-examples-build")
+        os.makedirs(build_root, exist_ok=True)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            built = list(pool.map(lambda c: build_library_example(c[0], c[1], checkout, build_root, arch, nvcc),
+                                  chosen))
+        for (name, program, expected), (exe, why) in zip(chosen, built):
+            # Each was chosen because it builds with the toolkit alone: one that does not is reported, never run.
+            if exe is None:
+                not_built.append((name, why))
+                continue
+            cwd = os.path.join(args.work, "runs", "library-examples", name)
+            os.makedirs(cwd, exist_ok=True)
+            masks = default_masks + [re.compile(m) for m in expected.get("mask", [])]
+            jobs.append((name, [exe] + [str(a) for a in program.get("args", [])], cwd, masks, expected,
+                         dict(os.environ)))
     else:
         for name in programs:
             expected = listed.get(name, {})
@@ -436,7 +577,7 @@ def programs_of(kind, checkout, programs, args, expectations):
             # Each test's outcome is compared (-rA lists them), so no line is masked by the samples' patterns.
             masks = [re.compile(m) for m in corpus.get("mask", []) + expected.get("mask", [])]
             jobs.append((name, command, cwd, masks, expected, pytest_environment()))
-    return jobs, excluded
+    return jobs, excluded, not_built
 
 
 def main(argv):
@@ -447,7 +588,8 @@ def main(argv):
         expectations_name_only_programs_given(corpora, programs, args, expectations)
         if not corpora:
             print("check_corpus: no corpus checkout was given: nothing run (configure with "
-                  "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH or -DHAZARDLAB_CORPUS_PYTEST=PATH)")
+                  "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH, -DHAZARDLAB_CORPUS_PYTEST=PATH or "
+                  "-DHAZARDLAB_CORPUS_LIBRARY_EXAMPLES=PATH)")
             return 77
         os.makedirs(args.work, exist_ok=True)
         if not gpu_present(args.hazardlab):
@@ -458,33 +600,38 @@ def main(argv):
     except BadInput as e:
         print(f"check_corpus: {e}", file=sys.stderr)
         return 2
-    rows, excluded_all = [], []
-    for kind, checkout, jobs, excluded in plans:
+    rows, excluded_all, not_built_all = [], [], []
+    for kind, checkout, jobs, excluded, not_built in plans:
         excluded_all += [(kind, n, why) for n, why in excluded]
+        not_built_all += [(kind, n, why) for n, why in not_built]
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
             for row in pool.map(lambda j: compare(*j[:5], args, j[5]), jobs):
                 row["corpus"] = kind
                 rows.append(row)
-                print(f"{kind:13} {row['program']:44} {str(row['plain_status']):>4} {str(row['checked_status']):>4} "
+                print(f"{kind:16} {row['program']:44} {str(row['plain_status']):>4} {str(row['checked_status']):>4} "
                       f"{row['verdict']:12} {row['result']}" +
                       "".join(f"\n    {d}" for d in row["differences"]), flush=True)
+    for kind, name, why in not_built_all:
+        print(f"{kind:16} {name:44} NOT BUILT: {why}")
     for kind, name, why in excluded_all:
-        print(f"{kind:13} {name:44} excluded: {why}")
+        print(f"{kind:16} {name:44} excluded: {why}")
     different = [r for r in rows if r["differences"]]
     found = [r for r in rows if r["result"] == "found (expected)"]
     clean = [r for r in rows if r["result"] == "clean"]
     unwatched = [r for r in rows if r["result"] == "not-checked (expected)"]
     print(f"{len(rows)} program(s) run: {len(clean)} clean, {len(found)} with expected findings, {len(unwatched)} "
-          f"not watchable (expected), {len(different)} different; {len(excluded_all)} excluded")
+          f"not watchable (expected), {len(different)} different; {len(not_built_all)} not built; "
+          f"{len(excluded_all)} excluded")
     backends = sorted({b for r in rows for b in r["protection"]})
     if backends:
         print("protected by: " + ", ".join(f"{b} in {sum(1 for r in rows if b in r['protection'])} program(s)"
                                            for b in backends))
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "excluded": [{"corpus": k, "program": n, "why": w} for k, n, w in excluded_all]},
+            json.dump({"rows": rows, "excluded": [{"corpus": k, "program": n, "why": w} for k, n, w in excluded_all],
+                       "not_built": [{"corpus": k, "program": n, "why": w} for k, n, w in not_built_all]},
                       f, indent=1)
-    return 1 if different else 0
+    return 1 if different or not_built_all else 0
 
 
 if __name__ == "__main__":

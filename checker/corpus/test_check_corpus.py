@@ -4,6 +4,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -52,7 +53,8 @@ class BadInput(unittest.TestCase):
                             "does not exist")
 
     def test_an_unknown_corpus_kind_is_named_with_the_kinds_allowed(self):
-        self.expect_refused(harness("--corpus", f"samples={self.samples}"), "samples=", "cuda-samples, pytest")
+        self.expect_refused(harness("--corpus", f"samples={self.samples}"), "samples=",
+                            "cuda-samples, pytest, library-examples")
 
     def test_no_corpus_at_all_is_refused(self):
         self.expect_refused(harness(), "no --corpus")
@@ -96,7 +98,7 @@ class BadInput(unittest.TestCase):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--timeout", "0"), "--timeout 0")
 
     def test_a_corpus_not_given_here_is_a_skip_not_a_pass(self):
-        run = harness("--corpus", "cuda-samples=", "--corpus", "pytest=")
+        run = harness("--corpus", "cuda-samples=", "--corpus", "pytest=", "--corpus", "library-examples=")
         self.assertEqual(run.returncode, 77, run.stdout + run.stderr)
         self.assertIn("nothing run", run.stdout)
 
@@ -154,10 +156,14 @@ class Masking(unittest.TestCase):
 
 
 # A stand-in for `hazardlab check`: runs the program, then writes the report the real one would, with the
-# verdict the test asks for (STANDIN_VERDICT), so that the comparison is tested without a GPU.
+# verdict the test asks for (STANDIN_VERDICT), so that the comparison is tested without a GPU. As
+# `hazardlab devices --json` it names one GPU of the compute capability STANDIN_CC (8.6 unless told).
 STANDIN = """#!/usr/bin/env python3
 import json, os, subprocess, sys
 args = sys.argv[1:]
+if args[0] == "devices":
+    print(json.dumps({"devices": [{"compute_capability": os.environ.get("STANDIN_CC", "8.6")}]}))
+    sys.exit(0)
 report = args[args.index("--json") + 1]
 command = args[args.index("--") + 1:]
 p = subprocess.run(command)
@@ -223,6 +229,199 @@ class Comparison(unittest.TestCase):
         self.assertEqual(self.compare("exit 0")["result"], "DIFFERENT")
         expected = {"verdict": {"is": "not-checked", "why": "never starts CUDA"}}
         self.assertEqual(self.compare("exit 0", expected)["result"], "not-checked (expected)")
+
+
+# A stand-in for nvcc: records its arguments (one JSON line each call, in STANDIN_NVCC_LOG), fails as a compiler
+# does on a source that holds BREAK, and otherwise writes, at -o, a program that prints the architecture it was
+# built for and its own arguments.
+STANDIN_NVCC = """#!/usr/bin/env python3
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["STANDIN_NVCC_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+sources = [a for a in args if a.endswith((".cu", ".c", ".cpp"))]
+if any("BREAK" in open(s).read() for s in sources):
+    sys.stderr.write(sources[0] + "(3): error: identifier \\"oops\\" is undefined\\n")
+    sys.exit(1)
+arch = next(a for a in args if a.startswith("-arch="))[len("-arch="):]
+out = args[args.index("-o") + 1]
+with open(out, "w") as program:
+    program.write("#!/bin/sh\\necho built for " + arch + " with \\"$*\\"\\n")
+os.chmod(out, 0o755)
+"""
+
+
+class LibraryExamples(unittest.TestCase):
+    """The library-examples corpus: the listed programs of a staged folder, built as listed for this GPU only."""
+
+    def setUp(self):
+        global WORK
+        self.tmp = tempfile.TemporaryDirectory()
+        WORK = os.path.join(self.tmp.name, "work")
+        self.corpus = os.path.join(self.tmp.name, "cuda-library-examples")
+        self.write("SomeLibrarySamples/stream/ok.cu", "int main() {}\n")
+        self.write("SomeLibrarySamples/stream/broken.cu", "BREAK\n")
+        self.listing = os.path.join(self.tmp.name, "library_examples.json")
+        self.programs = {
+            "works": {"folder": "SomeLibrarySamples/stream", "files": ["SomeLibrarySamples/stream/ok.cu"],
+                      "build": {"nvcc": ["ok.cu", "-lcublas"], "as": "its Makefile's line"},
+                      "args": ["-n", 3], "streams": "two streams and an event"},
+            "breaks": {"folder": "SomeLibrarySamples/stream", "files": ["SomeLibrarySamples/stream/broken.cu"],
+                       "build": {"nvcc": ["broken.cu"], "as": "its Makefile's line"},
+                       "streams": "one non-blocking stream"}}
+        self.write_listing(self.programs)
+        self.hazardlab = os.path.join(self.tmp.name, "hazardlab")
+        self.nvcc = os.path.join(self.tmp.name, "nvcc")
+        for path, text in ((self.hazardlab, STANDIN), (self.nvcc, STANDIN_NVCC)):
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o755)
+        self.nvcc_log = os.path.join(self.tmp.name, "nvcc.log")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def write(self, path, text):
+        os.makedirs(os.path.dirname(os.path.join(self.corpus, path)), exist_ok=True)
+        with open(os.path.join(self.corpus, path), "w") as f:
+            f.write(text)
+
+    def write_listing(self, programs):
+        with open(self.listing, "w") as f:
+            json.dump({"schema": "hazardlab.library-examples", "schema_version": 1, "programs": programs}, f)
+
+    def run_harness(self, *extra):
+        """The harness over the stand-in corpus; with expectations of its own that name no program, unless given."""
+        if "--expectations" not in extra:
+            none_named = os.path.join(self.tmp.name, "no-expectations.json")
+            with open(none_named, "w") as f:
+                json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": {}}, f)
+            extra = ("--expectations", none_named) + extra
+        env = dict(os.environ, CUDACXX=self.nvcc, STANDIN_NVCC_LOG=self.nvcc_log)
+        return subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
+                               "--corpus", f"library-examples={self.corpus}", "--library-examples", self.listing,
+                               "--json", os.path.join(self.tmp.name, "rows.json")] + list(extra),
+                              capture_output=True, text=True, env=env)
+
+    def expect_refused(self, run, *words):
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        for w in words:
+            self.assertIn(w, run.stderr)
+        self.assertFalse(os.path.exists(self.nvcc_log), "something was built")
+
+    def test_a_missing_folder_is_named(self):
+        self.expect_refused(subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
+                                            "--corpus", "library-examples=/nonexistent/examples"],
+                                           capture_output=True, text=True), "/nonexistent/examples", "does not exist")
+
+    def test_a_listed_program_whose_file_is_missing_is_named_before_anything_is_built(self):
+        os.remove(os.path.join(self.corpus, "SomeLibrarySamples/stream/broken.cu"))
+        self.expect_refused(self.run_harness(), "'breaks'", "SomeLibrarySamples/stream/broken.cu", "is not there")
+
+    def test_a_listing_that_does_not_say_how_to_build_or_why_is_refused(self):
+        for change, words in (({"build": {}}, ["'works'", "exactly one of"]),
+                              ({"build": {"cmake_target": "x", "nvcc": ["ok.cu"], "as": "y"}}, ["exactly one of"]),
+                              ({"build": {"nvcc": ["ok.cu"]}}, ["'as'"]),
+                              ({"streams": ""}, ["'streams'"]),
+                              ({"files": []}, ["'files'"]),
+                              ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"])):
+            self.write_listing({"works": dict(self.programs["works"], **change)})
+            self.expect_refused(self.run_harness(), *words)
+        with open(self.listing, "w") as f:
+            json.dump({"schema": "something-else"}, f)
+        self.expect_refused(self.run_harness(), self.listing, "something-else")
+        self.expect_refused(self.run_harness("--library-examples", "/nonexistent.json"), "/nonexistent.json",
+                            "cannot be read")
+
+    def test_expectations_naming_a_program_that_is_not_listed_are_refused(self):
+        expectations = os.path.join(self.tmp.name, "expectations.json")
+        with open(expectations, "w") as f:
+            json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1,
+                       "corpora": {"library-examples": {"programs": {"gone": {"exclude": "a reason"}}}}}, f)
+        self.expect_refused(self.run_harness("--expectations", expectations), "'gone'", "is not in")
+
+    def test_each_builds_for_this_gpu_only_runs_with_its_arguments_and_one_that_does_not_build_is_not_a_pass(self):
+        run = self.run_harness()
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertRegex(run.stdout, r"library-examples +works +0 +0 +clean +clean")
+        self.assertRegex(run.stdout, r"breaks +NOT BUILT: did not build: broken\.cu\(3\): error: identifier")
+        self.assertIn("1 program(s) run: 1 clean", run.stdout)
+        self.assertIn("1 not built", run.stdout)
+        with open(os.path.join(self.tmp.name, "rows.json")) as f:
+            rows = json.load(f)
+        self.assertEqual([r["program"] for r in rows["rows"]], ["works"])
+        self.assertEqual([r["program"] for r in rows["not_built"]], ["breaks"])
+        with open(self.nvcc_log) as f:
+            calls = [json.loads(line) for line in f]
+        self.assertEqual(len(calls), 2)
+        for call in calls:
+            self.assertIn("-arch=sm_86", call)  # the stand-in GPU's compute capability, and no other
+            self.assertEqual(sum(a.startswith(("-arch", "-gencode", "--generate-code")) for a in call), 1)
+        self.assertIn(["-arch=sm_86", "-o", os.path.join(WORK, "library-examples-build", "works", "works"),
+                       "ok.cu", "-lcublas"], calls)
+        with open(os.path.join(WORK, "runs", "library-examples", "works", "plain.out")) as f:
+            self.assertIn("built for sm_86 with -n 3\n", f.read())
+        # The same corpus without the program that does not build passes.
+        del self.programs["breaks"]
+        self.write_listing(self.programs)
+        run = self.run_harness()
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertIn("0 not built", run.stdout)
+
+    def test_an_excluded_program_is_neither_built_nor_run(self):
+        expectations = os.path.join(self.tmp.name, "expectations.json")
+        with open(expectations, "w") as f:
+            json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1,
+                       "corpora": {"library-examples": {"programs": {"breaks": {"exclude": "a reason"}}}}}, f)
+        run = self.run_harness("--expectations", expectations)
+        self.assertEqual(run.returncode, 0, run.stdout + run.stderr)
+        self.assertRegex(run.stdout, r"breaks +excluded: a reason")
+        with open(self.nvcc_log) as f:
+            self.assertEqual(len(f.readlines()), 1)
+
+    def test_without_a_cuda_compiler_nothing_is_built_and_it_says_why(self):
+        exe, why = check_corpus.build_library_example("works", self.programs["works"], self.corpus,
+                                                      os.path.join(self.tmp.name, "build"), "90", None)
+        self.assertIsNone(exe)
+        self.assertIn("no CUDA compiler", why)
+
+    @unittest.skipUnless(all(map(shutil.which, ("cmake", "ninja", "c++"))), "needs cmake, ninja and a C++ compiler")
+    def test_an_example_with_its_own_cmake_is_built_by_it_with_the_gpus_architecture(self):
+        # A C++ project stands in for an example's CMake: the architecture is handed to it as CMake's own
+        # variable, and the executable is found where the example's CMake puts it (here in bin/).
+        self.write("SomeLibrarySamples/cmake/CMakeLists.txt",
+                   "cmake_minimum_required(VERSION 3.18)\nproject(p LANGUAGES CXX)\n"
+                   "set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n"
+                   "add_executable(hello_example hello.cpp)\n")
+        self.write("SomeLibrarySamples/cmake/hello.cpp", '#include <cstdio>\nint main() { std::puts("hello"); }\n')
+        program = {"folder": "SomeLibrarySamples/cmake", "files": ["SomeLibrarySamples/cmake/hello.cpp"],
+                   "build": {"cmake_target": "hello_example"}, "streams": "none: a stand-in"}
+        build_root = os.path.join(self.tmp.name, "build")
+        exe, why = check_corpus.build_library_example("hello", program, self.corpus, build_root, "86", self.nvcc)
+        self.assertIsNone(why)
+        self.assertEqual(exe, os.path.join(build_root, "hello", "bin", "hello_example"))
+        self.assertEqual(subprocess.run([exe], capture_output=True, text=True).stdout, "hello\n")
+        with open(os.path.join(build_root, "hello", "CMakeCache.txt")) as f:
+            self.assertRegex(f.read(), r"CMAKE_CUDA_ARCHITECTURES:\w+=86\n")
+        self.write("SomeLibrarySamples/cmake/CMakeLists.txt", "project(p LANGUAGES CXX\n")
+        exe, why = check_corpus.build_library_example("unclosed", program, self.corpus, build_root, "86", self.nvcc)
+        self.assertIsNone(exe)
+        self.assertTrue(why.startswith("not configured: "), why)
+
+    def test_the_shipped_listing_is_valid_and_checked_file_by_file(self):
+        shipped = os.path.join(HERE, "library_examples.json")
+        programs = check_corpus.load_library_examples(shipped)
+        with open(shipped) as f:
+            repositories = json.load(f)["repositories"]
+        for name, program in programs.items():
+            self.assertIn(program["folder"].split("/")[0], repositories, name)
+            for path in program["files"]:
+                self.write(path, "")
+        self.assertEqual(sorted(check_corpus.library_example_programs(self.corpus, shipped)), sorted(programs))
+        first = next(iter(programs.values()))["files"][0]
+        os.remove(os.path.join(self.corpus, first))
+        with self.assertRaisesRegex(check_corpus.BadInput, re.escape(first)):
+            check_corpus.library_example_programs(self.corpus, shipped)
 
 
 if __name__ == "__main__":
