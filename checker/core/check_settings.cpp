@@ -35,6 +35,12 @@ bool every_occurrence_from_environment() try {
   return false;
 }
 
+bool kernels_own_mapped_memory_from_environment() try {
+  return SettingSource::from_environment().flag(setting::kCheckKernelsOwnMappedMemory, false);
+} catch (const SettingsError&) {
+  return false;
+}
+
 unsigned long sample_from_environment() try {
   return SettingSource::from_environment().whole(setting::kCheckSample, 0);
 } catch (const SettingsError&) {

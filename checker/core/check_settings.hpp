@@ -23,6 +23,8 @@ std::optional<std::string> check_log_folder_from_environment();
 std::optional<std::string> process_rank_from_environment();
 // Every conflicting access reported, not one per pair of call sites: setting::kCheckEveryOccurrence.
 bool every_occurrence_from_environment();
+// Kernels handed pointers into pinned host memory own what they point to: setting::kCheckKernelsOwnMappedMemory.
+bool kernels_own_mapped_memory_from_environment();
 // The faster mode, setting::kCheckSample: 0 when unset (every copy watched). The launcher wrote it, so a
 // value its declaration refuses is taken as 0: the injected library never stops a program, and watching
 // every copy is the side that cannot hide a finding.

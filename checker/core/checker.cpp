@@ -143,7 +143,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (!site) site = site_of_copy.get();
     Owned owned;
     owned.facts = CopyFacts{next_copy_++, {}, copy.stream.handle, kind, host_end, end.host.base,
-                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site};
+                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site, std::string(copy.kernel)};
     owned.api = api_name(copy.api);
     auto it = pinned_.upper_bound(end.host.base);
     if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;

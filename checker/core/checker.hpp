@@ -99,6 +99,9 @@ struct AsyncCopy {
   // The device bytes it reads and writes, exactly (its device ends; a pinned end too, which the device reads or
   // writes as well), for the device's half of a race.
   std::vector<DeviceRange> device = {};
+  // Not a copy: a kernel handed a pointer into pinned host memory (`hazardlab check --kernels-own-mapped-memory`),
+  // which owns the bytes it points to as a copy owns its host end; its name (one that outlives the checker).
+  std::string_view kernel = {};
 };
 
 // An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.

@@ -5,55 +5,6 @@
 
 namespace hazardlab::check {
 
-std::string_view to_string(FindingKind kind) {
-  switch (kind) {
-    case FindingKind::HostWroteCopySource: return "host-wrote-copy-source";
-    case FindingKind::HostReadCopyDestination: return "host-read-copy-destination";
-    case FindingKind::HostWroteCopyDestination: return "host-wrote-copy-destination";
-    case FindingKind::FreedWhileCopyOwns: return "freed-while-copy-owns";
-    case FindingKind::UnregisteredWhileCopyOwns: return "unregistered-while-copy-owns";
-    case FindingKind::DeviceWorkRace: return "device-work-race";
-  }
-  return "?";
-}
-
-std::string_view to_string(DeviceAccessKind kind) {
-  switch (kind) {
-    case DeviceAccessKind::Read: return "read";
-    case DeviceAccessKind::Write: return "write";
-    case DeviceAccessKind::MayWrite: return "may-write";
-  }
-  return "?";
-}
-
-std::string_view to_string(DeviceWorkKind kind) {
-  switch (kind) {
-    case DeviceWorkKind::Copy: return "copy";
-    case DeviceWorkKind::Memset: return "memset";
-    case DeviceWorkKind::Kernel: return "kernel";
-    case DeviceWorkKind::FreeAsync: return "free";
-  }
-  return "?";
-}
-
-std::string_view to_string(PinnedKind kind) {
-  switch (kind) {
-    case PinnedKind::HostAlloc: return "pinned";
-    case PinnedKind::WriteCombined: return "pinned write-combined";
-    case PinnedKind::Registered: return "registered";
-  }
-  return "?";
-}
-
-std::string_view to_string(conformance::StreamKind kind) {
-  switch (kind) {
-    case conformance::StreamKind::Legacy: return "legacy";
-    case conformance::StreamKind::Blocking: return "blocking";
-    case conformance::StreamKind::NonBlocking: return "non-blocking";
-  }
-  return "?";
-}
-
 namespace {
 
 std::string stream_kind_text(conformance::StreamKind kind) {
@@ -112,7 +63,10 @@ std::string race_what(const DeviceRace& r, std::uintptr_t address) {
 }  // namespace
 
 std::string Finding::first_heading() const { return race ? "Later work:" : "Host access:"; }
-std::string Finding::second_heading() const { return race ? "Earlier work:" : "Copy issued:"; }
+std::string Finding::second_heading() const {
+  if (race) return "Earlier work:";
+  return copy.kernel.empty() ? "Copy issued:" : "Kernel launched:";
+}
 
 std::string Finding::hazard() const {
   if (race) {
@@ -122,6 +76,7 @@ std::string Finding::hazard() const {
   }
   if (kind == FindingKind::FreedWhileCopyOwns || kind == FindingKind::UnregisteredWhileCopyOwns)
     return "free-while-in-flight";
+  if (!copy.kernel.empty()) return "mapped-memory-visibility";  // a kernel on mapped pinned memory
   if (copy.graph_node) return "graph-memcpy-by-reference";
   if (copy.end == HostEnd::Destination) return "d2h-pinned-read-early";
   if (copy.memory == PinnedKind::WriteCombined) return "write-combined-memory";
@@ -134,8 +89,31 @@ std::string Finding::explain_command() const { return "hazardlab explain " + haz
 std::string Finding::what() const {
   if (race) return race_what(*race, address);
   std::ostringstream out;
-  const std::string copy_text = copy.api + " of " + std::to_string(copy.bytes) + " bytes on stream " +
-                                hex(copy.stream) + " (" + std::string(stream_kind_text(copy.stream_kind)) + ")";
+  const std::string on_stream = " on stream " + hex(copy.stream) + " (" + stream_kind_text(copy.stream_kind) + ")";
+  if (!copy.kernel.empty()) {
+    // A kernel's extent is not known: it owns the bytes its pointer argument points to.
+    const std::string kernel_text = "kernel " + copy.kernel + " (" + copy.api + ")" + on_stream;
+    switch (kind) {
+      case FindingKind::HostWroteCopySource:
+        out << "host write to " << to_string(copy.memory) << " host memory that " << kernel_text
+            << " reads (it was handed a pointer to it) before the kernel was known to have finished";
+        break;
+      case FindingKind::HostReadCopyDestination:
+      case FindingKind::HostWroteCopyDestination:
+        out << "host " << (kind == FindingKind::HostReadCopyDestination ? "read of" : "write to") << " "
+            << to_string(copy.memory) << " host memory that " << kernel_text
+            << " may write (it was handed a pointer to it) before the kernel was known to have finished";
+        break;
+      case FindingKind::FreedWhileCopyOwns:
+      case FindingKind::UnregisteredWhileCopyOwns:
+        out << (kind == FindingKind::FreedWhileCopyOwns ? "freed" : "unregistered") << " host memory at "
+            << hex(address) << " while " << kernel_text << ", handed a pointer into it, may still run";
+        break;
+      case FindingKind::DeviceWorkRace: break;
+    }
+    return out.str();
+  }
+  const std::string copy_text = copy.api + " of " + std::to_string(copy.bytes) + " bytes" + on_stream;
   switch (kind) {
     case FindingKind::HostWroteCopySource:
       out << "host write to byte " << offset << " of the " << to_string(copy.memory) << " source of " << copy_text
@@ -176,6 +154,10 @@ std::string Finding::missing() const {
     }
     return text;
   }
+  if (!copy.kernel.empty())
+    return "no synchronization of the host with the kernel between its launch and this access: no "
+           "cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful cudaEventQuery) of an event "
+           "recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits for it";
   return "no synchronization of the host with the copy between the copy call and this access: no "
          "cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful cudaEventQuery) of an event "
          "recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits for it";
@@ -194,6 +176,11 @@ std::string Finding::smallest_fix() const {
   if (race)
     return "record an event on the earlier work's stream right after it (cudaEventRecord) and cudaStreamWaitEvent "
            "the later work's stream on it before the later work";
+  if (!copy.kernel.empty())
+    return "cudaStreamSynchronize the kernel's stream (or cudaEventSynchronize an event recorded after the kernel) "
+           "before the host touches memory the kernel was handed; a host and a kernel that talk through mapped "
+           "memory while it runs need system-scope atomics and __threadfence_system, which the checker does not "
+           "see (run without --kernels-own-mapped-memory)";
   if (!relies_on.empty())
     return "record an event on the copy's stream right after the copy and cudaEventSynchronize it before the host "
            "touches the buffer: an event was measured to order these copies on every GPU";

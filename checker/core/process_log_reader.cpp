@@ -69,6 +69,7 @@ Finding finding_from(Fields j) {
   f.copy.memory = c.word(key::memory, kPinnedKinds);
   f.copy.graph_node = c.flag(key::graph_node);
   f.copy.site = c.whole(key::site);
+  if (c.has(key::kernel)) f.copy.kernel = c.text(key::kernel);
   c.done();
   f.address = j.whole(key::address);
   f.offset = j.whole(key::offset);

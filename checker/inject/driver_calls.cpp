@@ -154,7 +154,8 @@ void write_races() {
 bool capturing(CUstream handle) { return injection().captures_open.load() > 0 && capture_graph(handle).has_value(); }
 
 void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, CopyEnd dst, std::size_t bytes,
-           bool graph_node = false, bool graph_has_host_nodes = false, std::vector<DeviceRange> device = {}) {
+           bool graph_node = false, bool graph_has_host_nodes = false, std::vector<DeviceRange> device = {},
+           std::string_view kernel = {}) {
   Injection& in = injection();
   const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
   if (holds && !graph_node) {
@@ -181,8 +182,9 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
   // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
   // device's half does not follow yet.
   if (graph_node || capturing(handle)) device.clear();
-  in.checker.copy_async(AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes, std::move(device)},
-                        [] { return capture_site(); });
+  in.checker.copy_async(
+      AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes, std::move(device), kernel},
+      [] { return capture_site(); });
   write_races();
   if (in.protector.failed() && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " +
@@ -331,6 +333,10 @@ void pinned_released(const Call& c) {
   const void* p = unregister ? PARAMS(cuMemHostUnregister).p : PARAMS(cuMemFreeHost).p;
   const std::vector<Finding> found =
       checker().pinned_released(reinterpret_cast<std::uintptr_t>(p), unregister, capture_site(), thread_id());
+  // The memory is no longer the device's to reach: what a later allocation at the same address holds is other
+  // memory. (A free while work may still use it is the host's half: free-while-in-flight, found above.)
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  if (const std::size_t bytes = device_released(base)) checker().device_memory_renewed(base, base + bytes);
   if (!found.empty()) injection().writer.findings(found, {}, {}, false);
 }
 
@@ -343,18 +349,23 @@ void stream_callback_entering(const Call& c) {
 }
 void stream_callback_queued(const Call& c) { host_function_queued(PARAMS(cuStreamAddCallback).hStream); }
 
+// Pinned memory is also looked up by launches: with unified addressing a kernel reaches it at its host address
+// (mapped pinned memory; registered memory where the device can use the host pointer, as on every GPU this
+// project was measured on).
+void pinned_allocated(const void* p, std::size_t bytes, PinnedKind kind) {
+  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(p), bytes, kind);
+  device_allocated(reinterpret_cast<std::uintptr_t>(p), bytes);
+}
 void host_alloc(const Call& c) {
   const auto& p = PARAMS(cuMemHostAlloc);
-  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(*p.pp), p.bytesize,
-                             (p.Flags & CU_MEMHOSTALLOC_WRITECOMBINED) ? PinnedKind::WriteCombined : PinnedKind::HostAlloc);
+  pinned_allocated(*p.pp, p.bytesize,
+                   (p.Flags & CU_MEMHOSTALLOC_WRITECOMBINED) ? PinnedKind::WriteCombined : PinnedKind::HostAlloc);
 }
 void alloc_host(const Call& c) {
-  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(*PARAMS(cuMemAllocHost_v2).pp),
-                             PARAMS(cuMemAllocHost_v2).bytesize, PinnedKind::HostAlloc);
+  pinned_allocated(*PARAMS(cuMemAllocHost_v2).pp, PARAMS(cuMemAllocHost_v2).bytesize, PinnedKind::HostAlloc);
 }
 void host_register(const Call& c) {
-  checker().pinned_allocated(reinterpret_cast<std::uintptr_t>(PARAMS(cuMemHostRegister_v2).p),
-                             PARAMS(cuMemHostRegister_v2).bytesize, PinnedKind::Registered);
+  pinned_allocated(PARAMS(cuMemHostRegister_v2).p, PARAMS(cuMemHostRegister_v2).bytesize, PinnedKind::Registered);
 }
 
 void stream_created(const Call& c) {
@@ -480,6 +491,20 @@ void copy_d2d_async(const Call& c) {
         {MemoryKind::Device, {}}, bytes, false, false, std::move(device));
 }
 
+// `--kernels-own-mapped-memory`: each pointer argument into pinned host memory is held as a copy's host end is
+// (the bytes it points to: a kernel's extent is not known): what the kernel reads, the host may not write; what
+// it may write, the host may neither read nor write, until the host knows the kernel finished.
+void hold_pinned_arguments(CUstream handle, StreamKey stream, const LaunchAccesses& launch) {
+  for (const DeviceRange& r : launch.ranges) {
+    if (!checker().pinned_kind(r.begin)) continue;
+    const CopyEnd host{MemoryKind::PinnedHost, HostFootprint::linear(r.begin, r.end - r.begin)};
+    const CopyEnd device{MemoryKind::Device, {}};
+    const bool reads = r.kind == DeviceAccessKind::Read;
+    issue("cuLaunchKernel", handle, stream, reads ? host : device, reads ? device : host, r.end - r.begin, false,
+          false, {}, launch.kernel);
+  }
+}
+
 // A kernel launch: what its arguments point to, by the parameter layout the driver gives.
 void kernel_launched(const Call& c) {
   CUstream s = nullptr;
@@ -515,6 +540,7 @@ void kernel_launched(const Call& c) {
   if (!launch.layout_known && in.launches_without_layout++ == 0)
     in.writer.note("the driver could not list the parameters of kernel " + std::string(launch.kernel) +
                    ": what its launches touch on the device was not watched");
+  if (in.kernels_own_mapped_memory) hold_pinned_arguments(s, stream, launch);
   checker().device_work(stream, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(launch.ranges),
                                                launch.kernel},
                         [] { return capture_site(); });

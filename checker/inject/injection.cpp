@@ -111,6 +111,7 @@ int start_watching() {
     in.writer.note("a checker setting was refused, and its default taken: " + refused);
   if (const unsigned long n = sample_from_environment(); n > 0) in.checker.set_sampling(Sampling{n, n});
   in.checker.set_every_occurrence(every_occurrence_from_environment());
+  in.kernels_own_mapped_memory = kernels_own_mapped_memory_from_environment();
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");

@@ -25,6 +25,7 @@ struct Injection {
   Checker checker{protector};
   ProcessWriter writer;
   std::atomic<bool> disabled{false};  // a forked child: no CUDA there, and its memory is its own again
+  bool kernels_own_mapped_memory = false;  // `--kernels-own-mapped-memory`, read once at the entry
   // What could not be watched, said at the end (each makes the run incomplete, never clean).
   std::atomic<std::uint64_t> captured_copies{0};  // copies issued into a stream capture (a graph being built)
   std::atomic<std::uint64_t> batch_copies{0};     // cuMemcpyBatchAsync, which the checker does not read yet

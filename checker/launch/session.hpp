@@ -40,6 +40,7 @@ struct CheckOptions {
   std::filesystem::path signal_shim;
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
   bool every_occurrence = false;  // every conflicting access, not one per pair of call sites
+  bool kernels_own_mapped_memory = false;  // a kernel owns the pinned host memory it is handed, as a copy does
   ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection
 };
 

@@ -1,5 +1,7 @@
 // Transfer patterns for `hazardlab check`, each unsafe and guarded, with no gate and no delay: the checker
-// must find every unsafe one whether or not its race went wrong, and stay silent on every guarded one.
+// must find every unsafe one whether or not its race went wrong, and stay silent on every guarded one. The
+// kernel-*-mapped patterns are found under `--kernels-own-mapped-memory`; kernel-publishes-through-flag is
+// correct in every form, and clean by default.
 //   check-patterns PATTERN FORM     (FORM: unsafe, or a guard: stream-synchronize, event-synchronize,
 //                                    event-query, stream-query, host-function, device-synchronize)
 //   check-patterns --list           every PATTERN FORM pair and what the checker must say of it
@@ -265,6 +267,76 @@ void relies_on_small_upload(Gpu& g, Waiter& w) {
   CHECK(cudaFreeHost(landing));
 }
 
+// Kernels on mapped pinned memory (`hazardlab check --kernels-own-mapped-memory`): a kernel handed a pointer into
+// pinned host memory reads or writes it while it runs, as a copy does its host end.
+__global__ void scale(const float* in, float* out, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = 2.0f * in[i];
+}
+constexpr int kFloats = static_cast<int>(kBytes / sizeof(float));
+
+// kernel-writes-mapped: a kernel writes its results straight into mapped pinned memory; the host reads them.
+void kernel_writes_mapped(Gpu& g, Waiter& w) {
+  float* out;
+  CHECK(cudaHostAlloc(&out, kBytes, cudaHostAllocMapped));
+  CHECK(cudaMemsetAsync(g.device, 0, kBytes, g.stream));
+  scale<<<64, 256, 0, g.stream>>>(reinterpret_cast<const float*>(g.device), out, kFloats);
+  CHECK(cudaGetLastError());
+  w.after_copy();
+  w.wait();
+  volatile float seen = out[0];
+  (void)seen;
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFreeHost(out));
+}
+
+// kernel-reads-mapped: a kernel reads its input straight from mapped pinned memory; the host rewrites it.
+void kernel_reads_mapped(Gpu& g, Waiter& w) {
+  float* in;
+  CHECK(cudaHostAlloc(&in, kBytes, cudaHostAllocMapped));
+  std::fill(in, in + kFloats, 1.0f);
+  scale<<<64, 256, 0, g.stream>>>(in, reinterpret_cast<float*>(g.device), kFloats);
+  CHECK(cudaGetLastError());
+  w.after_copy();
+  w.wait();
+  in[0] = 3.0f;  // the next input
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFreeHost(in));
+}
+
+// A kernel that publishes its data through a flag in mapped memory, as the programming guide allows: the data,
+// a system-scope fence, then the flag with a release store; the host spins on the flag with acquire loads (up
+// to 10 s) and reads the data while the kernel may still be running. Correct with every form.
+__global__ void publish(float* data, int n, unsigned* flag) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) data[i] = 1.0f;
+  __threadfence_system();
+  __syncthreads();
+  if (threadIdx.x == 0) atomicExch_system(flag, 1u);
+}
+void kernel_publishes_through_flag(Gpu& g, Waiter&) {
+  float* data;
+  unsigned* flag;
+  CHECK(cudaHostAlloc(&data, 4096 * sizeof(float), cudaHostAllocMapped));
+  CHECK(cudaHostAlloc(&flag, sizeof(unsigned), cudaHostAllocMapped));
+  *flag = 0;
+  publish<<<1, 256, 0, g.stream>>>(data, 4096, flag);
+  CHECK(cudaGetLastError());
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0) {  // an acquire load (C++17: no std::atomic_ref)
+    if (std::chrono::steady_clock::now() > give_up) {
+      std::fprintf(stderr, "the kernel's flag was not set within 10 s\n");
+      std::exit(1);
+    }
+  }
+  volatile float seen = data[4095];
+  if (seen != 1.0f) {
+    std::fprintf(stderr, "the data was not there when the flag was: %f\n", static_cast<double>(seen));
+    std::exit(1);
+  }
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFreeHost(flag));
+  CHECK(cudaFreeHost(data));
+}
+
 const std::map<std::string, Pattern>& patterns() {
   static const std::map<std::string, Pattern> all{
       {"h2d-pinned-mutate", h2d_pinned},   {"d2h-pinned-read-early", d2h_pinned},
@@ -272,7 +344,9 @@ const std::map<std::string, Pattern>& patterns() {
       {"pinned-pool-reuse", pinned_pool},  {"staging-ring-reuse", staging_ring},
       {"chunked-readback-wrong-event", chunked}, {"graph-memcpy-by-reference", graph_memcpy},
       {"pitched-copy", pitched},           {"free-while-in-flight", free_in_flight},
-      {"relies-on-small-upload-sync", relies_on_small_upload}};
+      {"relies-on-small-upload-sync", relies_on_small_upload},
+      {"kernel-writes-mapped", kernel_writes_mapped}, {"kernel-reads-mapped", kernel_reads_mapped},
+      {"kernel-publishes-through-flag", kernel_publishes_through_flag}};
   return all;
 }
 const std::vector<std::string> kForms{"unsafe",     "stream-synchronize", "event-synchronize", "event-query",
@@ -284,7 +358,8 @@ int main(int argc, char** argv) {
       for (const std::string& f : kForms)
         if ((name != "chunked-readback-wrong-event" && name != "relies-on-small-upload-sync") || f == "unsafe" ||
             f == "event-synchronize")
-          std::printf("%s %s %s\n", name.c_str(), f.c_str(), f == "unsafe" ? "found" : "clean");
+          std::printf("%s %s %s\n", name.c_str(), f.c_str(),
+                      f == "unsafe" && name != "kernel-publishes-through-flag" ? "found" : "clean");
     return 0;
   }
   const bool known = argc == 3 && patterns().count(argv[1]) &&

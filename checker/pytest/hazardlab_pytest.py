@@ -262,7 +262,10 @@ class _Watcher:
             return f"hazardlab: the checker's findings could not be read: {finding['unreadable']}"
         f = finding["finding"]
         # A race between device work names its later and earlier work where a host race names access and copy.
+        # A kernel's hold on mapped pinned memory (`--kernels-own-mapped-memory`) names the kernel launched.
         first, second = ("later work", "earlier work") if "race" in f else ("host access", "copy issued")
+        if "race" not in f and f.get("copy", {}).get("kernel"):
+            second = "kernel launched"
         lines = [f"hazardlab check: {f['hazard']}: {f['kind']} (process {finding['pid']}, {where})",
                  f"    {f['what']}",
                  f"    {first}: {_python_line(finding.get('access_python', []))}"

@@ -137,6 +137,38 @@ TEST(Checker, ADownloadsDestinationMayNotBeReadOrWrittenUntilTheStreamIsSynchron
   EXPECT_FALSE(w.touch(kBase + kPage + 8, true).ours);
 }
 
+// `--kernels-own-mapped-memory`: a kernel handed pointers into pinned memory holds the bytes they point to, as a
+// copy holds its host end: what it reads against host writes, what it may write against any host access, until
+// the host knows it finished. The finding names the kernel, not a copy.
+TEST(Checker, AKernelHandedMappedPinnedMemoryOwnsWhatItsPointersPointTo) {
+  World w;
+  const StreamKey s{0, 0x77};
+  w.checker.stream_created(s, StreamKind::NonBlocking);
+  const CopyEnd device{MemoryKind::Device, {}};
+  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase, 1)};
+  const CopyEnd output{MemoryKind::PinnedHost, HostFootprint::linear(kBase + kPage, 1)};
+  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, input, device, 1, 5, false, false, {}, "scale"});
+  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, device, output, 1, 5, false, false, {}, "scale"});
+  EXPECT_TRUE(w.touch(kBase, false).findings.empty());  // the host may read what the kernel reads
+  const auto rewrote = w.touch(kBase, true);
+  ASSERT_EQ(rewrote.findings.size(), 1u);
+  EXPECT_EQ(rewrote.findings[0].kind, FindingKind::HostWroteCopySource);
+  const auto read = w.touch(kBase + kPage, false, 101);
+  ASSERT_EQ(read.findings.size(), 1u);
+  const Finding& f = read.findings[0];
+  EXPECT_EQ(f.kind, FindingKind::HostReadCopyDestination);
+  EXPECT_EQ(f.copy.kernel, "scale");
+  EXPECT_EQ(f.hazard(), "mapped-memory-visibility");
+  EXPECT_NE(f.what().find("kernel scale (cuLaunchKernel)"), std::string::npos) << f.what();
+  EXPECT_EQ(f.what().find("copy"), std::string::npos) << f.what();
+  EXPECT_NE(f.missing().find("the kernel"), std::string::npos);
+  EXPECT_EQ(f.second_heading(), "Kernel launched:");
+  // Past the byte the pointer points to, the kernel's extent is not known: nothing is held there.
+  EXPECT_TRUE(w.touch(kBase + kPage + 64, true).findings.empty());
+  w.checker.stream_synchronized(s);
+  EXPECT_FALSE(w.touch(kBase + kPage, true).ours);
+}
+
 TEST(Checker, AnEventRecordedAfterTheCopyReleasesItWhenSynchronizedOrQueried) {
   World w;
   const StreamKey s{0, 0x10};

@@ -162,6 +162,19 @@ RC_GTEST_PROP(ProcessLog, ACorruptedLogIsReadOrRefusedNeverAnythingElse, ()) {
   }
 }
 
+// A kernel's hold on mapped pinned memory is read back with the kernel's name; a copy's has none.
+TEST(ProcessLog, AKernelsHoldIsReadBackWithItsName) {
+  LoggedFinding held = a_finding();
+  held.finding.copy.api = "cuLaunchKernel";
+  held.finding.copy.kernel = "scale";
+  const ProcessLog log = read_process_log(written("log.jsonl", header() + finding_line(held) + finding_line(a_finding(2))));
+  ASSERT_EQ(log.findings.size(), 2u);
+  EXPECT_EQ(log.findings[0].finding.copy.kernel, "scale");
+  EXPECT_EQ(log.findings[0].finding.hazard(), "mapped-memory-visibility");
+  EXPECT_EQ(log.findings[1].finding.copy.kernel, "");
+  EXPECT_EQ(finding_line(a_finding()).find("\"kernel\""), std::string::npos);  // a copy's line is as before
+}
+
 // A race between device work carries both items, and only such a finding may carry them.
 TEST(ProcessLog, ARaceBetweenDeviceWorkIsReadBackWithBothItems) {
   LoggedFinding race = a_finding();

@@ -142,6 +142,10 @@ constexpr SettingDeclaration kCheckEveryOccurrence{
     "HL_CHECK_EVERY_OCCURRENCE", T::Flag, "0", "a flag",
     "set by `hazardlab check --every-occurrence`: report each copy's first conflicting access, not "
     "one finding per pair of call sites"};
+constexpr SettingDeclaration kCheckKernelsOwnMappedMemory{
+    "HL_CHECK_KERNELS_OWN_MAPPED_MEMORY", T::Flag, "0", "a flag",
+    "set by `hazardlab check --kernels-own-mapped-memory`: a kernel handed a pointer into pinned host memory "
+    "owns the bytes it points to while it may run, as a copy owns its host end"};
 constexpr SettingDeclaration kCheckProtection{
     "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
     "set by `hazardlab check --protection`: how owned pages are protected: `range-keys` (memory protection "
@@ -187,6 +191,7 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckLogFolder,
                                setting::kCheckSample,
                                setting::kCheckEveryOccurrence,
+                               setting::kCheckKernelsOwnMappedMemory,
                                setting::kCheckProtection};
 
 }  // namespace

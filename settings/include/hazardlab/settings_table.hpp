@@ -73,6 +73,7 @@ extern const SettingDeclaration kRunDir;
 extern const SettingDeclaration kCheckLogFolder;
 extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
+extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
 extern const SettingDeclaration kCheckProtection;
 }  // namespace setting
 
