@@ -24,9 +24,20 @@ template <class Step>
 WorkStamp Checker::on_every_engine(Step step) {
   // Every engine sees the same items in the same order, so an item has one stamp in all of them.
   const WorkStamp stamp = step(engines_[0]);
-  for (std::size_t e = 1; e < engines_.size(); ++e)
+  for (std::size_t e = 1; e < live_engines_; ++e)
     if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
   return stamp;
+}
+
+void Checker::before_step(const conformance::StreamWorkFacts& facts) {
+  if (live_engines_ == engines_.size()) return;
+  const bool documented = conformance::skips_implicit_sync(engines_[0].rules(), facts);
+  for (std::size_t e = 1; e < engines_.size(); ++e) {
+    if (conformance::skips_implicit_sync(engines_[e].rules(), facts) == documented) continue;
+    for (std::size_t other = 1; other < engines_.size(); ++other) engines_[other].take_state_of(engines_[0]);
+    live_engines_ = engines_.size();
+    return;
+  }
 }
 
 StreamSlot Checker::slot_of(StreamKey stream) {
@@ -35,7 +46,7 @@ StreamSlot Checker::slot_of(StreamKey stream) {
   // the injected library asks the driver for its flags first, so this is only the fallback.
   const StreamKind kind = stream.handle == 0 ? StreamKind::Legacy : StreamKind::Blocking;
   const StreamSlot slot = engines_[0].stream_count();
-  for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
+  for (OrderEngine& e : live_engines()) e.add_stream(slot, kind, stream.context);
   streams_[stream] = slot;
   stream_of_slot_.push_back(stream);
   return slot;
@@ -52,7 +63,7 @@ void Checker::stream_created(StreamKey stream, StreamKind kind) {
   std::lock_guard lock(mutex_);
   // A handle can be reused after cuStreamDestroy: a new stream gets a new slot.
   const StreamSlot slot = engines_[0].stream_count();
-  for (OrderEngine& e : engines_) e.add_stream(slot, kind, stream.context);
+  for (OrderEngine& e : live_engines()) e.add_stream(slot, kind, stream.context);
   streams_[stream] = slot;
   stream_of_slot_.push_back(stream);
 }
@@ -123,6 +134,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
   const StreamKind kind = engines_[0].stream_kind(slot);
   const bool pinned_upload = copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device;
   const StreamWorkFacts facts{.stream = kind, .pinned_upload = pinned_upload, .bytes = copy.bytes};
+  before_step(facts);
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
   if (copy.dst.kind == MemoryKind::PageableHost && copy.src.kind != MemoryKind::PageableHost) ++stats_.pageable_d2h_async;
   std::optional<SiteId> site;
@@ -152,7 +164,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     // Only a host function enqueued before the copy and not returned can be one it waits for: with none, no
     // clock is kept (a copy per engine, on the path every watched copy takes).
     if (engines_[0].host_functions_waiting() || !running_host_functions_.empty())
-      for (const OrderEngine& e : engines_) owned.waits_for.push_back(e.latest_clock(slot));
+      for (std::size_t e = 0; e < engines_.size(); ++e) owned.waits_for.push_back(engine(e).latest_clock(slot));
     owned.hold = hold_kind;
     owned.ordered_with_host_function_threads = copy.graph_has_host_nodes;
     hold(owned);
@@ -239,7 +251,7 @@ WorkStamp Checker::host_function_enqueued(StreamKey stream) {
 void Checker::host_function_returned(const WorkStamp& item) {
   std::lock_guard lock(mutex_);
   running_host_functions_.erase(item);
-  for (OrderEngine& e : engines_) e.forget_host_function(item);
+  for (OrderEngine& e : live_engines()) e.forget_host_function(item);
 }
 
 void Checker::host_function_started(const WorkStamp& item) {
@@ -248,7 +260,7 @@ void Checker::host_function_started(const WorkStamp& item) {
   // Rule 9: the function runs after its stream's earlier work. Host threads are taken as one, so every
   // thread may rely on that from now on (a thread the function starts or wakes included), as after a
   // synchronization: the copies the function follows are let go for all of them.
-  for (OrderEngine& e : engines_) e.host_function_started(item);
+  for (OrderEngine& e : live_engines()) e.host_function_started(item);
   release_known();
 }
 
@@ -261,6 +273,7 @@ void Checker::event_recorded(std::uint64_t event, StreamKey stream) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(stream);
   const EventSlot e_slot = event_slot(event);
+  before_step(engines_[0].record_facts(slot));
   on_every_engine([&](OrderEngine& e) { return e.record_event(e_slot, slot); });
 }
 
@@ -268,20 +281,21 @@ void Checker::stream_waited_event(StreamKey stream, std::uint64_t event) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(stream);
   const EventSlot e_slot = event_slot(event);
+  before_step(engines_[0].wait_facts(slot, e_slot));
   on_every_engine([&](OrderEngine& e) { return e.wait_event(slot, e_slot); });
 }
 
 void Checker::stream_synchronized(StreamKey stream) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(stream);
-  for (OrderEngine& e : engines_) e.host_synchronizes_stream(slot);
+  for (OrderEngine& e : live_engines()) e.host_synchronizes_stream(slot);
   release_known();
 }
 
 void Checker::event_synchronized(std::uint64_t event) {
   std::lock_guard lock(mutex_);
   const EventSlot slot = event_slot(event);
-  for (OrderEngine& e : engines_) e.host_synchronizes_event(slot);
+  for (OrderEngine& e : live_engines()) e.host_synchronizes_event(slot);
   release_known();
 }
 
@@ -289,7 +303,7 @@ void Checker::context_synchronized(std::uint64_t context) {
   std::lock_guard lock(mutex_);
   // The context's legacy stream may not have been seen yet; its slot makes the context known.
   (void)slot_of(StreamKey{context, 0});
-  for (OrderEngine& e : engines_) e.host_synchronizes_context(context);
+  for (OrderEngine& e : live_engines()) e.host_synchronizes_context(context);
   release_known();
 }
 
@@ -297,7 +311,7 @@ void Checker::release_known() {
   device_.forget_known(engines_[kDocumented]);
   // A copy is let go once the host knows it ran even under every deviation; until then an access the
   // documented rules allow is still a finding, one that names the deviation the program relies on.
-  auto done = [&](const Owned& o) { return engines_[kAllDeviations].host_knows(o.stamp); };
+  auto done = [&](const Owned& o) { return engine(kAllDeviations).host_knows(o.stamp); };
   for (Owned& o : owned_)
     if (done(o)) disarm(o);
   owned_.erase(std::remove_if(owned_.begin(), owned_.end(), done), owned_.end());
@@ -306,12 +320,12 @@ void Checker::release_known() {
 bool Checker::host_function_orders(std::size_t engine, const Owned& owned, const WorkStamp& host_function) const {
   // Rule 9: the function runs after the copy (its item's clock knows it), or the copy was queued behind the
   // function and waits for it to return.
-  return engines_[engine].host_function_knows(host_function, owned.stamp) ||
+  return this->engine(engine).host_function_knows(host_function, owned.stamp) ||
          (engine < owned.waits_for.size() && OrderEngine::clock_knows(owned.waits_for[engine], host_function));
 }
 
 bool Checker::racing(std::size_t engine, const Owned& owned, const Accessor& by) const {
-  if (engines_[engine].host_knows(owned.stamp)) return false;
+  if (this->engine(engine).host_knows(owned.stamp)) return false;
   switch (by.kind) {
     case Accessor::Kind::ProgramThread: return true;
     case Accessor::Kind::HostFunction: return !host_function_orders(engine, owned, by.item);

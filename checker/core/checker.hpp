@@ -11,6 +11,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -228,6 +229,11 @@ class Checker {
   // a release or a new hold made meanwhile by another thread is not undone.
   void restore_page(std::uintptr_t page);
   [[nodiscard]] CheckerStats stats() const;
+  // How many order engines take each step (the documented one alone until a deviation could tell them apart).
+  [[nodiscard]] std::size_t engines_taking_steps() const {
+    std::lock_guard lock(mutex_);
+    return live_engines_;
+  }
   // Removes every hold (a forked child, which has no CUDA, gets its memory back as it was).
   void release_everything();
 
@@ -269,6 +275,13 @@ class Checker {
   EventSlot event_slot(std::uint64_t event);
   template <class Step>
   WorkStamp on_every_engine(Step step);
+  // The engines that take each step: the documented one alone until a step the rule sets tell apart.
+  std::span<OrderEngine> live_engines() { return {engines_.data(), live_engines_}; }
+  // Engine `e` as it stands: the documented one while the others have taken no step of their own.
+  const OrderEngine& engine(std::size_t e) const { return engines_[e < live_engines_ ? e : 0]; }
+  // Before a step whose own work the rules are asked about: the first one some engine would take differently
+  // gives every engine the documented one's state, and from then on each takes every step.
+  void before_step(const conformance::StreamWorkFacts& facts);
   void release_known();
   void disarm(Owned& owned);
   std::vector<conformance::Deviation> deviations_still_racing(const Owned& owned, const Accessor& by) const;
@@ -282,6 +295,11 @@ class Checker {
   mutable std::mutex mutex_;
   PageProtector& protector_;
   std::vector<OrderEngine> engines_;  // [0] documented, [1..n] one deviation each, [n+1] all of them
+  // How many of them take each step. A deviation changes only what the rules say of some work's own steps (a
+  // small pinned upload, a marker on a blocking stream, a wait for an unrecorded event on the legacy stream):
+  // until the program enqueues such work, every engine would hold the documented one's state, so only that one
+  // takes the steps (a launch-heavy program on non-blocking streams never pays for the others).
+  std::size_t live_engines_ = 1;
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;

@@ -37,12 +37,13 @@ struct DeviceRange {
 
 // An item of device work at its call: its place in its stream, what it is ordered after (its stream's frontier
 // once it was enqueued), where it was issued, and what it touches.
+// Views of the caller's clock and ranges, for the length of the call: an item per launch copies neither.
 struct DeviceWork {
   WorkStamp stamp;
-  Clock ordered_after;
+  const Clock& ordered_after;
   std::string_view api;  // the driver call (a name that outlives the checker: a literal or CUPTI's own)
   SiteId site = 0;
-  std::vector<DeviceRange> ranges;
+  std::span<const DeviceRange> ranges;
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
   std::string_view name = {};  // a kernel's name (one that outlives the checker too)
 };

@@ -44,22 +44,31 @@ WorkStamp OrderEngine::enqueue_host_function(StreamSlot stream) {
   return item;
 }
 
+StreamWorkFacts OrderEngine::record_facts(StreamSlot stream) const {
+  return StreamWorkFacts{.stream = stream_kind(stream), .marker = true};
+}
+
+StreamWorkFacts OrderEngine::wait_facts(StreamSlot stream, EventSlot event) const {
+  return StreamWorkFacts{
+      .stream = stream_kind(stream), .marker = true, .waits_for_unrecorded_event = !recorded(event)};
+}
+
 WorkStamp OrderEngine::record_event(EventSlot event, StreamSlot stream) {
-  const StreamWorkFacts facts{.stream = stream_kind(stream), .marker = true};
+  const StreamWorkFacts facts = record_facts(stream);
   const WorkStamp item = enqueue(stream, facts);
-  Clock captured = streams_[stream].frontier;
-  // The record's own work may skip rule 2 under a deviation; the event still captures that work.
-  if (conformance::skips_implicit_sync(rules_, facts)) join_implicit_frontier(captured, stream);
+  // The event's clock is rewritten in place: a record per step of a launch loop allocates nothing.
   if (events_.size() <= event) events_.resize(event + 1);
-  events_[event] = std::move(captured);
+  std::optional<Clock>& captured = events_[event];
+  if (!captured) captured.emplace();
+  captured->assign(streams_[stream].frontier.begin(), streams_[stream].frontier.end());
+  // The record's own work may skip rule 2 under a deviation; the event still captures that work.
+  if (conformance::skips_implicit_sync(rules_, facts)) join_implicit_frontier(*captured, stream);
   return item;
 }
 
 WorkStamp OrderEngine::wait_event(StreamSlot stream, EventSlot event) {
-  const StreamWorkFacts facts{
-      .stream = stream_kind(stream), .marker = true, .waits_for_unrecorded_event = !recorded(event)};
   // Rule 3 (a never-recorded event waits for nothing).
-  return enqueue(stream, facts, recorded(event) ? &*events_[event] : nullptr);
+  return enqueue(stream, wait_facts(stream, event), recorded(event) ? &*events_[event] : nullptr);
 }
 
 void OrderEngine::host_synchronizes_stream(StreamSlot stream) {

@@ -55,6 +55,15 @@ class OrderEngine {
   // deviation lets the record's own work skip that); a wait orders later work after the latest record.
   WorkStamp record_event(EventSlot event, StreamSlot stream);
   WorkStamp wait_event(StreamSlot stream, EventSlot event);
+  // What the rules are asked of a record's and a wait's own work (the marker each enqueues).
+  [[nodiscard]] StreamWorkFacts record_facts(StreamSlot stream) const;
+  [[nodiscard]] StreamWorkFacts wait_facts(StreamSlot stream, EventSlot event) const;
+  // Becomes `other` but for its own rules: every step so far taken under them as `other` took it.
+  void take_state_of(const OrderEngine& other) {
+    const RuleSet mine = rules_;
+    *this = other;
+    rules_ = mine;
+  }
   [[nodiscard]] bool recorded(EventSlot event) const { return event < events_.size() && events_[event].has_value(); }
 
   // Rule 4: host synchronizations (a successful query says the same as a synchronize).

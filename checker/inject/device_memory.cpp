@@ -129,8 +129,8 @@ LaunchAccesses launch_accesses(CUfunction function, const char* symbol, void** k
   LaunchAccesses out{{}, layout.name, layout.known};
   if (!layout.known || layout.parameters.empty()) return out;
   const std::span<const std::byte> packed = kernel_params == nullptr ? packed_buffer(extra) : std::span<const std::byte>();
-  std::vector<KernelArgument> arguments;
-  arguments.reserve(layout.parameters.size());
+  thread_local std::vector<KernelArgument> arguments;  // its capacity kept: a launch allocates no list of them
+  arguments.clear();
   for (std::size_t i = 0; i < layout.parameters.size(); ++i) {
     const Parameter& p = layout.parameters[i];
     if (p.size < sizeof(std::uintptr_t)) continue;  // too small to hold a pointer

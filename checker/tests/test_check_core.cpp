@@ -214,6 +214,26 @@ TEST(Checker, RelyingOnTheImplicitSyncOfASmallPinnedUploadNamesTheDeviation) {
   EXPECT_NE(hit.findings[0].missing().find("small-pinned-upload-skips-implicit-sync"), std::string::npos);
 }
 
+// The deviations' engines take no step while every step is one the rules say the same of (work and markers on
+// non-blocking streams): they take the documented one's state at the first step they would take differently.
+TEST(Checker, TheDeviationsEnginesStepOnlyOnceARuleTheyChangeIsAsked) {
+  World w;
+  const StreamKey a{0, 0xa}, b{0, 0xb}, blocking{0, 0xc};
+  w.checker.stream_created(a, StreamKind::NonBlocking);
+  w.checker.stream_created(b, StreamKind::NonBlocking);
+  w.checker.stream_created(blocking, StreamKind::Blocking);
+  w.checker.event_created(0xe);
+  w.checker.copy_async(w.download(kBase, 64, a));
+  w.checker.event_recorded(0xe, a);
+  w.checker.stream_waited_event(b, 0xe);
+  w.checker.work_enqueued(b);
+  EXPECT_EQ(w.checker.engines_taking_steps(), 1u);
+  w.checker.event_recorded(0xe, blocking);  // a marker on a blocking stream: deviation 3 changes its rule
+  EXPECT_EQ(w.checker.engines_taking_steps(), conformance::kDeviationCount + 2);
+  // The copy on `a` is still held, in every engine: b's event wait does not order the host after it.
+  EXPECT_EQ(w.touch(kBase + 8, false).findings.size(), 1u);
+}
+
 TEST(Checker, FreeingOrUnregisteringMemoryACopyOwnsIsAFinding) {
   World w;
   w.checker.copy_async(w.upload(kBase + 100, 100));
