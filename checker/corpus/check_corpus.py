@@ -112,6 +112,10 @@ def load_expectations(path):
                 for key in ("hazard", "why", "lines"):
                     if not finding.get(key):
                         raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
+                needs = finding.get("needs_gpus", 1)
+                if not isinstance(needs, int) or isinstance(needs, bool) or not 1 <= needs <= 64:
+                    raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: needs_gpus {needs!r}: "
+                                   "expected a whole number of GPUs from 1 to 64")
             if "exclude" in program and not str(program["exclude"]).strip():
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: an exclusion without its reason")
             if program.get("mask") and not program.get("why_masked"):
@@ -125,12 +129,13 @@ def load_expectations(path):
     return e
 
 
-def gpu_present(hazardlab):
+def gpus_usable(hazardlab):
+    """How many GPUs the checker's own `hazardlab devices` lists here (0 where it cannot say)."""
     out = subprocess.run([hazardlab, "devices", "--json"], capture_output=True, text=True)
     try:
-        return out.returncode == 0 and len(json.loads(out.stdout).get("devices", [])) > 0
+        return len(json.loads(out.stdout).get("devices", [])) if out.returncode == 0 else 0
     except json.JSONDecodeError:
-        return False
+        return 0
 
 
 # ---- cuda-samples -------------------------------------------------------------------------------------------
@@ -397,7 +402,9 @@ def compare(name, command, cwd, masks, expected, args, env=None):
     if report:
         for p in report["processes"]:
             for f in p["findings"]:
-                access = next((fr.get("location", "") for fr in f.get("access_stack", []) if fr.get("location")), "")
+                # The program's own line: the driver's, CUPTI's and the checker's frames are not the program's.
+                access = next((fr.get("location", "") for fr in f.get("access_stack", []) if fr.get("location")
+                               and not re.match(r"lib(cuda|cupti|hazardlab-check-)", os.path.basename(fr.get("module", "")))), "")
                 row["findings"].append({"hazard": f["finding"]["hazard"], "access": access})
     # Found and not-checked end with the checker's statuses: the program's own is in the report.
     status = checked["status"]
@@ -435,7 +442,8 @@ def compare(name, command, cwd, masks, expected, args, env=None):
     if command[1:3] == ["-m", "pytest"] and plain["status"] in (2, 3, 4, 5):
         reason = next((l for l in plain["stdout"].splitlines() if l.startswith("ERROR ")), "")
         row["differences"].append(f"pytest did not run it (exit {plain['status']}) {reason}".strip())
-    listed = sorted(f["hazard"] for f in expected.get("findings", []))
+    # A finding of work between GPUs (needs_gpus) is expected only where the program saw that many.
+    listed = sorted(f["hazard"] for f in expected.get("findings", []) if f.get("needs_gpus", 1) <= getattr(args, "gpus", 1))
     seen = sorted(f["hazard"] for f in row["findings"])
     if "verdict" in expected:  # a program the checker cannot watch, with the reason the expectations give
         if row["verdict"] != expected["verdict"]["is"]:
@@ -592,7 +600,8 @@ def main(argv):
                   "-DHAZARDLAB_CORPUS_LIBRARY_EXAMPLES=PATH)")
             return 77
         os.makedirs(args.work, exist_ok=True)
-        if not gpu_present(args.hazardlab):
+        args.gpus = gpus_usable(args.hazardlab)
+        if args.gpus == 0:
             print("check_corpus: no usable GPU here: nothing run")
             return 77
         plans = [(kind, checkout) + programs_of(kind, checkout, found, args, expectations)

@@ -168,8 +168,13 @@ report = args[args.index("--json") + 1]
 command = args[args.index("--") + 1:]
 p = subprocess.run(command)
 verdict = os.environ.get("STANDIN_VERDICT", "clean")
+# STANDIN_FINDINGS=N: N races, each reported from inside the checker's own library first, then the program.
+race = {"finding": {"hazard": "cross-stream-no-event"},
+        "access_stack": [{"module": "/opt/lib/libhazardlab-check-inject.so", "location": "driver_calls.cpp:110"},
+                         {"module": "/bin/p", "location": "p.cu:364"}]}
+processes = [{"findings": [race] * int(os.environ.get("STANDIN_FINDINGS", "0"))}]
 json.dump({"verdict": verdict, "program_end": {"signalled": p.returncode < 0, "code": abs(p.returncode)},
-           "not_checked_because": [], "processes": []}, open(report, "w"))
+           "not_checked_because": [], "processes": processes}, open(report, "w"))
 sys.exit(p.returncode if verdict == "clean" else 252)
 """
 
@@ -186,6 +191,7 @@ class Comparison(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
         os.environ.pop("STANDIN_VERDICT", None)
+        os.environ.pop("STANDIN_FINDINGS", None)
 
     def compare(self, script, expected=None, masks=()):
         command = ["/bin/sh", "-c", script]
@@ -223,6 +229,31 @@ class Comparison(unittest.TestCase):
         marker = os.path.join(self.tmp.name, "runs")
         row = self.compare(f'echo x >> {marker}; test $(wc -l < {marker}) -ge 3 && kill -SEGV $$; exit 0')
         self.assertEqual(row["result"], "DIFFERENT")
+
+    # p2pBandwidthLatencyTest races once per pair of call sites: a GPU with itself each way, and two GPUs each way
+    # where it sees two. The cross-GPU findings are expected only where the harness counted two GPUs.
+    def test_a_finding_between_gpus_is_expected_only_where_there_are_that_many(self):
+        os.environ["STANDIN_VERDICT"] = "found"
+        expected = {"findings": [{"hazard": "cross-stream-no-event", "why": "w", "lines": ["p.cu:364"]}] * 2 +
+                    [{"hazard": "cross-stream-no-event", "why": "w", "needs_gpus": 2, "lines": ["p.cu:364"]}] * 2}
+        for gpus, found, result in ((1, 2, "found (expected)"), (2, 4, "found (expected)"), (2, 2, "DIFFERENT"),
+                                    (1, 4, "DIFFERENT")):
+            os.environ["STANDIN_FINDINGS"] = str(found)
+            self.args.gpus = gpus
+            row = self.compare("exit 0", expected)
+            self.assertEqual(row["result"], result, (gpus, found, row["differences"]))
+        # The row names the program's line, not the checker's own frame above it.
+        self.assertEqual(row["findings"][0]["access"], "p.cu:364")
+
+    def test_a_needs_gpus_that_is_not_a_whole_number_of_gpus_is_refused(self):
+        path = os.path.join(self.tmp.name, "e.json")
+        for bad in ("2", 0, True, 1.5):
+            with open(path, "w") as f:
+                json.dump({"schema": "hazardlab.corpus-expectations", "corpora": {"cuda-samples": {"programs": {
+                    "p": {"findings": [{"hazard": "h", "why": "w", "lines": ["l"], "needs_gpus": bad}]}}}}}, f)
+            with self.assertRaises(check_corpus.BadInput) as e:
+                check_corpus.load_expectations(path)
+            self.assertIn("needs_gpus", str(e.exception))
 
     def test_a_verdict_other_than_expected_is_a_difference(self):
         os.environ["STANDIN_VERDICT"] = "not-checked"
