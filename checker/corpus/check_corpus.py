@@ -94,16 +94,23 @@ def parse_args(argv):
     return args, corpora
 
 
-def load_expectations(path):
+def load_document(option, path, schema):
+    """A JSON file the harness is given (`option` names it in every error), with the schema it must declare."""
     try:
         with open(path) as f:
-            e = json.load(f)
+            document = json.load(f)
     except OSError as err:
-        raise BadInput(f"--expectations {path!r}: cannot be read ({err.strerror})")
+        raise BadInput(f"{option} {path!r}: cannot be read ({err.strerror})")
     except json.JSONDecodeError as err:
-        raise BadInput(f"--expectations {path!r}: not JSON ({err})")
-    if e.get("schema") != "hazardlab.corpus-expectations":
-        raise BadInput(f"--expectations {path!r}: schema is {e.get('schema')!r}, expected 'hazardlab.corpus-expectations'")
+        raise BadInput(f"{option} {path!r}: not JSON ({err})")
+    if not isinstance(document, dict) or document.get("schema") != schema:
+        found = document.get("schema") if isinstance(document, dict) else None
+        raise BadInput(f"{option} {path!r}: schema is {found!r}, expected {schema!r}")
+    return document
+
+
+def load_expectations(path):
+    e = load_document("--expectations", path, "hazardlab.corpus-expectations")
     for kind, corpus in e.get("corpora", {}).items():
         if kind not in KINDS:
             raise BadInput(f"--expectations {path!r}: corpus {kind!r} is not one of {', '.join(KINDS)}")
@@ -250,16 +257,7 @@ def samples_own_arguments(checkout):
 # test_args.json): which programs, how each builds and with which arguments is this list, beside the harness.
 def load_library_examples(path):
     """The programs of the library-examples corpus: name -> {folder, files, build, args, streams}."""
-    try:
-        with open(path) as f:
-            listing = json.load(f)
-    except OSError as err:
-        raise BadInput(f"--library-examples {path!r}: cannot be read ({err.strerror})")
-    except json.JSONDecodeError as err:
-        raise BadInput(f"--library-examples {path!r}: not JSON ({err})")
-    if listing.get("schema") != "hazardlab.library-examples":
-        raise BadInput(f"--library-examples {path!r}: schema is {listing.get('schema')!r}, expected "
-                       "'hazardlab.library-examples'")
+    listing = load_document("--library-examples", path, "hazardlab.library-examples")
     programs = listing.get("programs")
     if not isinstance(programs, dict) or not programs:
         raise BadInput(f"--library-examples {path!r}: no program listed")
