@@ -234,6 +234,23 @@ TEST(Checker, TheDeviationsEnginesStepOnlyOnceARuleTheyChangeIsAsked) {
   EXPECT_EQ(w.touch(kBase + 8, false).findings.size(), 1u);
 }
 
+// The same program with a kernel on the legacy stream reading one pinned byte in the small upload's place: the
+// kernel waits for b's copy under every engine (the deviation is about small pinned uploads, not kernels), so
+// once b2 is synchronized nothing is held.
+TEST(Checker, AKernelsHoldOnPinnedMemoryIsNoSmallUploadForTheDeviation) {
+  World w;
+  const StreamKey legacy{0, 0}, b{0, 0xb}, b2{0, 0xb2};
+  w.checker.stream_created(b, StreamKind::Blocking);
+  w.checker.stream_created(b2, StreamKind::Blocking);
+  w.checker.copy_async(w.download(kBase, 64, b));
+  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase + 4 * kPage, 1)};
+  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", legacy, input, {MemoryKind::Device, {}}, 1, 7, false, false, {}, "k"});
+  w.checker.work_enqueued(b2);
+  w.checker.stream_synchronized(b2);
+  EXPECT_TRUE(w.touch(kBase + 8, false).findings.empty());
+  EXPECT_FALSE(w.touch(kBase + 8, false).ours);
+}
+
 TEST(Checker, FreeingOrUnregisteringMemoryACopyOwnsIsAFinding) {
   World w;
   w.checker.copy_async(w.upload(kBase + 100, 100));
