@@ -154,13 +154,11 @@ std::string Finding::missing() const {
     }
     return text;
   }
-  if (!copy.kernel.empty())
-    return "no synchronization of the host with the kernel between its launch and this access: no "
-           "cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful cudaEventQuery) of an event "
-           "recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits for it";
-  return "no synchronization of the host with the copy between the copy call and this access: no "
-         "cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful cudaEventQuery) of an event "
-         "recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits for it";
+  const std::string_view owner = copy.kernel.empty() ? "the copy between the copy call" : "the kernel between its launch";
+  return "no synchronization of the host with " + std::string(owner) +
+         " and this access: no cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful "
+         "cudaEventQuery) of an event recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits "
+         "for it";
 }
 
 std::string Finding::smallest_fix() const {

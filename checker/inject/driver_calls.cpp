@@ -158,7 +158,6 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
            std::string_view kernel = {}) {
   Injection& in = injection();
   const bool holds = src.kind == MemoryKind::PinnedHost || dst.kind == MemoryKind::PinnedHost;
-  bool captured = false;  // asked of the driver once: recorded into a stream capture, not run
   if (holds && !graph_node) {
     if (const std::optional<CUgraph> graph = capture_graph(handle)) {
       // Recorded into a graph being built, not issued: each launch of the graph issues it.
@@ -181,9 +180,9 @@ void issue(const char* api, CUstream handle, StreamKey stream, CopyEnd src, Copy
                    "checker put its own back in front and passes the program's handler every fault that is not the "
                    "checker's (accesses while it was replaced were not watched)");
   // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
-  // device's half does not follow yet. (A copy with a pinned end returned above if it was captured.)
-  if (!holds || graph_node) captured = graph_node || capturing(handle);
-  if (captured) device.clear();
+  // device's half does not follow yet. A copy with a pinned end was asked above, and returned if it was captured:
+  // the driver is asked once.
+  if (graph_node || (!holds && capturing(handle))) device.clear();
   in.checker.copy_async(
       AsyncCopy{api, stream, src, dst, bytes, 0, graph_node, graph_has_host_nodes, std::move(device), kernel},
       [] { return capture_site(); });
