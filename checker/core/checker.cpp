@@ -199,20 +199,37 @@ WorkStamp Checker::enqueue_device_work(StreamKey stream, const DeviceWorkItem& i
   const StreamSlot slot = slot_of(stream);
   const StreamWorkFacts facts{.stream = engines_[0].stream_kind(slot)};
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
-  if (!item.ranges.empty())
+  if (!item.ranges.empty() || item.footprint != 0)
     device_accesses(slot, stamp, api_name(item.api), item.kind, item.kernel.empty() ? "" : api_name(item.kernel),
-                    item.ranges, site);
+                    item.ranges, site, item.footprint);
   return stamp;
 }
 
 void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site) {
+                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
+                              FootprintTicket footprint) {
   // The documented rules decide the device's half: a deviation was measured on copies the host waits for, not
   // on the order of work between streams.
   const OrderEngine& order = engines_[kDocumented];
   const SiteId named = order.stream_count() > 1 ? site.get() : 0;
-  const std::vector<DeviceConflict> found =
-      device_.enqueued(DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel});
+  // A kernel's bytes come from the rule until its footprint replaces them (footprint_order.hpp).
+  const RangeSource source = kind == DeviceWorkKind::Kernel ? RangeSource::PointedElement : RangeSource::Named;
+  record_races(device_in_order_.enqueued(
+      DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel, source}, footprint));
+}
+
+void Checker::kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact) {
+  std::lock_guard lock(mutex_);
+  record_races(device_in_order_.footprint(ticket, std::move(exact)));
+}
+
+void Checker::give_up_footprints() {
+  std::lock_guard lock(mutex_);
+  record_races(device_in_order_.give_up_waiting());
+}
+
+void Checker::record_races(const std::vector<DeviceConflict>& found) {
+  const OrderEngine& order = engines_[kDocumented];
   for (const DeviceConflict& c : found) {
     Finding f;
     f.kind = FindingKind::DeviceWorkRace;
@@ -232,12 +249,12 @@ void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::stri
 DeviceWorkFacts Checker::work_facts(const DeviceAccess& access) const {
   return DeviceWorkFacts{std::string(access.api), stream_of_slot_.at(access.stamp.stream).handle,
                          engines_[kDocumented].stream_kind(access.stamp.stream), access.work, access.kind,
-                         std::string(access.name)};
+                         std::string(access.name), access.source};
 }
 
 void Checker::device_memory_renewed(std::uintptr_t begin, std::uintptr_t end) {
   std::lock_guard lock(mutex_);
-  device_.forget(begin, end);
+  device_in_order_.forget(begin, end);
 }
 
 std::vector<Finding> Checker::take_races() {
@@ -311,7 +328,7 @@ void Checker::context_synchronized(std::uint64_t context) {
 }
 
 void Checker::release_known() {
-  device_.forget_known(engines_[kDocumented]);
+  device_in_order_.host_knows(engines_[kDocumented].host_clock());
   // A copy is let go once the host knows it ran even under every deviation; until then an access the
   // documented rules allow is still a finding, one that names the deviation the program relies on.
   auto done = [&](const Owned& o) { return engine(kAllDeviations).host_knows(o.stamp); };

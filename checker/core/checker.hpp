@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "checker/core/device_conflicts.hpp"
+#include "checker/core/footprint_order.hpp"
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
 #include "checker/core/pages.hpp"
@@ -111,6 +112,8 @@ struct DeviceWorkItem {
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
   std::vector<DeviceRange> ranges;
   std::string_view kernel = {};  // a launch's kernel name
+  // A launch whose exact footprint will be recorded: `ranges` are the rule's, judged only if it never comes.
+  FootprintTicket footprint = 0;
 };
 
 // Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
@@ -189,6 +192,11 @@ class Checker {
   }
   // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
   void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
+  // A launch's exact footprint, recorded as it ran (checker/footprints/), or nullopt: it will never come, and the
+  // rule's ranges judge the launch. Its races, and those of the work it held up, become findings (take_races).
+  void kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact);
+  // No footprint still awaited will come (the process ends): the rule judges those launches.
+  void give_up_footprints();
   // The races found since the last call, each a DeviceWorkRace finding.
   std::vector<Finding> take_races();
   WorkStamp work_enqueued(StreamKey stream);
@@ -253,7 +261,9 @@ class Checker {
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site);
+                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
+                       FootprintTicket footprint = 0);
+  void record_races(const std::vector<DeviceConflict>& found);
   [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
   bool sampled_in(const HostFootprint& footprint, Hold hold);
   // The driver call's name, kept once: a watched copy then allocates no string of its own.
@@ -317,6 +327,7 @@ class Checker {
   EventSlot next_event_slot_ = 0;
   CheckerStats stats_;
   DeviceConflicts device_;
+  FootprintOrder device_in_order_{device_};  // judges device_'s items in enqueue order, kernels once measured
   std::vector<Finding> races_;
 };
 

@@ -54,7 +54,7 @@ std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
   std::vector<DeviceConflict> found;
   for (const DeviceRange& range : work.ranges) {
     if (range.begin >= range.end) continue;
-    const DeviceAccess access{work.stamp, work.api, work.site, range.kind, work.kind, work.name};
+    const DeviceAccess access{work.stamp, work.api, work.site, range.kind, work.kind, work.name, work.source};
     split_at(range.begin);
     split_at(range.end);
     std::uintptr_t at = range.begin;
@@ -78,11 +78,12 @@ std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
   return found;
 }
 
-void DeviceConflicts::forget_known(const OrderEngine& order) {
+void DeviceConflicts::forget_known(const Clock& host_clock) {
+  const auto known = [&](const DeviceAccess& a) { return OrderEngine::clock_knows(host_clock, a.stamp); };
   for (auto cell = cells_.begin(); cell != cells_.end();) {
     Cell& c = cell->second;
-    if (c.write && order.host_knows(c.write->stamp)) c.write.reset();
-    std::erase_if(c.reads, [&](const DeviceAccess& read) { return order.host_knows(read.stamp); });
+    if (c.write && known(*c.write)) c.write.reset();
+    std::erase_if(c.reads, known);
     cell = !c.write && c.reads.empty() ? cells_.erase(cell) : std::next(cell);
   }
 }

@@ -46,6 +46,7 @@ struct DeviceWork {
   std::span<const DeviceRange> ranges;
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
   std::string_view name = {};  // a kernel's name (one that outlives the checker too)
+  RangeSource source = RangeSource::Named;
 };
 
 // One side of a race, as remembered.
@@ -56,6 +57,7 @@ struct DeviceAccess {
   DeviceAccessKind kind = DeviceAccessKind::Read;
   DeviceWorkKind work = DeviceWorkKind::Kernel;
   std::string_view name = {};
+  RangeSource source = RangeSource::Named;
 };
 
 // Two items that race, the earlier one enqueued first.
@@ -73,7 +75,9 @@ class DeviceConflicts {
   std::vector<DeviceConflict> enqueued(const DeviceWork& work);
   // The host has synchronized with some work: every item enqueued from now on is ordered after what the host
   // knows, so that work can race with nothing later and is forgotten.
-  void forget_known(const OrderEngine& order);
+  void forget_known(const OrderEngine& order) { forget_known(order.host_clock()); }
+  // The same, with what the host knew at a given moment (footprint_order.hpp keeps such moments).
+  void forget_known(const Clock& host_clock);
   // The memory no longer holds what earlier work touched: a synchronous free (it waits for the device), or a
   // block a stream-ordered pool handed out again (the pool orders its new owner after the free that returned
   // it; a use the free raced with was found at the free).

@@ -44,6 +44,19 @@ const char* verb(DeviceAccessKind kind) {
   return "?";
 }
 
+// Which bytes of a kernel side were judged: its recorded footprint, or the rule where none could be had.
+std::string judged_by(const DeviceRace& r) {
+  std::string text;
+  for (const DeviceWorkFacts* w : {&r.earlier, &r.later}) {
+    if (w->work != DeviceWorkKind::Kernel || w->source == RangeSource::Named) continue;
+    text += w->source == RangeSource::Recorded
+                ? " (kernel " + w->kernel + ": the bytes it touched, as recorded while it ran)"
+                : " (kernel " + w->kernel + ": its footprint was not recorded, so the rule judged it: the element each "
+                  "pointer argument points to, read or written as its signature says)";
+  }
+  return text;
+}
+
 std::string race_what(const DeviceRace& r, std::uintptr_t address) {
   std::ostringstream out;
   if (r.later.work == DeviceWorkKind::FreeAsync) {
@@ -57,6 +70,7 @@ std::string race_what(const DeviceRace& r, std::uintptr_t address) {
     out << work_text(r.later) << " " << verb(r.later.access) << " device memory at " << hex(address) << " that "
         << work_text(r.earlier) << ", enqueued before it, " << verb(r.earlier.access) << ", and nothing orders the two";
   }
+  out << judged_by(r);
   return out.str();
 }
 

@@ -34,8 +34,14 @@ std::string_view to_string(FindingKind kind);
 // may only read, and a false alarm in correct code is worse than a race missed).
 enum class DeviceAccessKind { Read, Write, MayWrite };
 enum class DeviceWorkKind { Copy, Memset, Kernel, FreeAsync };
+// How the device bytes of an item of device work were known: named by its call (a copy, a memset, a free: exactly),
+// recorded by the device while the kernel ran (its exact footprint: checker/footprints/), or, for a kernel whose
+// footprint could not be had, the rule: the element each pointer argument points to, read or written as the
+// kernel's signature says (kernel_ranges in device_conflicts.hpp). A finding says which judged each side.
+enum class RangeSource { Named, Recorded, PointedElement };
 std::string_view to_string(DeviceAccessKind kind);
 std::string_view to_string(DeviceWorkKind kind);
+std::string_view to_string(RangeSource source);
 
 // The kinds of host memory the checker tells apart (from what it saw allocate or register them).
 enum class PinnedKind { HostAlloc, WriteCombined, Registered };
@@ -71,6 +77,7 @@ struct DeviceWorkFacts {
   DeviceWorkKind work = DeviceWorkKind::Kernel;
   DeviceAccessKind access = DeviceAccessKind::Read;
   std::string kernel;        // the kernel's name, for a launch ("" otherwise)
+  RangeSource source = RangeSource::Named;  // how its bytes were known
 };
 
 // A race between two items of device work: the earlier enqueued and the later. Their sites are the finding's

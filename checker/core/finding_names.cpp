@@ -34,6 +34,15 @@ std::string_view to_string(DeviceWorkKind kind) {
   return "?";
 }
 
+std::string_view to_string(RangeSource source) {
+  switch (source) {
+    case RangeSource::Named: return "named";
+    case RangeSource::Recorded: return "recorded";
+    case RangeSource::PointedElement: return "pointed-element";
+  }
+  return "?";
+}
+
 std::string_view to_string(PinnedKind kind) {
   switch (kind) {
     case PinnedKind::HostAlloc: return "pinned";

@@ -78,6 +78,7 @@ class OrderEngine {
 
   // Has the host synchronized with this work? Is a host function ordered after it (by its item's clock)?
   [[nodiscard]] bool host_knows(const WorkStamp& work) const { return known(host_, work); }
+  [[nodiscard]] const Clock& host_clock() const { return host_; }
   [[nodiscard]] bool host_function_knows(const WorkStamp& host_function, const WorkStamp& work) const;
   // The clock of the stream's latest item: what it waits for (taken for a copy when it is issued).
   [[nodiscard]] const Clock& latest_clock(StreamSlot stream) const { return streams_.at(stream).frontier; }

@@ -28,7 +28,8 @@ nlohmann::json work_facts(const DeviceWorkFacts& w) {
           {key::stream_kind, to_string(w.stream_kind)},
           {key::work, to_string(w.work)},
           {key::access, to_string(w.access)},
-          {key::kernel, w.kernel}};
+          {key::kernel, w.kernel},
+          {key::source, to_string(w.source)}};
 }
 
 // What the log carries of a finding: the facts the reader reads back, no derived sentence.

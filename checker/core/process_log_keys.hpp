@@ -33,7 +33,7 @@ constexpr const char *copies_watched = "copies_watched", *pageable_d2h_async = "
                      *copies_sampled_out = "copies_sampled_out";
 // A race between two items of device work.
 constexpr const char *race = "race", *earlier = "earlier", *later = "later", *work = "work", *access = "access",
-                     *kernel = "kernel", *python = "python";
+                     *kernel = "kernel", *python = "python", *source = "source";
 }  // namespace key
 
 // The words a finding's enumerations are written as, in the order the reader accepts them.
@@ -44,6 +44,7 @@ constexpr DeviceWorkKind kDeviceWorkKinds[] = {DeviceWorkKind::Copy, DeviceWorkK
                                                DeviceWorkKind::FreeAsync};
 constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write,
                                                    DeviceAccessKind::MayWrite};
+constexpr RangeSource kRangeSources[] = {RangeSource::Named, RangeSource::Recorded, RangeSource::PointedElement};
 constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered};
 
 constexpr conformance::StreamKind kStreamKinds[] = {conformance::StreamKind::Legacy, conformance::StreamKind::Blocking,

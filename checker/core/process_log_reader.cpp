@@ -49,6 +49,7 @@ DeviceWorkFacts work_from(Fields w) {
   facts.work = w.word(key::work, kDeviceWorkKinds);
   facts.access = w.word(key::access, kDeviceAccessKinds);
   facts.kernel = w.text(key::kernel);
+  facts.source = w.word(key::source, kRangeSources);
   w.done();
   return facts;
 }

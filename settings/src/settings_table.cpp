@@ -153,6 +153,24 @@ constexpr SettingDeclaration kCheckProtection{
     "which close a held page for every thread but the one whose access is let through, with a system call "
     "per copy), `mprotect`, or `auto` (range keys where the CPU and kernel offer keys, else mprotect)"};
 
+// The measuring tools of checker/footprints/ and checker/benchmarks/, preloaded into a program by hand.
+constexpr SettingDeclaration kFootprintMode{
+    "HL_FOOTPRINT_MODE", T::Choice, "record", "off, null, record",
+    "the footprint probe: `off` (subscribed, nothing patched), `null` (every kernel patched, nothing recorded) "
+    "or `record` (each launch's read and write hulls per allocation)"};
+constexpr SettingDeclaration kFootprintPatch{"HL_FOOTPRINT_PATCH", T::Path, "`footprint_patch.fatbin`", "a file",
+                                             "the footprint probe's device patch (built beside it)"};
+constexpr SettingDeclaration kFootprintCupti{"HL_FOOTPRINT_CUPTI", T::Flag, "0", "a flag",
+                                             "1: the footprint probe also subscribes to CUPTI and counts launches"};
+constexpr SettingDeclaration kFootprintPrint{"HL_FOOTPRINT_PRINT", T::Count, "0", "0 to 100000",
+                                             "the footprint probe prints the first N launches' footprints at exit",
+                                             0, 100000};
+constexpr SettingDeclaration kProfileOut{"HL_PROFILE_OUT", T::Path, "unset", "a file",
+                                         "set: the launching-thread profiler samples the main thread, writes here"};
+constexpr SettingDeclaration kProfileIntervalUs{"HL_PROFILE_INTERVAL_US", T::Count, "200", "50 to 1000000",
+                                                "microseconds between the launching-thread profiler's samples", 50,
+                                                1'000'000};
+
 }  // namespace setting
 
 namespace {
@@ -192,7 +210,13 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckSample,
                                setting::kCheckEveryOccurrence,
                                setting::kCheckKernelsOwnMappedMemory,
-                               setting::kCheckProtection};
+                               setting::kCheckProtection,
+                               setting::kFootprintMode,
+                               setting::kFootprintPatch,
+                               setting::kFootprintCupti,
+                               setting::kFootprintPrint,
+                               setting::kProfileOut,
+                               setting::kProfileIntervalUs};
 
 }  // namespace
 

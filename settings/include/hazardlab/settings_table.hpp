@@ -75,6 +75,12 @@ extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
 extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
 extern const SettingDeclaration kCheckProtection;
+extern const SettingDeclaration kFootprintMode;
+extern const SettingDeclaration kFootprintPatch;
+extern const SettingDeclaration kFootprintCupti;
+extern const SettingDeclaration kFootprintPrint;
+extern const SettingDeclaration kProfileOut;
+extern const SettingDeclaration kProfileIntervalUs;
 }  // namespace setting
 
 // The whole table, in the order `hazardlab settings` lists it.
