@@ -9,9 +9,9 @@ import tempfile
 
 from bounded_runs import run_bounded
 
-# The protection a checked run asks for, as the programs' driver (checker/programs/expect_check.py) spells it.
+# The protection a checked run asks for, as the programs' driver (checker/programs/checked_report.py) spells it.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "programs"))
-from expect_check import BACKEND_ASKED  # noqa: E402
+from checked_report import BACKEND_ASKED  # noqa: E402
 
 # Iterations per run by size, for runs of a few tenths of a second: with 4000 at 4 KiB (30 ms a run on an H100
 # host), the medians of checked runs spread from 7.4 to 17.6 us an iteration; with 50000, from 8.7 to 9.5 us.

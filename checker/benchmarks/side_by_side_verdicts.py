@@ -7,7 +7,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "programs"))
-from expect_check import frames  # noqa: E402  (a stack's functions, an inlined one named by its line)
+from checked_report import frames  # noqa: E402  (a stack's functions, an inlined one named by its line)
 
 CSAN = "CSAN detected a possible data race"
 SUMMARY = re.compile(r"(?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)")
