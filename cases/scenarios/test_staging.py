@@ -141,6 +141,25 @@ class StageUnpacked(unittest.TestCase):
         rc, out = self.stage()
         self.assertEqual(rc, 0, out)
 
+    def test_a_list_of_its_own_name_that_it_did_not_write_is_kept(self):
+        self.prefix.mkdir()
+        (self.prefix / ".stage-deps-files").write_text("my notes\n")
+        rc, out = self.stage("--replace")
+        self.assertEqual(rc, 2, out)
+        self.assertEqual((self.prefix / ".stage-deps-files").read_text(), "my notes\n")
+        self.assertFalse((self.prefix / "include").exists())
+
+    def test_a_link_or_file_on_the_way_to_a_file_is_never_followed(self):
+        elsewhere = self.tmp / "elsewhere"
+        elsewhere.mkdir()
+        self.prefix.mkdir()
+        (self.prefix / "include").symlink_to(elsewhere)
+        (self.prefix / "lib").write_text("a file where a folder goes\n")
+        before = tree(self.tmp)
+        rc, out = self.stage("--replace")
+        self.assertEqual(rc, 2, out)
+        self.assertEqual(tree(self.tmp), before, "the copy went through a link, or beside a refusal")
+
     def test_a_link_or_folder_in_the_way_is_never_replaced(self):
         self.header.parent.mkdir(parents=True)
         self.header.symlink_to("/etc/hostname")
