@@ -49,4 +49,23 @@ inline CLI::Validator executable_file() {
       "PROGRAM");
 }
 
+// A file to write: not blank, not a folder, and in a folder that exists (checked when the command line is read,
+// before any work, not when the file is written at the end).
+inline CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+          return "'" + text + "' is not allowed; expected a file to write, not a blank";
+        std::error_code ec;
+        const std::filesystem::path path(text);
+        if (std::filesystem::is_directory(path, ec))
+          return "'" + text + "' is not allowed; it is a folder, expected a file to write";
+        const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
+        if (!std::filesystem::is_directory(parent, ec))
+          return "'" + text + "' is not allowed; its folder " + parent.string() + " does not exist";
+        return {};
+      },
+      "FILE");
+}
+
 }  // namespace hazardlab::cli
