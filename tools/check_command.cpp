@@ -52,12 +52,14 @@ int check_main(int argc, char** argv) {
       ->transform(cli::whole_number(1, setting::kCheckSample.max));
   bool every_occurrence = false, kernels_own_mapped_memory = false;
   app.add_flag("--every-occurrence", every_occurrence,
-               "report every conflicting access (each copy's first), not one per pair of call sites");
+               "report every conflicting access (each copy's first), not one per pair of call sites")
+      ->check(cli::flag_value());
   app.add_flag("--kernels-own-mapped-memory", kernels_own_mapped_memory,
                "a kernel handed a pointer into pinned host memory owns the bytes it points to while it may run, as "
                "a copy owns its host end: a host access meanwhile is a finding. Off by default: a host and a kernel "
                "may talk through mapped memory while it runs (system-scope atomics and __threadfence_system, a "
-               "flag the kernel spins on), which the checker cannot see and would call a race");
+               "flag the kernel spins on), which the checker cannot see and would call a race")
+      ->check(cli::flag_value());
   std::string protection;
   app.add_option("--protection", protection,
                  "how owned pages are protected: auto (range keys where the CPU and kernel offer memory "

@@ -79,6 +79,12 @@ def main(tool):
         expect(program_saw() == "1 1", f"not given, the environment's settings stand: {program_saw()!r}")
         run([tool, "check", "--every-occurrence", "--", flags])
         expect(program_saw() == "1", f"--every-occurrence alone: {program_saw()!r}")
+        # A flag's value is true or false (1 or 0): CLI11 alone would take any number as true.
+        for word in ("--every-occurrence=2", "--kernels-own-mapped-memory=maybe", "--every-occurrence=TRUE"):
+            value = word.split("=")[1]
+            rc, out = run([tool, "check", word, "--", "true"])
+            expect(rc == 2 and f"'{value}' is not allowed; expected true or false" in out,
+                   f"{word} is refused with exit 2 ({rc}): {out.strip()[-200:]}")
         # --source-root says where SARIF's paths start: without --sarif it would do nothing.
         for root in (work, os.path.join(work, "missing")):
             rc, out = run([tool, "check", "--source-root", root, "--", "true"])
