@@ -50,13 +50,16 @@ int check_main(int argc, char** argv) {
                  "the faster mode: watch each host range's first N copies, then one in N (the report says how many "
                  "were left out; a hazard only in those is not found)")
       ->transform(cli::whole_number(1, setting::kCheckSample.max));
-  app.add_flag("--every-occurrence", options.every_occurrence,
-               "report every conflicting access (each copy's first), not one per pair of call sites");
-  app.add_flag("--kernels-own-mapped-memory", options.kernels_own_mapped_memory,
+  bool every_occurrence = false, kernels_own_mapped_memory = false;
+  app.add_flag("--every-occurrence", every_occurrence,
+               "report every conflicting access (each copy's first), not one per pair of call sites")
+      ->check(cli::flag_value());
+  app.add_flag("--kernels-own-mapped-memory", kernels_own_mapped_memory,
                "a kernel handed a pointer into pinned host memory owns the bytes it points to while it may run, as "
                "a copy owns its host end: a host access meanwhile is a finding. Off by default: a host and a kernel "
                "may talk through mapped memory while it runs (system-scope atomics and __threadfence_system, a "
-               "flag the kernel spins on), which the checker cannot see and would call a race");
+               "flag the kernel spins on), which the checker cannot see and would call a race")
+      ->check(cli::flag_value());
   std::string protection;
   app.add_option("--protection", protection,
                  "how owned pages are protected: auto (range keys where the CPU and kernel offer memory "
@@ -83,6 +86,13 @@ int check_main(int argc, char** argv) {
                        "[ARGS...]");
     }
     if (!protection.empty()) options.protection = check::protection_request_given("--protection", protection);
+    // A flag given either way wins over the HL_CHECK_* setting the program would inherit.
+    if (app.count("--every-occurrence") > 0) options.every_occurrence = every_occurrence;
+    if (app.count("--kernels-own-mapped-memory") > 0) options.kernels_own_mapped_memory = kernels_own_mapped_memory;
+    if (app.count("--source-root") > 0 && !options.sarif) {
+      throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
+                       "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");
+    }
     // SARIF's rules carry each hazard's explanation, from the registry `hazardlab explain` reads.
     options.explanation = [](std::string_view id) -> std::optional<check::HazardExplanation> {
       const Hazard* h = Registry::instance().find(id);

@@ -49,4 +49,35 @@ inline CLI::Validator executable_file() {
       "PROGRAM");
 }
 
+// A flag's value given in the same word (--flag=false): true or false, or 1 or 0. CLI11 would take any number for
+// true ("--flag=2"), a slip that is never meant.
+inline CLI::Validator flag_value() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        for (const char* allowed : {"true", "false", "1", "0"})
+          if (text == allowed) return {};
+        return "'" + text + "' is not allowed; expected true or false (or 1 or 0), or the flag alone";
+      },
+      "BOOL");
+}
+
+// A file to write: not blank, not a folder, and in a folder that exists (checked when the command line is read,
+// before any work, not when the file is written at the end).
+inline CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+          return "'" + text + "' is not allowed; expected a file to write, not a blank";
+        std::error_code ec;
+        const std::filesystem::path path(text);
+        if (std::filesystem::is_directory(path, ec))
+          return "'" + text + "' is not allowed; it is a folder, expected a file to write";
+        const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
+        if (!std::filesystem::is_directory(parent, ec))
+          return "'" + text + "' is not allowed; its folder " + parent.string() + " does not exist";
+        return {};
+      },
+      "FILE");
+}
+
 }  // namespace hazardlab::cli

@@ -21,6 +21,8 @@
 #include "hazardlab/publish.hpp"
 #include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
+#include "hazardlab/setting_source.hpp"
+#include "hazardlab/settings_table.hpp"
 #include "perf/checks.hpp"
 #include "perf/reference.hpp"
 #include "program_paths.hpp"
@@ -45,11 +47,21 @@ int merge_in_report_tool(int argc, char** argv) {
                                         std::strerror(errno));
 }
 
-// A duration is a soak's: given to another profile it would be recorded and ignored.
+// A duration is a soak's: given to another profile, on the command line or in the environment, it would be
+// recorded and ignored.
 void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
-  if (!g.soak_duration.empty() && settings.profile != RunProfile::Soak) {
+  if (settings.profile == RunProfile::Soak) return;
+  const std::string profile(to_string(settings.profile));
+  if (!g.soak_duration.empty()) {
     throw UsageError("--duration " + g.soak_duration + " applies only to --profile soak (this run's profile is " +
-                     std::string(to_string(settings.profile)) + "); give --profile soak, or leave --duration out");
+                     profile + "); give --profile soak, or leave --duration out");
+  }
+  const SettingSource environment = SettingSource::from_environment();
+  if (const std::string* duration = environment.text(setting::kSoakDuration); environment.given(setting::kSoakDuration)) {
+    const std::string name(setting::kSoakDuration.name), profile_name(setting::kProfile.name);
+    throw UsageError(name + "='" + (duration ? *duration : std::string()) + "' applies only to the soak profile (this "
+                     "run's profile is " + profile + "); set " + profile_name + "=soak (or --profile soak), or unset " +
+                     name);
   }
 }
 

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "cli_checks.hpp"
 #include "cuda/check.hpp"
 #include "cuda/device.hpp"
 #include "cuda/device_memory.hpp"
@@ -31,6 +32,7 @@
 #include "hazardlab/number_option.hpp"
 #include "hazardlab/run_main.hpp"
 #include "hold/gate.hpp"
+#include "perf/host_lock.hpp"
 #include "perf/interference.hpp"
 #include "perf/perf.hpp"
 #include "perf/statistics.hpp"
@@ -280,7 +282,11 @@ int main(int argc, char** argv) {
   app.add_option("--mib", mib, "bytes of each copy, in MiB (one pinned buffer of it per GPU)")
       ->transform(cli::whole_number(1, 4096));
   app.add_option("--copies", copies, "copies in each timed loop")->transform(cli::whole_number(1, 1000));
-  app.add_option("--json", json, "also write every figure and the decision to this file");
-  return run_main("hazardlab-host-interference", app, argc, argv,
-                  [&]() -> int { return measure(rounds, static_cast<std::size_t>(mib) << 20, copies, json); });
+  app.add_option("--json", json, "also write every figure and the decision to this file")->check(cli::output_file());
+  return run_main("hazardlab-host-interference", app, argc, argv, [&]() -> int {
+    // The setting this measurement decides is read as the suite reads it: a word that is no kind is refused here,
+    // before anything is measured, as it is at the suite's start.
+    (void)timed_turns_from_environment();
+    return measure(rounds, static_cast<std::size_t>(mib) << 20, copies, json);
+  });
 }

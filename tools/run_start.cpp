@@ -1,15 +1,13 @@
 #include "run_start.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
-#include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <ostream>
 #include <sstream>
 #include <stdexcept>
 
+#include "ctest_resource_spec.hpp"
 #include "cuda/device.hpp"
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/perf_store.hpp"
@@ -80,26 +78,10 @@ std::vector<int> device_indexes(const DeviceInventory& inventory) {
 }
 
 // The GPUs of this machine, and ctest's resource spec of them where the registration asked for it (its file,
-// else empty): ctest reads it once every test is registered, and hands each hazardlab_add_gpu_test one of these
-// GPUs. One file per ctest (its pid), since several may start at once on one build tree with other GPUs visible;
-// the files of ctests that have ended are removed.
+// else empty; ctest_resource_spec.hpp).
 std::vector<int> planned_devices(const ManifestRequest& request, fs::path& spec) {
   const std::vector<int> devices = device_indexes(discover_devices());
-  if (request.resource_spec_dir.empty()) return devices;
-  const long owner = static_cast<long>(::getppid());
-  fs::create_directories(request.resource_spec_dir);
-  const auto ended = [owner](const std::string& name) {
-    long pid = 0;
-    return name.starts_with("ctest-") && name.ends_with(".json") &&
-           std::sscanf(name.c_str(), "ctest-%ld.json", &pid) == 1 && pid != owner &&
-           ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
-  };
-  for (const fs::directory_entry& e : fs::directory_iterator(request.resource_spec_dir)) {
-    std::error_code ignored;
-    if (ended(e.path().filename().string())) fs::remove(e.path(), ignored);
-  }
-  spec = absolute_path(request.resource_spec_dir / ("ctest-" + std::to_string(owner) + ".json"));
-  write_file_atomically(spec, gpu_resource_spec(devices));
+  spec = write_ctest_resource_spec(request.resource_spec_dir, static_cast<long>(::getppid()), devices);
   return devices;
 }
 

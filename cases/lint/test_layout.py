@@ -31,6 +31,7 @@ from pathlib import Path
 
 MAX_LINES = 250
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".cu", ".cuh"}
+PYTHON_SUFFIX = ".py"  # capped in checker/ too (checker_layers)
 
 
 def declared_folders(harness: Path) -> list[str]:
@@ -427,7 +428,8 @@ def declared_checker_layers(root: Path) -> list[str]:
 
 def checker_layers(root: Path) -> list[str]:
     """Every file of checker/ sits in a declared room (or is the room's CMakeLists or README), a room includes only
-    rooms declared before it, and no source outside tests/ passes MAX_LINES unless CHECKER_LONG_SOURCES names it."""
+    rooms declared before it, and no source outside tests/ (C++, CUDA or Python; a test_*.py beside its file is a
+    test) passes MAX_LINES unless CHECKER_LONG_SOURCES names it."""
     checker = root / "checker"
     if not (checker / "CMakeLists.txt").exists():
         return []
@@ -445,9 +447,18 @@ def checker_layers(root: Path) -> list[str]:
         if room not in layers:
             problems.append(f"checker/{relative}: not in one of the declared rooms {layers}")
             continue
+        name = f"checker/{relative}"
+        if path.suffix == PYTHON_SUFFIX:
+            # Python sources hold the same cap (the drivers, the pytest plugin); a test beside its file (test_*.py)
+            # and the tests/ room are tests, which have none.
+            lines = len(path.read_text(errors="replace").splitlines())
+            if (room != "tests" and not path.name.startswith("test_") and lines > MAX_LINES
+                    and name not in CHECKER_LONG_SOURCES):
+                problems.append(f"{name}: {lines} lines, more than {MAX_LINES}: split it into modules of one idea "
+                                "each, or name it in CHECKER_LONG_SOURCES with its reason")
+            continue
         if path.suffix not in SOURCE_SUFFIXES:
             continue
-        name = f"checker/{relative}"
         lines = len(path.read_text().splitlines())
         if room != "tests" and lines > MAX_LINES and name not in CHECKER_LONG_SOURCES:
             problems.append(f"{name}: {lines} lines, more than {MAX_LINES}: split it by idea, or name it in "
@@ -521,6 +532,24 @@ def source_cap_self_test() -> list[str]:
                    for p in sources_within_the_cap(root, {"tools/long.cpp": "why", "tools/short.cpp": "why"})):
             failures.append("sources_within_the_cap holds on a short source named as too long")
     return failures
+
+
+def checker_python_cap_self_test() -> list[str]:
+    """The cap on checker/'s Python holds on a long test (test_*.py beside its file, or in tests/) and fails on a long
+    driver."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        (root / "checker").mkdir()
+        (root / "checker" / "CMakeLists.txt").write_text("set(HAZARDLAB_CHECKER_LAYERS\n  corpus\n  tests)\n")
+        for relative in ("checker/corpus/test_long.py", "checker/tests/long.py", "checker/corpus/short.py"):
+            (root / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / relative).write_text("x = 1\n" * (MAX_LINES + 1 if "long" in relative else 3))
+        if checker_layers(root):
+            return [f"checker_layers: long Python tests are capped: {checker_layers(root)}"]
+        (root / "checker" / "corpus" / "long_driver.py").write_text("x = 1\n" * (MAX_LINES + 1))
+        if not any("checker/corpus/long_driver.py: 251 lines" in p for p in checker_layers(root)):
+            return ["checker_layers holds on a long Python driver that nothing names"]
+    return []
 
 
 FAULT_ROOM = "checker/fault"
@@ -909,6 +938,10 @@ BREAKAGES = [
      '#include "checker/fault/fault_handler.hpp"\n', "checker/core/broken_up.cpp:1: core/ includes checker/fault/"),
     ("a checker source past the cap, unnamed", "checker/launch/broken_long.cpp", "int x();\n" * 260,
      "checker/launch/broken_long.cpp: 260 lines, more than 250"),
+    ("a checker Python driver past the cap, unnamed", "checker/corpus/broken_long.py", "x = 1\n" * 260,
+     "checker/corpus/broken_long.py: 260 lines, more than 250: split it into modules"),
+    ("the pytest plugin past the cap, unnamed", "checker/pytest/broken_plugin.py", "x = 1\n" * 251,
+     "checker/pytest/broken_plugin.py: 251 lines, more than 250"),
     ("a report's source past the cap, unnamed", "reports/src/broken_long.cpp", "int x();\n" * 260,
      "reports/src/broken_long.cpp: 260 lines, more than 250: split it by concern"),
     ("a GPU runner past the cap, unnamed", "cases/gpu/broken_long.cpp", "int x();\n" * 251,
@@ -968,6 +1001,7 @@ def self_test(root: Path = Path(__file__).resolve().parents[2]) -> int:
                 failures.append(f"{what}: the lint did not say '{expected}' (it said {problems})")
     failures += measurement_seam_self_test()
     failures += source_cap_self_test()
+    failures += checker_python_cap_self_test()
     for f in failures:
         print(f)
     print(f"{len(BREAKAGES)} breakage(s), the measurement seam and the source cap checked; {len(failures)} not caught")

@@ -65,6 +65,32 @@ def main(tool):
             rc, out = run(command)
             expect(rc == 2 and "no program to check" in out, f"{command[1:]} names no program: exit 2 ({rc})")
 
+        # A flag given on the command line, either way, wins over the HL_CHECK_* setting the program would inherit (as
+        # --protection does); not given, the environment's stands.
+        flags = os.path.join(work, "flags")
+        with open(flags, "w") as f:
+            f.write(f'#!/bin/sh\necho "$HL_CHECK_EVERY_OCCURRENCE $HL_CHECK_KERNELS_OWN_MAPPED_MEMORY" > {said}\n')
+        os.chmod(flags, 0o755)
+        both_on = {"HL_CHECK_EVERY_OCCURRENCE": "1", "HL_CHECK_KERNELS_OWN_MAPPED_MEMORY": "1"}
+        run([tool, "check", "--every-occurrence=false", "--kernels-own-mapped-memory=false", "--", flags], both_on)
+        expect(program_saw() == "0 0", f"--every-occurrence=false and --kernels-own-mapped-memory=false win over the "
+                                       f"environment's 1: the program saw {program_saw()!r}")
+        run([tool, "check", "--", flags], both_on)
+        expect(program_saw() == "1 1", f"not given, the environment's settings stand: {program_saw()!r}")
+        run([tool, "check", "--every-occurrence", "--", flags])
+        expect(program_saw() == "1", f"--every-occurrence alone: {program_saw()!r}")
+        # A flag's value is true or false (1 or 0): CLI11 alone would take any number as true.
+        for word in ("--every-occurrence=2", "--kernels-own-mapped-memory=maybe", "--every-occurrence=TRUE"):
+            value = word.split("=")[1]
+            rc, out = run([tool, "check", word, "--", "true"])
+            expect(rc == 2 and f"'{value}' is not allowed; expected true or false" in out,
+                   f"{word} is refused with exit 2 ({rc}): {out.strip()[-200:]}")
+        # --source-root says where SARIF's paths start: without --sarif it would do nothing.
+        for root in (work, os.path.join(work, "missing")):
+            rc, out = run([tool, "check", "--source-root", root, "--", "true"])
+            expect(rc == 2 and "--source-root" in out and "without --sarif" in out,
+                   f"--source-root {root} without --sarif is refused ({rc}): {out.strip()[-200:]}")
+
         # The checker's settings, judged as every setting is: by `hazardlab settings`, under HAZARDLAB_STRICT=1,
         # and by `hazardlab check` before the program runs.
         rc, out = run([tool, "settings"], {"HL_CHECK_PROTECTION": "bogus"})
@@ -105,6 +131,21 @@ def main(tool):
         expect(rc == 2 and "the same file as" in out, f"findings refuses one log given twice ({rc}): {out.strip()}")
         rc, out = run([tool, "findings", log])
         expect(rc == 0 and '"pid":5' in out, f"findings reads a log ({rc}): {out.strip()}")
+        # A race of two reads, or of one item with itself, is no finding the checker writes: refused, naming the line.
+        work_item = '{"api":"cuLaunchKernel","stream":85,"stream_kind":"non-blocking","work":"kernel","access":"%s","kernel":"k"}'
+        race = ('{"type":"finding","finding":{"kind":"device-work-race","copy":{"id":1,"api":"cuLaunchKernel","stream":85,'
+                '"stream_kind":"non-blocking","host_end":"source","host_begin":0,"bytes":4,"memory":"pinned",'
+                '"graph_node":false,"site":%d},"address":0,"offset":0,"access_site":7,"thread":1,"relies_on":[],'
+                '"race":{"earlier":%s,"later":%s,"python":false}},"copy_stack":[],"access_stack":[]}\n')
+        for name, line, says in (("reads", race % (3, work_item % "read", work_item % "read"), "two reads do not race"),
+                                 ("itself", race % (7, work_item % "write", work_item % "write"),
+                                  "work does not race with itself")):
+            path = os.path.join(work, f"race-{name}.jsonl")
+            with open(path, "w") as f:
+                f.write(header + line)
+            rc, out = run([tool, "findings", path])
+            expect(rc == 2 and f"{path}: line 2" in out and says in out,
+                   f"findings refuses a race of {name} ({rc}): {out.strip()[-300:]}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 

@@ -4,9 +4,14 @@ place the tools write, then random sequences of the commands that write there, w
 
   test_file_system_model.py --tool HAZARDLAB --report-tool HAZARDLAB-REPORT [--cases N] [--seed S] [--scripts]
 
-With --scripts the commands are the shell scripts that write on a node (the Slurm health check, the NHC check and
-the fleet job), with a stand-in scontrol and srun and the real hazardlab, and the user's entries are in every
-folder they touch: the health folder and what is in it, the shared folder, the job's folder and a node's.
+With --scripts the commands are the shell scripts that write on a node (the Slurm health check, the NHC check, the
+fleet job and stage-deps's staging of packages), with a stand-in scontrol and srun and the real hazardlab, and the
+user's entries are in every folder they touch: the health folder and what is in it, the shared folder, the job's
+folder and a node's, the prefix packages are staged into.
+
+The commands are those of every surface in surfaces.py (the command table, tools/'s programs and scripts, the
+documented drivers) that writes where a user keeps things: a surface whose model kind is not drawn here fails the
+test before any case runs (and the lint cases/lint/test_surfaces.py fails on a surface missing from the table).
 
 The model: an entry is hazardlab's only if hazardlab made it in this case (a command's output, or a fixture made
 by the real tools before the user's entries are added); everything else is the user's, whatever its name (a
@@ -28,13 +33,16 @@ import tempfile
 
 NAMES = ["latest", "current", "runs", "lock", "notes.txt", "hazardlab.prom", "fleet.json", "fleet.md",
          ".hazardlab-reports", ".hazardlab-results", ".hazardlab-report-set", ".hazardlab-run", ".hazardlab-fleet",
-         "report.json"]
+         "report.json", "ctest-999999999.json", f"ctest-{os.getpid()}.json", "ctest-1.json"]
 RUN_ID = "20261101T000000Z-model-1"
+# The commands a case draws from: every surface of surfaces.py that writes has its kind here (checked at start).
+COMMAND_KINDS = ("report", "report-keep", "report-prometheus", "merge", "session-start", "check", "ctest-manifest")
+SCRIPT_KINDS = ("health-check", "health-check-prometheus", "nhc", "sbatch", "stage-unpacked")
 # The names the scripts write (their folders, marker, logs, and the job ids the stand-in Slurm gives).
 SCRIPT_NAMES = ["last-run.log", ".hazardlab-health", "results", "reports", "1", "2", "nodes", "n1", "run.log",
-                "fleet"]
+                "fleet", "include", "lib", "gtest", "gtest.h", "libgtest.a", "libgtest.so", ".stage-deps-files"]
 SCRIPT_PLACES = ("health", "health/results", "health/reports", "shared", "shared/1", "shared/1/nodes",
-                 "shared/1/nodes/n1", "prom", ".")
+                 "shared/1/nodes/n1", "prom", "deps", "deps/include", "deps/include/gtest", "deps/lib", ".")
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -142,10 +150,11 @@ def make_entry(rng, fixtures, base, where, name):
 
 def commands_of(rng, tool, report_tool, run, base, count):
     places = {"reports": os.path.join(base, "reports"), "fleet": os.path.join(base, "fleet"),
-              "prom": os.path.join(base, "prom"), "root": os.path.join(base, "root"), "out": os.path.join(base, "out")}
+              "prom": os.path.join(base, "prom"), "root": os.path.join(base, "root"), "out": os.path.join(base, "out"),
+              "specs": os.path.join(base, "specs")}
     commands = []
     for _ in range(count):
-        kind = rng.choice(["report", "report-keep", "report-prometheus", "merge", "session-start", "check"])
+        kind = rng.choice(COMMAND_KINDS)
         if kind == "report":
             commands.append(([report_tool, "--run", run, "--out", places["reports"]], {}, []))
         elif kind == "report-keep":
@@ -159,6 +168,10 @@ def commands_of(rng, tool, report_tool, run, base, count):
             run_id = f"20261102T00000{rng.randrange(10)}Z-model-{rng.randrange(1000)}"
             commands.append(([tool, "session-start", "--results-root", places["root"], "--run-id", run_id,
                               "--owner-pid", str(ended_pid())], {"HAZARDLAB_KEEP_RUNS": "1"}, []))
+        elif kind == "ctest-manifest":  # ctest's resource spec files, among a user's files of their names
+            commands.append(([tool, "ctest-manifest", "--default-results-root", os.path.join(base, "manifest-root"),
+                              "--default-reports-dir", os.path.join(base, "manifest-reports"), "--resource-spec-dir",
+                              places["specs"]], {}, []))
         else:
             named = [os.path.join(places["out"], n) for n in ("check.json", "check.md", "check.html")]
             commands.append(([tool, "check", "--json", named[0], "--markdown", named[1], "--html", named[2], "--",
@@ -168,11 +181,18 @@ def commands_of(rng, tool, report_tool, run, base, count):
 
 class StandIns:
     """A stand-in scontrol (it logs what it is asked, and says the node has no reason) and srun (it runs the job's
-    command once, as node n1), in a folder of this test's outside every case's tree."""
+    command once, as node n1), and unpacked packages for stage-unpacked, in a folder of this test's outside every
+    case's tree."""
 
     def __init__(self, work):
         self.bin = os.path.join(work, "stand-ins")
         os.makedirs(self.bin)
+        self.unpacked = os.path.join(work, "unpacked", "usr")
+        for path, text in (("include/gtest/gtest.h", "the package's header\n"), ("lib/libgtest.a", "a library\n")):
+            os.makedirs(os.path.dirname(os.path.join(self.unpacked, path)), exist_ok=True)
+            with open(os.path.join(self.unpacked, path), "w") as f:
+                f.write(text)
+        os.symlink("libgtest.a", os.path.join(self.unpacked, "lib", "libgtest.so"))
         for name, text in (("scontrol", f'#!/bin/sh\necho "$*" >> {work}/scontrol.log\n'),
                            ("srun", '#!/bin/sh\nwhile [ "${1#--}" != "$1" ]; do shift; done\n'
                                     'SLURMD_NODENAME=n1 exec "$@"\n')):
@@ -189,13 +209,17 @@ def script_commands_of(rng, tool, stand_ins, base, count):
            "SCONTROL": os.path.join(stand_ins.bin, "scontrol"), "HAZARDLAB_HEALTH_CONFIG": stand_ins.config}
     commands = []
     for _ in range(count):
-        kind = rng.choice(["health-check", "health-check-prometheus", "nhc", "sbatch"])
+        kind = rng.choice(SCRIPT_KINDS)
         if kind.startswith("health-check"):
             config = f"HAZARDLAB_BIN={tool}\nHAZARDLAB_HEALTH_DIR={health}\n"
             if kind.endswith("prometheus"):
                 config += f"HAZARDLAB_PROMETHEUS_DIR={prom}\n"
             commands.append((["bash", os.path.join(SOURCE, "tools/health/hazardlab-health-check")],
                              {**env, "HEALTH_CONFIG_TEXT": config}, []))
+        elif kind == "stage-unpacked":  # stage-deps --with-packages's staging, into a prefix among a user's files
+            replace = ["--replace"] if rng.random() < 0.5 else []
+            commands.append((["bash", os.path.join(SOURCE, "tools/deps/stage-unpacked"), *replace, stand_ins.unpacked,
+                              os.path.join(base, "deps")], env, []))
         elif kind == "nhc":
             script = (f'die() {{ echo "die $*"; }}; . {os.path.join(SOURCE, "tools/health/hazardlab.nhc")}; '
                       f'HAZARDLAB_BIN={tool} HAZARDLAB_HEALTH_DIR={health} check_hazardlab')
@@ -209,7 +233,8 @@ def script_commands_of(rng, tool, stand_ins, base, count):
 def user_tree(rng, fixtures, base, scripts=False):
     """Entries of the user's around and inside every place the tools write; returns their descriptions."""
     made = []
-    places = SCRIPT_PLACES if scripts else ("reports", "reports/runs", "fleet", "prom", "root", "root/runs", "out", ".")
+    places = SCRIPT_PLACES if scripts else ("reports", "reports/runs", "fleet", "prom", "root", "root/runs", "out",
+                                            "specs", ".")
     for where in places:
         for _ in range(rng.randrange(0, 3)):
             name = rng.choice(NAMES + [RUN_ID, "20261100T000000Z-my-copy"])
@@ -319,6 +344,15 @@ def main():
     p.add_argument("--seed", type=int, default=None, help="replay one case")
     p.add_argument("--scripts", action="store_true", help="the node's shell scripts, not the C++ tools")
     args = p.parse_args()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from surfaces import SURFACES
+    drawn = COMMAND_KINDS + SCRIPT_KINDS
+    unmodelled = [f"{s.name} ({s.model})" for s in SURFACES if s.model is not None and s.model not in drawn]
+    if unmodelled:
+        print(f"FAIL: surfaces that write, whose command the model does not draw: {unmodelled}")
+        return 1
+    modelled = sorted(s.name for s in SURFACES if s.model is not None)
+    print(f"the model draws the commands of {len(modelled)} surfaces that write: {', '.join(modelled)}")
     work = tempfile.mkdtemp(prefix="hazardlab-fs-model-")
     try:
         fixtures = Fixtures(args.tool, args.report_tool, work)

@@ -76,6 +76,13 @@ class HealthCheckProgram(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("missing.conf cannot be read", scontrol)
 
+    def test_a_config_variable_set_but_empty_drains_naming_it(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check(config="")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("HAZARDLAB_HEALTH_CONFIG is set but empty", scontrol)
+        self.assertFalse((pathlib.Path(self.tmp.name) / "health").exists(), "the check ran")
+
     def test_a_setting_the_script_does_not_read_is_refused_by_name(self):
         node = Node(self.tmp.name)
         rc, out, scontrol = node.check(config=node.config("HAZARDLAB_HEALTH_TIMOUT=30\n"))

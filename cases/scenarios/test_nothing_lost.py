@@ -83,6 +83,64 @@ def names_and_folders_are_checked_when_read(world):
     check(not (world.root / "fleet").exists(), "a refused merge made its folder")
 
 
+@scenario
+def a_resource_spec_folder_loses_nothing_of_the_users(world):
+    """ctest-manifest --resource-spec-dir prunes only the spec files hazardlab wrote (its marker) of ctests that
+    have ended, and refuses, before writing anything, a file of this ctest's name that is not its own: a user's
+    ctest-<N>.json, a folder of such a name, and a link are left as they are."""
+    specs = world.root / "specs"
+    specs.mkdir()
+    manifest = [world.args.tool, "ctest-manifest", "--default-results-root", world.results, "--default-reports-dir",
+                world.reports, "--cases", world.args.cases, "--perf", world.args.perf, "--resource-spec-dir", specs]
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+    (specs / "ctest-999999999.json").write_text("a user's spec\n")
+    (specs / f"ctest-{ended.pid}.json").mkdir()
+    (specs / "ctest-999999998.json").symlink_to("ctest-999999999.json")
+    rc, out = world.run(manifest)
+    check(rc == 0, f"ctest-manifest with a spec folder exited {rc}:\n{out}")
+    ours = specs / f"ctest-{os.getpid()}.json"
+    check(ours.is_file() and '"written_by"' in ours.read_text(), "the spec of this ctest was not written, marked")
+    check((specs / "ctest-999999999.json").read_text() == "a user's spec\n", "a user's spec file was pruned")
+    check((specs / f"ctest-{ended.pid}.json").is_dir(), "a user's folder of a spec's name was pruned")
+    check((specs / "ctest-999999998.json").is_symlink(), "a user's link of a spec's name was pruned")
+    # The spec of a ctest that has ended, hazardlab's own, is pruned: the marker proves it.
+    (specs / f"ctest-{ended.pid}.json").rmdir()
+    shutil.copy(ours, specs / f"ctest-{ended.pid}.json")
+    rc, out = world.run(manifest)
+    check(rc == 0 and not (specs / f"ctest-{ended.pid}.json").exists(), f"an ended ctest's spec was kept:\n{out}")
+    # This ctest's own name, taken by a file of the user's: refused, nothing written over.
+    ours.write_text("the user's\n")
+    before = tree_digest(specs)
+    refused(world, manifest, [str(specs), ours.name, "hazardlab did not write it"])
+    check(tree_digest(specs) == before and ours.read_text() == "the user's\n", "the user's file was written over")
+    a_file = world.root / "a-file"
+    a_file.write_text("mine\n")
+    refused(world, manifest[:-1] + [a_file], ["--resource-spec-dir", str(a_file), "is not a folder"])
+
+
+@scenario
+def a_fleet_report_is_never_put_inside_an_inputs_results_root(world):
+    """hazardlab merge --out inside the results root of a run folder it reads is refused before anything is
+    written: the results root is hazardlab's run bookkeeping, not a place for reports."""
+    run = start_run(world, "20261101T000000Z-merge-1")
+    out = world.results / "fleet"
+    refused(world, [world.args.report_tool, "merge", "--out", out, run], ["inside the results root", str(run)])
+    check(not out.exists(), "the refused merge made its folder")
+
+
+@scenario
+def a_soak_duration_under_another_profile_is_refused(world):
+    """HAZARDLAB_SOAK_DURATION, like --duration, applies only to the soak profile: under another it would be
+    recorded and ignored."""
+    refused(world, [world.args.tool, "run"], ["HAZARDLAB_SOAK_DURATION='5m'", "profile is health"],
+            {"HAZARDLAB_SOAK_DURATION": "5m", "HAZARDLAB_PROFILE": "health"})
+    refused(world, [world.args.tool, "settings"], ["HAZARDLAB_SOAK_DURATION='5m'", "profile is validation"],
+            {"HAZARDLAB_SOAK_DURATION": "5m"})
+    rc, out = world.run([world.args.tool, "settings"], {"HAZARDLAB_SOAK_DURATION": "5m", "HAZARDLAB_PROFILE": "soak"})
+    check(rc == 0, f"a soak's duration under the soak profile was refused:\n{out}")
+
+
 def case_progress(out):
     """A line of `hazardlab run`'s case progress ("  1/84 ..."), not a "1/" inside a folder's name."""
     return re.search(r"(^|\s)1/\d+\b", out, re.MULTILINE) is not None

@@ -133,14 +133,35 @@ def main() -> int:
                              capture_output=True, text=True)
         if run.returncode != 1 or "no figure from" not in run.stdout or "it broke" not in run.stdout:
             failures.append(f"a run without its figure: exit {run.returncode}, not 1 with the run's output:\n{run.stdout}")
-        failures += refusals(base, ((["--sizes", "123"], "--sizes: '123' is not one of"), (["--rounds", "0"], "--rounds 0"),
-                                    (["--configs", "plain,sanitizer", "--compute-sanitizer", "/nonexistent"],
-                                     "--compute-sanitizer '/nonexistent' is not a runnable file"),
-                                    (["--modes", ""], "--modes '' names nothing"),
-                                    (["--workloads", "launch"],
-                                     "the launch workload: --launch-program '' is not a runnable file"),
-                                    (["--launch-program", program, "--launch-steps", "10"],
-                                     "--launch-steps 10: allowed 250")))
+        missing = str(folder / "no-such-folder" / "figures.json")
+        (folder / "calls").unlink(missing_ok=True)
+        failures += refusals(base, (
+            (["--sizes", "123"], "argument --sizes: '123' is not allowed; expected each item one of 4096"),
+            (["--rounds", "0"], "argument --rounds: '0' is not allowed; expected a whole number from 1 to 100"),
+            (["--configs", "plain,sanitizer", "--compute-sanitizer", "/nonexistent"],
+             "--compute-sanitizer '/nonexistent' is not a runnable file"),
+            (["--modes", ""], "argument --modes: '' is not allowed"),
+            (["--workloads", "launch"], "the launch workload: --launch-program '' is not a runnable file"),
+            (["--launch-program", program, "--launch-steps", "10"],
+             "argument --launch-steps: '10' is not allowed; expected a whole number from 250 to 1000000"),
+            # A repeated item would be measured twice and shown as one row with twice the rounds.
+            (["--sizes", "4096,4096"], "'4096' is given twice"),
+            (["--configs", "plain,checked,plain"], "'plain' is given twice"),
+            (["--workloads", "copy,copy"], "'copy' is given twice"),
+            (["--train-workers", "0,00"], "'00' is given twice"),
+            (["--budget-s", "nan"], "argument --budget-s: 'nan' is not allowed; expected a number of seconds"),
+            (["--budget-s", "inf"], "argument --budget-s: 'inf' is not allowed"),
+            (["--run-timeout", "-1"], "argument --run-timeout: '-1' is not allowed"),
+            # The output is checked before the rounds, not written into a folder or a missing one after them.
+            (["--json", scratch], f"argument --json: '{scratch}' is not allowed; expected a file to write; it is a folder"),
+            (["--json", missing], "expected a file to write in a folder that exists"),
+            (["--json", str(folder / "a.json"), "--json", str(folder / "b.json")], "argument --json: given twice"),
+            (["--json", program], "--json '" + program + "' is the same file as --program"),
+            (["--training-loop", str(folder / "training_loop.py"), "--workloads", "train", "--python", "/no/such"],
+             "--python '/no/such' is not a runnable file"),
+            (["--rounds", "3", "--rounds", "4"], "argument --rounds: given twice")))
+        if list(folder.glob("**/*.json")) or (folder / "calls").exists():
+            failures.append("a refused command line ran something or wrote a file")
     for f in failures:
         print(f)
     print(f"{len(failures)} problem(s)")

@@ -127,9 +127,24 @@ def main() -> int:
                              capture_output=True, text=True, timeout=60)
         if run.returncode != 0 or "the budget (--budget-s) was spent" not in run.stdout:
             failures.append(f"a spent budget: exit {run.returncode}, not 0 saying so:\n{run.stdout}{run.stderr}")
-        failures += refusals(base, ((["--tools", "valgrind"], "--tools: 'valgrind' is not one of"),
-                                    (["--programs", "nothing"], "--programs: 'nothing' is not one of"),
-                                    (["--timeout", "0"], "--timeout must be above 0")), timeout=60)
+        table_md = str(folder / "table.md")
+        failures += refusals(base, (
+            (["--tools", "valgrind"], "argument --tools: 'valgrind' is not allowed; expected each item one of"),
+            (["--programs", "nothing"], "argument --programs: 'nothing' is not allowed; expected each item one of"),
+            (["--timeout", "0"], "argument --timeout: '0' is not allowed; expected a number of seconds"),
+            (["--tools", "hazardlab,hazardlab"], "'hazardlab' is given twice"),
+            (["--budget-s", "nan"], "argument --budget-s: 'nan' is not allowed"),
+            # Outputs are checked before the runs: never a traceback after them, never one file written over another.
+            (["--markdown", scratch], f"argument --markdown: '{scratch}' is not allowed; expected a file to write; "
+                                      "it is a folder"),
+            (["--json", str(folder / "missing" / "t.json")], "expected a file to write in a folder that exists"),
+            (["--json", table_md, "--markdown", table_md], f"--markdown '{table_md}' is the same file as --json"),
+            (["--markdown", str(folder / "hl")], "is the same file as --hazardlab"),
+            (["--build-dir", str(folder / "nothing")], "argument --build-dir:")), timeout=60)
+        without_python = [word for word in base if word not in ("--python", str(folder / "python"))]
+        failures += refusals(without_python, ((["--python", "/no/such"],
+                                               "argument --python: '/no/such' is not allowed; expected a runnable file"),
+                                              ), timeout=60)
     for f in failures:
         print(f)
     print(f"{len(failures)} problem(s)")

@@ -54,6 +54,22 @@ DeviceWorkFacts work_from(Fields w) {
   return facts;
 }
 
+bool same_work(const DeviceWorkFacts& a, const DeviceWorkFacts& b) {
+  return a.api == b.api && a.stream == b.stream && a.stream_kind == b.stream_kind && a.work == b.work &&
+         a.access == b.access && a.kernel == b.kernel;
+}
+
+// What no race can be, refused as the reader refuses any record its writer cannot have written: two reads (neither
+// item changes the bytes), or one item with itself (one site's work on one created stream, which orders it; the
+// handles 0, 1 and 2 are left alone, since two threads' per-thread default streams share them).
+void refuse_impossible_race(const Finding& f, Fields& r) {
+  const DeviceRace& race = *f.race;
+  if (race.earlier.access == DeviceAccessKind::Read && race.later.access == DeviceAccessKind::Read)
+    r.fail("earlier and later both read: two reads do not race (a race needs a write or a may-write)");
+  if (f.copy.site == f.access_site && same_work(race.earlier, race.later) && race.earlier.stream > 2)
+    r.fail("earlier and later are one item (the same site, call and stream): work does not race with itself");
+}
+
 Finding finding_from(Fields j) {
   Finding f;
   f.kind = j.word(key::kind, kFindingKinds);
@@ -87,6 +103,7 @@ Finding finding_from(Fields j) {
   if (f.kind == FindingKind::DeviceWorkRace) {
     Fields r = j.object(key::race);
     f.race = DeviceRace{work_from(r.object(key::earlier)), work_from(r.object(key::later)), r.flag(key::python)};
+    refuse_impossible_race(f, r);
     r.done();
   } else if (j.has(key::race)) {
     j.fail("race: only a " + std::string(to_string(FindingKind::DeviceWorkRace)) + " finding has one");

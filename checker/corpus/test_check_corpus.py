@@ -14,7 +14,11 @@ import unittest.mock
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(HERE, "check_corpus.py")
 sys.path.insert(0, HERE)
-import check_corpus  # noqa: E402
+import corpus_documents  # noqa: E402
+import corpus_programs  # noqa: E402
+import corpus_runs  # noqa: E402
+import cuda_samples  # noqa: E402
+import library_examples  # noqa: E402
 
 
 def harness(*args):
@@ -94,8 +98,43 @@ class BadInput(unittest.TestCase):
                             "memMapIPCDrv", "why_unordered")
 
     def test_out_of_range_numbers_are_refused(self):
-        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--jobs", "0"), "--jobs 0")
-        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--timeout", "0"), "--timeout 0")
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--jobs", "0"),
+                            "argument --jobs: '0' is not allowed; expected a whole number from 1 to 64")
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--timeout", "0"),
+                            "argument --timeout: '0' is not allowed; expected a whole number from 1 to 3600")
+
+    def test_a_work_folder_that_is_a_file_and_outputs_that_are_folders_are_refused_first(self):
+        a_file = os.path.join(self.tmp.name, "a-file")
+        with open(a_file, "w") as f:
+            f.write("mine\n")
+        run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", sys.executable, "--work", a_file, "--corpus",
+                              f"cuda-samples={self.samples}"], capture_output=True, text=True)
+        self.expect_refused(run, "argument --work", a_file, "it is a file")
+        with open(a_file) as f:
+            self.assertEqual(f.read(), "mine\n")
+        for json_at, said in ((self.tmp.name, "it is a folder"),
+                              (os.path.join(self.tmp.name, "missing", "rows.json"), "in a folder that exists")):
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--json", json_at),
+                                "argument --json", said)
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--corpus",
+                                    f"cuda-samples={self.samples}"), "given twice")
+
+    def test_expectations_of_the_right_schema_and_the_wrong_shapes_are_refused(self):
+        for corpora, said in (([], "'corpora': expected an object"),
+                              ({"cuda-samples": {"programs": {"vectorAdd": "skip it"}}},
+                               "program 'vectorAdd': expected an object"),
+                              ({"cuda-samples": {"programs": {"vectorAdd": {"verdict": "found"}}}},
+                               "a verdict needs 'is'"),
+                              ({"cuda-samples": {"programs": {"vectorAdd": {"findings": "h2d"}}}},
+                               "'findings': expected a list"),
+                              ({"cuda-samples": {"programs": []}}, "'programs': expected an object"),
+                              ({"cuda-samples": {"mask": ["("]}}, "not a regular expression"),
+                              ({"cuda-samples": {"programs": {"vectorAdd": {"timeout": "9"}}}}, "timeout '9'")):
+            path = os.path.join(self.tmp.name, "shapes.json")
+            with open(path, "w") as f:
+                json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": corpora}, f)
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
+                                path, said)
 
     def test_a_corpus_not_given_here_is_a_skip_not_a_pass(self):
         run = harness("--corpus", "cuda-samples=", "--corpus", "pytest=", "--corpus", "library-examples=")
@@ -103,7 +142,7 @@ class BadInput(unittest.TestCase):
         self.assertIn("nothing run", run.stdout)
 
     def test_the_shipped_expectations_are_valid(self):
-        check_corpus.load_expectations(os.path.join(HERE, "expectations.json"))
+        corpus_documents.load_expectations(os.path.join(HERE, "expectations.json"))
 
 
 class Samples(unittest.TestCase):
@@ -118,40 +157,40 @@ class Samples(unittest.TestCase):
                 with open(os.path.join(built, target), "w") as f:
                     f.write("")
                 os.chmod(os.path.join(built, target), 0o755)
-            found = check_corpus.sample_folders(tmp)
+            found = cuda_samples.sample_folders(tmp)
             self.assertEqual(sorted(found), ["cuda-c-linking", "dsl"])
             for name, (category, folder) in found.items():
-                self.assertIsNotNone(check_corpus.executable_of(os.path.join(tmp, "build"), category, name, folder), name)
+                self.assertIsNotNone(cuda_samples.executable_of(os.path.join(tmp, "build"), category, name, folder), name)
 
     def test_as_root_open_mpi_may_start_so_that_simple_mpi_runs(self):
         for name in ("OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"):
             with unittest.mock.patch.dict(os.environ, clear=False):
                 os.environ.pop(name, None)
                 with unittest.mock.patch("os.geteuid", return_value=0):
-                    self.assertEqual(check_corpus.samples_environment().get(name), "1")
+                    self.assertEqual(cuda_samples.samples_environment().get(name), "1")
                 with unittest.mock.patch("os.geteuid", return_value=1000):
-                    self.assertNotIn(name, check_corpus.samples_environment())
+                    self.assertNotIn(name, cuda_samples.samples_environment())
 
     def test_simple_mpi_is_expected_watched_and_clean(self):
         # Its old not-checked reason was wrong (the injection entry ran twice); no expectation excuses it now.
-        shipped = check_corpus.load_expectations(os.path.join(HERE, "expectations.json"))
+        shipped = corpus_documents.load_expectations(os.path.join(HERE, "expectations.json"))
         self.assertNotIn("simpleMPI", shipped["corpora"]["cuda-samples"]["programs"])
 
 
 class Masking(unittest.TestCase):
     def test_times_rates_and_addresses_are_masked_and_results_are_not(self):
-        masks = [re.compile(m) for m in check_corpus.DEFAULT_MASKS]
-        out = check_corpus.masked("Result = PASS\nTime = 1.25 msec\nBandwidth 54.1 GB/s\nptr 0x7f00deadbeef\n"
+        masks = [re.compile(m) for m in corpus_programs.DEFAULT_MASKS]
+        out = corpus_runs.masked("Result = PASS\nTime = 1.25 msec\nBandwidth 54.1 GB/s\nptr 0x7f00deadbeef\n"
                                   "sum = 4096\n", masks)
         self.assertEqual(out, ["Result = PASS", "sum = 4096"])
 
     def test_a_varying_number_of_masked_lines_does_not_shift_the_rest(self):
         masks = [re.compile(r"^info")]
-        self.assertEqual(check_corpus.masked("a\ninfo 1\ninfo 2\nb\n", masks),
-                         check_corpus.masked("a\ninfo 1\nb\n", masks))
+        self.assertEqual(corpus_runs.masked("a\ninfo 1\ninfo 2\nb\n", masks),
+                         corpus_runs.masked("a\ninfo 1\nb\n", masks))
 
     def test_pytest_keeps_its_counts_and_loses_its_duration(self):
-        out = check_corpus.masked("== 3 passed, 1 failed in 2.31s ==", [], [check_corpus.PYTEST_DURATION])
+        out = corpus_runs.masked("== 3 passed, 1 failed in 2.31s ==", [], [corpus_runs.PYTEST_DURATION])
         self.assertEqual(out, ["== 3 passed, 1 failed<masked> =="])
 
 
@@ -195,7 +234,7 @@ class Comparison(unittest.TestCase):
 
     def compare(self, script, expected=None, masks=()):
         command = ["/bin/sh", "-c", script]
-        return check_corpus.compare("p", command, self.tmp.name, [re.compile(m) for m in masks], expected or {},
+        return corpus_runs.compare("p", command, self.tmp.name, [re.compile(m) for m in masks], expected or {},
                                     self.args)
 
     def test_the_same_behaviour_is_clean(self):
@@ -251,8 +290,8 @@ class Comparison(unittest.TestCase):
             with open(path, "w") as f:
                 json.dump({"schema": "hazardlab.corpus-expectations", "corpora": {"cuda-samples": {"programs": {
                     "p": {"findings": [{"hazard": "h", "why": "w", "lines": ["l"], "needs_gpus": bad}]}}}}}, f)
-            with self.assertRaises(check_corpus.BadInput) as e:
-                check_corpus.load_expectations(path)
+            with self.assertRaises(corpus_documents.BadInput) as e:
+                corpus_documents.load_expectations(path)
             self.assertIn("needs_gpus", str(e.exception))
 
     def test_a_verdict_other_than_expected_is_a_difference(self):
@@ -329,8 +368,9 @@ class LibraryExamples(unittest.TestCase):
                 json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": {}}, f)
             extra = ("--expectations", none_named) + extra
         env = dict(os.environ, CUDACXX=self.nvcc, STANDIN_NVCC_LOG=self.nvcc_log)
+        listing = () if "--library-examples" in extra else ("--library-examples", self.listing)
         return subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
-                               "--corpus", f"library-examples={self.corpus}", "--library-examples", self.listing,
+                               "--corpus", f"library-examples={self.corpus}", *listing,
                                "--json", os.path.join(self.tmp.name, "rows.json")] + list(extra),
                               capture_output=True, text=True, env=env)
 
@@ -355,9 +395,13 @@ class LibraryExamples(unittest.TestCase):
                               ({"build": {"nvcc": ["ok.cu"]}}, ["'as'"]),
                               ({"streams": ""}, ["'streams'"]),
                               ({"files": []}, ["'files'"]),
-                              ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"])):
+                              ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"]),
+                              ({"build": "nvcc ok.cu"}, ["'build' is str", "expected an object"]),
+                              ({"build": {"cmake_target": 5}}, ["'cmake_target' must name"])):
             self.write_listing({"works": dict(self.programs["works"], **change)})
             self.expect_refused(self.run_harness(), *words)
+        self.write_listing({"works": "a program"})
+        self.expect_refused(self.run_harness(), "'works'", "expected an object")
         with open(self.listing, "w") as f:
             json.dump({"schema": "something-else"}, f)
         self.expect_refused(self.run_harness(), self.listing, "something-else")
@@ -411,7 +455,7 @@ class LibraryExamples(unittest.TestCase):
             self.assertEqual(len(f.readlines()), 1)
 
     def test_without_a_cuda_compiler_nothing_is_built_and_it_says_why(self):
-        exe, why = check_corpus.build_library_example("works", self.programs["works"], self.corpus,
+        exe, why = library_examples.build_library_example("works", self.programs["works"], self.corpus,
                                                       os.path.join(self.tmp.name, "build"), "90", None)
         self.assertIsNone(exe)
         self.assertIn("no CUDA compiler", why)
@@ -428,31 +472,31 @@ class LibraryExamples(unittest.TestCase):
         program = {"folder": "SomeLibrarySamples/cmake", "files": ["SomeLibrarySamples/cmake/hello.cpp"],
                    "build": {"cmake_target": "hello_example"}, "streams": "none: a stand-in"}
         build_root = os.path.join(self.tmp.name, "build")
-        exe, why = check_corpus.build_library_example("hello", program, self.corpus, build_root, "86", self.nvcc)
+        exe, why = library_examples.build_library_example("hello", program, self.corpus, build_root, "86", self.nvcc)
         self.assertIsNone(why)
         self.assertEqual(exe, os.path.join(build_root, "hello", "bin", "hello_example"))
         self.assertEqual(subprocess.run([exe], capture_output=True, text=True).stdout, "hello\n")
         with open(os.path.join(build_root, "hello", "CMakeCache.txt")) as f:
             self.assertRegex(f.read(), r"CMAKE_CUDA_ARCHITECTURES:\w+=86\n")
         self.write("SomeLibrarySamples/cmake/CMakeLists.txt", "project(p LANGUAGES CXX\n")
-        exe, why = check_corpus.build_library_example("unclosed", program, self.corpus, build_root, "86", self.nvcc)
+        exe, why = library_examples.build_library_example("unclosed", program, self.corpus, build_root, "86", self.nvcc)
         self.assertIsNone(exe)
         self.assertTrue(why.startswith("not configured: "), why)
 
     def test_the_shipped_listing_is_valid_and_checked_file_by_file(self):
         shipped = os.path.join(HERE, "library_examples.json")
-        programs = check_corpus.load_library_examples(shipped)
+        programs = corpus_documents.load_library_examples(shipped)
         with open(shipped) as f:
             repositories = json.load(f)["repositories"]
         for name, program in programs.items():
             self.assertIn(program["folder"].split("/")[0], repositories, name)
             for path in program["files"]:
                 self.write(path, "")
-        self.assertEqual(sorted(check_corpus.library_example_programs(self.corpus, shipped)), sorted(programs))
+        self.assertEqual(sorted(library_examples.library_example_programs(self.corpus, shipped)), sorted(programs))
         first = next(iter(programs.values()))["files"][0]
         os.remove(os.path.join(self.corpus, first))
-        with self.assertRaisesRegex(check_corpus.BadInput, re.escape(first)):
-            check_corpus.library_example_programs(self.corpus, shipped)
+        with self.assertRaisesRegex(corpus_documents.BadInput, re.escape(first)):
+            library_examples.library_example_programs(self.corpus, shipped)
 
 
 if __name__ == "__main__":

@@ -81,9 +81,12 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     ::setenv(std::string(setting::kCheckLogFolder.name).c_str(), folder.c_str(), 1);
     if (options.sample > 0)
       ::setenv(std::string(setting::kCheckSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
-    if (options.every_occurrence) ::setenv(std::string(setting::kCheckEveryOccurrence.name).c_str(), "1", 1);
-    if (options.kernels_own_mapped_memory)
-      ::setenv(std::string(setting::kCheckKernelsOwnMappedMemory.name).c_str(), "1", 1);
+    if (options.every_occurrence)
+      ::setenv(std::string(setting::kCheckEveryOccurrence.name).c_str(), *options.every_occurrence ? "1" : "0", 1);
+    if (options.kernels_own_mapped_memory) {
+      ::setenv(std::string(setting::kCheckKernelsOwnMappedMemory.name).c_str(),
+               *options.kernels_own_mapped_memory ? "1" : "0", 1);
+    }
     // The request crosses the exec as the setting, in its one spelling (check_settings.hpp).
     if (options.protection != ProtectionRequest::Auto) {
       const std::string request(to_string(options.protection));

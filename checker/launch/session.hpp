@@ -39,8 +39,10 @@ struct CheckOptions {
   // is missing).
   std::filesystem::path signal_shim;
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
-  bool every_occurrence = false;  // every conflicting access, not one per pair of call sites
-  bool kernels_own_mapped_memory = false;  // a kernel owns the pinned host memory it is handed, as a copy does
+  // The two flags as given on the command line, either way (`--every-occurrence=false` too); unset: the program
+  // inherits the setting from the environment. Given, the option wins over the environment, as --protection does.
+  std::optional<bool> every_occurrence;  // every conflicting access, not one per pair of call sites
+  std::optional<bool> kernels_own_mapped_memory;  // a kernel owns the pinned host memory it is handed, as a copy does
   ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection
 };
 

@@ -17,6 +17,7 @@ import unittest
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import agreement_comparison  # noqa: E402
 import expect_check  # noqa: E402
 
 # Program 0: a host function (#1) queued before a memset (#2) of the buffer it writes may run after the memset
@@ -41,7 +42,7 @@ def report(*offsets):
 
 def problems(rep, expected=EXPECTED):
     # The comparison insists on enough predictions to compare; these played programs are deliberately few.
-    return [p for p in expect_check.compare_agreement(rep, expected, "runner")[0] if not p.startswith("too few")]
+    return [p for p in agreement_comparison.compare_agreement(rep, expected, "runner")[0] if not p.startswith("too few")]
 
 
 def race(address, earlier, later):
@@ -60,19 +61,19 @@ DEVICE = {"buffers": [{"program": 0, "buffer": 2, "begin": 4096, "end": 8192}],
 class DeviceRaces(unittest.TestCase):
     def test_the_predicted_race_agrees(self):
         found = [race(4096, (0, "kernel", "write"), (9, "copy", "read"))]
-        self.assertEqual(expect_check.compare_device_races(found, DEVICE, "runner")[0], [])
+        self.assertEqual(agreement_comparison.compare_device_races(found, DEVICE, "runner")[0], [])
 
     def test_a_race_the_model_does_not_leave_is_refused(self):
         found = [race(4096, (0, "kernel", "write"), (9, "copy", "read")),
                  race(4100, (9, "copy", "read"), (0, "kernel", "write"))]
-        problems = expect_check.compare_device_races(found, DEVICE, "runner")[0]
+        problems = agreement_comparison.compare_device_races(found, DEVICE, "runner")[0]
         self.assertEqual(len(problems), 1)
         self.assertIn("reported, not predicted", problems[0])
 
     def test_the_first_race_must_be_reported_unless_a_host_function_may_order_it(self):
-        self.assertIn("not reported", expect_check.compare_device_races([], DEVICE, "runner")[0][0])
+        self.assertIn("not reported", agreement_comparison.compare_device_races([], DEVICE, "runner")[0][0])
         clearable = {"buffers": DEVICE["buffers"], "races": [dict(DEVICE["races"][0], clearable=True)]}
-        self.assertEqual(expect_check.compare_device_races([], clearable, "runner")[0], [])
+        self.assertEqual(agreement_comparison.compare_device_races([], clearable, "runner")[0], [])
 
 
 class Agreement(unittest.TestCase):
@@ -81,7 +82,7 @@ class Agreement(unittest.TestCase):
 
     def test_the_copy_reported_first_inside_the_host_function_agrees(self):
         self.assertEqual(problems(report(1)), [])
-        self.assertIn("1 reported first inside a host function", expect_check.compare_agreement(report(1), EXPECTED,
+        self.assertIn("1 reported first inside a host function", agreement_comparison.compare_agreement(report(1), EXPECTED,
                                                                                                 "runner")[1])
 
     def test_a_missed_prediction_fails(self):
@@ -203,6 +204,30 @@ class Driver(unittest.TestCase):
     def test_without_nsys_it_is_a_skip(self):
         rc, said = self.main("under-nsys", "--", "/bin/true", nsys=False)
         self.assertEqual(rc, 77, said)
+
+
+class CommandLine(unittest.TestCase):
+    """A command line the driver cannot take is refused with exit 2, naming what is wrong, before anything runs
+    (the hazardlab given here cannot run at all)."""
+
+    def refused(self, *argv):
+        import subprocess
+        run = subprocess.run([sys.executable, expect_check.__file__, "/nonexistent/hazardlab", *argv],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        return run.stderr
+
+    def test_each_slip_is_named(self):
+        self.assertIn("MODE 'fuond' is not one of found", self.refused("fuond", "--", "/bin/true"))
+        self.assertIn("argument --needs-gpus: 'two' is not allowed", self.refused("clean", "--needs-gpus", "two",
+                                                                                   "--", "/bin/true"))
+        self.assertIn("needs the program after --", self.refused("clean"))
+        self.assertIn("needs the program after --", self.refused("found", "--hazard", "h2d-pinned-mutate"))
+        self.assertIn("--because TEXT", self.refused("not-checked", "--", "/bin/true"))
+        self.assertIn("argument --hazard: given twice", self.refused("found", "--hazard", "a", "--hazard", "b", "--",
+                                                                     "/bin/true"))
+        self.assertIn("unrecognized arguments: --hazrd", self.refused("found", "--hazrd", "a", "--", "/bin/true"))
+        self.assertIn("agreement takes 3 operand(s)", self.refused("agreement", "runner", "1000"))
 
 
 if __name__ == "__main__":

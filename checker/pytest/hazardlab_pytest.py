@@ -18,17 +18,19 @@ pass or fail as they would. The session's verdict and report files are `hazardla
 checker could not watch (no GPU, CUPTI held by a profiler), the summary says so once and no test fails for it.
 """
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 
 import pytest
+from hazardlab_pytest_findings import Watcher
 
 # Set by `hazardlab check` for the program it runs: the folder of the processes' logs.
 LOG_FOLDER = "HL_CHECK_LOG_FOLDER"
-FINDING_RECORD = b'"type":"finding"'  # how a finding's line in a process log is told apart cheaply
+# Set by `hazardlab check` for the program it runs beside LOG_FOLDER: CUDA's injection, naming the checker's library.
+INJECTION = "CUDA_INJECTION64_PATH"
+INJECTED_LIBRARY = "libhazardlab-check-inject.so"
 
 
 def pytest_addoption(parser):
@@ -148,11 +150,14 @@ def pytest_load_initial_conftests(early_config, parser, args):
     namespace = early_config.known_args_namespace
     if not getattr(namespace, "hazardlab", False):
         _refuse_without_hazardlab(namespace)
-    elif LOG_FOLDER not in os.environ:
+    elif LOG_FOLDER in os.environ:
+        _refuse_a_log_folder_not_the_checkers()
+    else:
         program = _hazardlab_program(namespace.hazardlab_program)
-        if not program or not os.access(program, os.X_OK):
+        if not program or not os.access(program, os.X_OK) or not os.path.isfile(program):
             _refuse(f"the hazardlab program was not found ({namespace.hazardlab_program or 'on PATH'}); "
                     "give --hazardlab-program=PATH")
+        _refuse_a_program_that_is_not_hazardlab(program)
         command = [program, "check", *_checker_options(namespace), "--", sys.executable, "-m", "pytest",
                    *early_config.invocation_params.args]
         sys.stdout.flush()
@@ -164,158 +169,29 @@ def pytest_load_initial_conftests(early_config, parser, args):
     yield
 
 
+def _refuse_a_log_folder_not_the_checkers():
+    """HL_CHECK_LOG_FOLDER says the session already runs under `hazardlab check`, which sets it beside CUDA's injection
+    of its library: set by hand (or left over), the session would run unchecked with nothing said."""
+    folder, injected = os.environ[LOG_FOLDER], os.environ.get(INJECTION, "")
+    if os.path.basename(injected) != INJECTED_LIBRARY or not os.path.isdir(folder):
+        _refuse(f"{LOG_FOLDER}='{folder}' is set, but this session is not run by hazardlab check ({INJECTION}="
+                f"'{injected}' does not name {INJECTED_LIBRARY}, or the folder is missing): unset {LOG_FOLDER}, and "
+                "pytest --hazardlab starts the session under the checker")
+
+
+def _refuse_a_program_that_is_not_hazardlab(program):
+    """A program that is not hazardlab (--hazardlab-program=/bin/true) would run instead of the session, and end it
+    with no test run and nothing said: it must describe `hazardlab check` when asked."""
+    try:
+        said = subprocess.run([program, "check", "--help"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        _refuse(f"--hazardlab-program '{program}' could not be asked what it is ({e}); expected the hazardlab program")
+    if said.returncode != 0 or not said.stdout.startswith("hazardlab check"):
+        _refuse(f"--hazardlab-program '{program}' is not hazardlab (`{program} check --help` does not describe "
+                "hazardlab check); expected the hazardlab program")
+
+
 def pytest_configure(config):
     if config.getoption("hazardlab") and LOG_FOLDER in os.environ:
-        config.pluginmanager.register(_Watcher(config, os.environ[LOG_FOLDER]), "hazardlab-watcher")
-
-
-def _same_file(a, b):
-    try:
-        return os.path.realpath(a) == os.path.realpath(b)
-    except (TypeError, ValueError):
-        return False
-
-
-def _names(frames, file, function):
-    return any(f["function"] == function and _same_file(f["file"], file) for f in frames)
-
-
-def _python_line(frames):
-    return f"{frames[0]['file']}:{frames[0]['line']} in {frames[0]['function']}" if frames else "(no Python frame)"
-
-
-class _Watcher:
-    def __init__(self, config, folder):
-        self.config = config
-        self.folder = folder
-        self.program = _hazardlab_program(config.getoption("hazardlab_program"))
-        self.read_to = {}    # log file -> bytes already looked at for finding lines
-        self.consumed = {}   # log file -> findings already given to a test
-        self.not_watched = {}  # pid -> why the checker could not watch it
-        self.outside_tests = []  # findings logged when no test or module was running
-
-    # --- reading the logs -------------------------------------------------------------------------------
-    def _logs_with_new_findings(self):
-        try:
-            names = sorted(n for n in os.listdir(self.folder) if n.startswith("process-") and n.endswith(".jsonl"))
-        except OSError:
-            return []
-        changed = []
-        for name in names:
-            path = os.path.join(self.folder, name)
-            try:
-                with open(path, "rb") as log:
-                    log.seek(self.read_to.get(path, 0))
-                    new = log.read()
-            except OSError:
-                continue
-            whole = new[:new.rfind(b"\n") + 1]  # a line still being written is read next time
-            self.read_to[path] = self.read_to.get(path, 0) + len(whole)
-            # A log is read once it holds a whole line (its header): a process that has only made its file is
-            # not yet a log the reader takes.
-            if self.read_to[path] > 0 and (FINDING_RECORD in whole or path not in self.consumed):
-                changed.append(path)
-        return changed
-
-    def new_findings(self):
-        logs = self._logs_with_new_findings()
-        if not logs or not self.program:
-            return []
-        done = subprocess.run([self.program, "findings", *logs], capture_output=True, text=True)
-        if done.returncode != 0:
-            return [{"unreadable": f"hazardlab findings exited {done.returncode}: {done.stderr.strip()}"}]
-        found = []
-        for process in json.loads(done.stdout)["processes"]:
-            log = process["log"]
-            if not process["watching"]:
-                self.not_watched[process["pid"]] = process["not_watching_because"]
-            start = self.consumed.get(log, 0)
-            for f in process["findings"][start:]:
-                f["pid"] = process["pid"]
-                found.append(f)
-            self.consumed[log] = len(process["findings"])
-        return found
-
-    # --- giving findings to tests ----------------------------------------------------------------------
-    def _fixture_named(self, frames, item):
-        info = getattr(item, "_fixtureinfo", None)
-        for name, definitions in (getattr(info, "name2fixturedefs", None) or {}).items():
-            for d in definitions:
-                code = getattr(d.func, "__code__", None)
-                if code is not None and _names(frames, code.co_filename, code.co_name):
-                    return name
-        return None
-
-    def _where(self, finding, item):
-        frames = finding.get("access_python", []) + finding.get("copy_python", [])
-        test = getattr(item, "originalname", None) or item.name
-        if _names(frames, str(item.path), test):
-            return "in this test"
-        fixture = self._fixture_named(frames, item)
-        if fixture:
-            return f"in its fixture {fixture!r}"
-        return "while this test ran (its Python frames name neither the test nor a fixture of it)"
-
-    @staticmethod
-    def describe(finding, where):
-        if "unreadable" in finding:
-            return f"hazardlab: the checker's findings could not be read: {finding['unreadable']}"
-        f = finding["finding"]
-        # A race between device work names its later and earlier work where a host race names access and copy.
-        # A kernel's hold on mapped pinned memory (`--kernels-own-mapped-memory`) names the kernel launched.
-        first, second = ("later work", "earlier work") if "race" in f else ("host access", "copy issued")
-        if "race" not in f and f.get("copy", {}).get("kernel"):
-            second = "kernel launched"
-        lines = [f"hazardlab check: {f['hazard']}: {f['kind']} (process {finding['pid']}, {where})",
-                 f"    {f['what']}",
-                 f"    {first}: {_python_line(finding.get('access_python', []))}"
-                 + (" (the main thread's line: the access ran on a thread without Python, such as a PyTorch "
-                    "intra-op worker)" if finding.get("access_python_of_main_thread") else ""),
-                 f"    {second}: {_python_line(finding.get('copy_python', []))}",
-                 f"    missing: {f['missing']}",
-                 f"    fix: {f['fix']}",
-                 f"    explained: hazardlab explain {f['hazard']}"]
-        return "\n".join(lines)
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        outcome = yield
-        report = outcome.get_result()
-        found = self.new_findings()
-        if not found:
-            return
-        text = "\n\n".join(self.describe(f, self._where(f, item)) for f in found)
-        if report.failed and report.longrepr is not None:
-            text = f"{report.longrepr}\n\n{text}"
-        report.outcome = "failed"
-        report.longrepr = text
-        if hasattr(report, "wasxfail"):  # an expected failure does not hide a finding
-            del report.wasxfail
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_make_collect_report(self, collector):
-        outcome = yield
-        report = outcome.get_result()
-        found = self.new_findings()
-        if found:
-            text = "\n\n".join(self.describe(f, f"while {collector.nodeid or 'the session'} was collected")
-                               for f in found)
-            report.outcome = "failed"
-            report.longrepr = text
-
-    def pytest_sessionfinish(self, session):
-        self.outside_tests += self.new_findings()
-
-    def pytest_terminal_summary(self, terminalreporter):
-        write = terminalreporter.write_line
-        if self.outside_tests:
-            terminalreporter.section("hazardlab check: findings outside any test")
-            for f in self.outside_tests:
-                write(self.describe(f, "outside any test"))
-        if self.not_watched:
-            reasons = sorted(set(self.not_watched.values()))
-            write(f"hazardlab check: {len(self.not_watched)} process(es) of this session were not watched: "
-                  + "; ".join(reasons) + " (no test fails for it; the session's verdict says not-checked)")
-        elif not self.consumed:
-            write("hazardlab check: no process of this session started CUDA with the checker loaded, so nothing "
-                  "was watched (no test fails for it; the session's verdict says not-checked)")
+        program = _hazardlab_program(config.getoption("hazardlab_program"))
+        config.pluginmanager.register(Watcher(config, os.environ[LOG_FOLDER], program), "hazardlab-watcher")

@@ -115,8 +115,9 @@ def run_pytest(folder, args, env_extra=None, log_folder=None):
     env["PYTHONPATH"] = os.pathsep.join([HERE, folder, env.get("PYTHONPATH", "")])
     env.pop("HL_CHECK_LOG_FOLDER", None)
     env.pop("PYTEST_ADDOPTS", None)
-    if log_folder:
+    if log_folder:  # a checked session, played: hazardlab check sets both
         env["HL_CHECK_LOG_FOLDER"] = log_folder
+        env["CUDA_INJECTION64_PATH"] = "/played/libhazardlab-check-inject.so"
     env.update(env_extra or {})
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "hazardlab_pytest", "-p", "no:cacheprovider", *args],
                           cwd=folder, env=env, capture_output=True, text=True, timeout=300)
@@ -238,6 +239,17 @@ def main(hazardlab):
                                                       else []), *args, "test_inner.py"])
             expect(done.returncode == 2 and named in done.stderr and "passed" not in done.stdout,
                    f"{' '.join(args)}: exit 2 naming {named!r} (got {done.returncode}: {done.stderr.strip()[-200:]})")
+        # A program that is not hazardlab would run instead of the session: no test, nothing said.
+        done = run_pytest(work, ["--hazardlab", "--hazardlab-program=/bin/true", "test_inner.py"])
+        expect(done.returncode == 2 and "--hazardlab-program '/bin/true' is not hazardlab" in done.stderr,
+               f"--hazardlab-program=/bin/true: exit 2 (got {done.returncode}: {done.stderr.strip()[-200:]})")
+        # HL_CHECK_LOG_FOLDER set by hand: the session is not the checker's, and would run unchecked.
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", "test_inner.py"],
+                          env_extra={"HL_CHECK_LOG_FOLDER": logs})
+        expect(done.returncode == 2 and f"HL_CHECK_LOG_FOLDER='{logs}' is set, but this session is not run by "
+               "hazardlab check" in done.stderr and "passed" not in done.stdout,
+               f"HL_CHECK_LOG_FOLDER at a folder, not under the checker: exit 2 (got {done.returncode}: "
+               f"{done.stderr.strip()[-200:]})")
         # Without --hazardlab the plugin's options would do nothing: refused, before any test runs.
         for args in (["--hazardlab-sarif=out.sarif"], ["--hazardlab-option=--every-occurrence"],
                      [f"--hazardlab-program={hazardlab}", "--hazardlab-json=out.json"]):

@@ -5,9 +5,11 @@ watched to its end, clean, with its output and exit status as without the checke
   torchrun --standalone --nproc_per_node 2 frameworks.py ddp     (one DDP worker per GPU; torchrun starts them)
 
 Each prints one line a run reproduces (a checksum of what it computed), and nothing that changes between runs."""
+import os
 import sys
 
-import numpy as np
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
+from driver_options import DriverParser  # noqa: E402
 
 
 def jax_loop():
@@ -215,11 +217,11 @@ PROGRAMS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2 or sys.argv[1] not in PROGRAMS and sys.argv[1] != "--list":
-        print(f"usage: frameworks.py PROGRAM|--list (PROGRAM: {', '.join(PROGRAMS)}; got {sys.argv[1:]})",
-              file=sys.stderr)
-        sys.exit(2)
-    if sys.argv[1] == "--list":
+    parser = DriverParser(prog="frameworks.py", description=__doc__.splitlines()[0])
+    parser.add_argument("program", choices=[*PROGRAMS, "--list"], metavar="PROGRAM|--list")
+    program = parser.parse_args(["--", *sys.argv[1:]] if sys.argv[1:] == ["--list"] else None).program
+    if program == "--list":
         print("\n".join(PROGRAMS))
         sys.exit(0)
-    PROGRAMS[sys.argv[1]]()
+    import numpy as np  # after the command line is read: bad input is refused where numpy is missing too
+    PROGRAMS[program]()

@@ -21,7 +21,11 @@ The spin (a kernel bounded in time, or torch.cuda._sleep with a bounded cycle co
 (or the reader's) so that an unsafe form does go wrong, not only may. Each prints one line, the same in both
 forms: whether the result is right. An unsafe form exits 0 whatever it printed; a guarded form that comes out
 wrong exits 1."""
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
+from driver_options import DriverParser  # noqa: E402
 
 N = 1 << 22  # float32 elements: 16 MiB, a block of the allocators' large pools
 SPIN_MS = 50  # how long the spin holds its stream; the host issues the racing work within microseconds
@@ -216,11 +220,11 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
-    if len(sys.argv) == 2 and sys.argv[1] == "--list":
+    if sys.argv[1:] == ["--list"]:
         print("\n".join(SCENARIOS))
         sys.exit(0)
-    if len(sys.argv) != 3 or sys.argv[1] not in SCENARIOS or sys.argv[2] not in ("unsafe", "guarded"):
-        print(f"usage: stream_races.py SCENARIO unsafe|guarded (SCENARIO: {', '.join(SCENARIOS)}; got {sys.argv[1:]})",
-              file=sys.stderr)
-        sys.exit(2)
-    sys.exit(SCENARIOS[sys.argv[1]](sys.argv[2]))
+    parser = DriverParser(prog="stream_races.py", description=__doc__.splitlines()[0])
+    parser.add_argument("scenario", choices=SCENARIOS, metavar="SCENARIO")
+    parser.add_argument("form", choices=("unsafe", "guarded"))
+    args = parser.parse_args()
+    sys.exit(SCENARIOS[args.scenario](args.form))

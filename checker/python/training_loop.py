@@ -5,12 +5,12 @@ processes, and a pinned staging tensor refilled batch after batch (with an event
   python3 training_loop.py staging-correct|staging-unsafe
 
 `train` prints the wall time of each epoch, for the overhead table in the README."""
-import argparse
+import os
 import sys
 import time
 
-import torch
-from torch.utils.data import DataLoader, TensorDataset
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
+from driver_options import DriverParser, whole_number  # noqa: E402
 
 
 def train(epochs, workers, batches):
@@ -54,12 +54,15 @@ def staging(correct, batches=64, slots=2):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
+    parser = DriverParser(prog="training_loop.py", description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["train", "staging-correct", "staging-unsafe"])
-    parser.add_argument("--epochs", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--batches", type=int, default=200)
+    parser.add_argument("--epochs", type=whole_number(1, 1000), default=2)
+    parser.add_argument("--workers", type=whole_number(0, 64), default=2)
+    parser.add_argument("--batches", type=whole_number(1, 100000), default=200)
     args = parser.parse_args()
+    # After the command line is read: bad input is refused where PyTorch is missing too.
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
     if args.mode == "train":
         train(args.epochs, args.workers, args.batches)
     else:

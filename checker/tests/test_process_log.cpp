@@ -203,3 +203,27 @@ TEST(ProcessLog, ARaceBetweenDeviceWorkIsReadBackWithBothItems) {
   bare.finding.race.reset();
   EXPECT_NE(refusal(header() + finding_line(bare)).find("no \"race\""), std::string::npos);
 }
+
+// Two reads never race, and one item of work on a created stream never races with itself: such a record is no
+// finding the writer makes, and is refused, naming what is wrong.
+TEST(ProcessLog, ARaceOfTwoReadsOrOfOneItemWithItselfIsRefused) {
+  const DeviceWorkFacts read{"cuMemcpyDtoHAsync", 0x55, StreamKind::NonBlocking, DeviceWorkKind::Copy,
+                             DeviceAccessKind::Read, ""};
+  LoggedFinding race = a_finding();
+  race.finding.kind = FindingKind::DeviceWorkRace;
+  race.finding.race = DeviceRace{read, read, false};
+  race.finding.race->earlier.stream = 0x66;
+  EXPECT_NE(refusal(header() + finding_line(race)).find("two reads do not race"), std::string::npos);
+
+  DeviceWorkFacts write = read;
+  write.access = DeviceAccessKind::Write;
+  race.finding.race = DeviceRace{write, write, false};
+  race.finding.access_site = race.finding.copy.site;
+  EXPECT_NE(refusal(header() + finding_line(race)).find("work does not race with itself"), std::string::npos);
+  // The same facts from two sites, or on the legacy stream (which two threads' default streams may share), are read.
+  race.finding.access_site = race.finding.copy.site + 1;
+  EXPECT_EQ(refusal(header() + finding_line(race)), "");
+  race.finding.access_site = race.finding.copy.site;
+  race.finding.race->earlier.stream = race.finding.race->later.stream = 0;
+  EXPECT_EQ(refusal(header() + finding_line(race)), "");
+}

@@ -14,14 +14,27 @@ std::string gpu_resource_spec(const std::vector<int>& devices) {
   for (const int d : devices) gpus.push_back({{"id", std::to_string(d)}, {"slots", 1}});
   if (devices.empty()) gpus.push_back({{"id", std::string(kNoGpuResourceId)}, {"slots", kNoGpuResourceSlots}});
   const nlohmann::json spec = {{"version", {{"major", 1}, {"minor", 0}}},
-                               {"local", nlohmann::json::array({{{std::string(kGpuResourceType), gpus}}})}};
+                               {"local", nlohmann::json::array({{{std::string(kGpuResourceType), gpus}}})},
+                               {std::string(kSpecMarkerKey), std::string(kSpecMarker)}};
   return spec.dump(2) + "\n";
+}
+
+bool spec_written_by_hazardlab(const std::string& text) {
+  const nlohmann::json spec = nlohmann::json::parse(text, nullptr, false);
+  if (!spec.is_object()) return false;
+  const auto marker = spec.find(std::string(kSpecMarkerKey));
+  return marker != spec.end() && marker->is_string() && marker->get<std::string>() == kSpecMarker;
 }
 
 namespace {
 
-// "id:2,slots:1" -> "2".
+// "id:2,slots:1" -> "2". ctest joins the resources of one group with ';': more than one is more GPUs than a GPU
+// test asks for, never the first of them.
 std::string id_of(const std::string& allocation) {
+  if (allocation.find(';') != std::string::npos) {
+    throw std::invalid_argument("CTEST_RESOURCE_GROUP_0_GPUS='" + allocation + "' allocates more than one GPU; a GPU "
+                                "test asks for one (RESOURCE_GROUPS gpus:1), and hazardlab gpu-test runs it on one");
+  }
   std::string id;
   std::size_t start = 0;
   while (start <= allocation.size()) {

@@ -25,13 +25,21 @@ inline constexpr std::string_view kGpuResourceType = "gpus";
 inline constexpr std::string_view kNoGpuResourceId = "none";
 inline constexpr int kNoGpuResourceSlots = 64;  // the GPU tests of a machine without a GPU, side by side
 
-// ctest's resource spec (version 1.0) for `devices`, one slot each; none: the one "none" resource.
+// ctest's resource spec (version 1.0) for `devices`, one slot each; none: the one "none" resource. It carries
+// kSpecMarker under kSpecMarkerKey (ctest reads past a member it does not know): the proof that hazardlab wrote it,
+// without which no spec file is pruned or replaced.
+inline constexpr std::string_view kSpecMarkerKey = "written_by";
+inline constexpr std::string_view kSpecMarker = "hazardlab ctest-manifest: removed once its ctest has ended";
 std::string gpu_resource_spec(const std::vector<int>& devices);
+
+// Whether `text` is a resource spec hazardlab wrote: JSON whose kSpecMarkerKey is kSpecMarker.
+bool spec_written_by_hazardlab(const std::string& text);
 
 // The GPU ctest allocated to this test, read from ctest's variables through `variable` (a lookup of the
 // environment): its id (an index, or kNoGpuResourceId), or nullopt when resource allocation is off
 // (CTEST_RESOURCE_GROUP_COUNT unset). Throws std::invalid_argument when the allocation is not one resource
-// of type "gpus" (a resource spec of someone else's that names other types).
+// of type "gpus" (a resource spec of someone else's that names other types, or more than one GPU in the group:
+// "id:0,slots:1;id:1,slots:1").
 std::optional<std::string> allocated_gpu(
     const std::function<std::optional<std::string>(const std::string& name)>& variable);
 

@@ -36,6 +36,17 @@ TEST(GpuResources, TheSpecNamesEachGpuOfThePlanWithOneSlot) {
   }
 }
 
+TEST(GpuResources, TheSpecCarriesTheMarkerThatProvesHazardlabWroteIt) {
+  EXPECT_TRUE(spec_written_by_hazardlab(gpu_resource_spec({0})));
+  EXPECT_TRUE(spec_written_by_hazardlab(gpu_resource_spec({})));
+  const std::string users = R"({"version": {"major": 1, "minor": 0}, "local": [{"gpus": [{"id": "0", "slots": 1}]}]})";
+  EXPECT_FALSE(spec_written_by_hazardlab(users));
+  EXPECT_FALSE(spec_written_by_hazardlab(""));
+  EXPECT_FALSE(spec_written_by_hazardlab("not json"));
+  EXPECT_FALSE(spec_written_by_hazardlab(R"(["written_by"])"));
+  EXPECT_FALSE(spec_written_by_hazardlab(R"({"written_by": "someone else"})"));
+}
+
 TEST(GpuResources, WithoutAGpuTheSpecNamesNoneWithManySlots) {
   const nlohmann::json gpus = nlohmann::json::parse(gpu_resource_spec({}))["local"][0]["gpus"];
   ASSERT_EQ(gpus.size(), 1U);
@@ -67,7 +78,10 @@ TEST(GpuResources, AnAllocationOfAnotherShapeIsRefused) {
   const Variables two_ids{{"CTEST_RESOURCE_GROUP_COUNT", "1"},
                           {"CTEST_RESOURCE_GROUP_0", "gpus"},
                           {"CTEST_RESOURCE_GROUP_0_GPUS", "id:0,slots:1,id:1,slots:1"}};
-  for (const Variables& v : {two, other_type, nothing, no_id, two_ids})
+  const Variables two_gpus{{"CTEST_RESOURCE_GROUP_COUNT", "1"},
+                           {"CTEST_RESOURCE_GROUP_0", "gpus"},
+                           {"CTEST_RESOURCE_GROUP_0_GPUS", "id:0,slots:1;id:1,slots:1"}};
+  for (const Variables& v : {two, other_type, nothing, no_id, two_ids, two_gpus})
     EXPECT_THROW(allocated(v), std::invalid_argument);
 }
 

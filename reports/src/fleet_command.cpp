@@ -6,6 +6,7 @@
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/folder_marker.hpp"
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 
 namespace hazardlab {
@@ -97,10 +98,19 @@ int merge_command(const std::vector<fs::path>& runs, const FleetOptions& options
   std::vector<fs::path> written;
   try {
     require_fleet_folder(options.out_dir);  // before reading anything: a refusal costs nothing
-    for (const fs::path& run : runs)
+    for (const fs::path& run : runs) {
       if (fs::exists(run) && folders_overlap(run, options.out_dir))
         throw std::invalid_argument("the output folder " + options.out_dir.string() + " and the run folder " +
                                     run.string() + " are one inside the other; give the fleet report a folder of its own");
+      // A run folder's results root (<root>/runs/<run id>) is hazardlab's too: its runs are pruned and locked there,
+      // and a fleet report inside it would be one more thing in a folder that is not the report's.
+      const fs::path runs_folder = fs::absolute(run).lexically_normal().parent_path();
+      if (runs_folder.filename() == kRunsFolder && carries_marker(run, kRunMarker) &&
+          folders_overlap(runs_folder.parent_path(), options.out_dir))
+        throw std::invalid_argument("the output folder " + options.out_dir.string() + " is inside the results root " +
+                                    runs_folder.parent_path().string() + " of the run folder " + run.string() +
+                                    "; give the fleet report a folder outside every input's results root");
+    }
     report = merge_runs(runs, options);
     written = write_fleet_report(report, options.out_dir);
   } catch (const std::invalid_argument& e) {

@@ -1,0 +1,164 @@
+"""Every surface a user meets, in one table that the file-system model (test_file_system_model.py) and the refusal
+rules (test_refusal_rules.py) enumerate: each command of hazardlab's command table, each program and script under
+tools/, and each Python driver a README documents. The lint cases/lint/test_surfaces.py fails on a surface that is
+not here, so a new one joins the model and the rules or the tree does not pass.
+
+For each surface:
+  writes    what it writes where a user keeps things;
+  model     the file-system model's command kind that runs it among a user's entries (MODEL_KINDS), or None when
+            it writes nothing of its own choosing (nothing at all, or only the files a user names, which the user
+            asked for), said in `writes`;
+  refusals  bad inputs, each refused with its exit status (2 unless said), a message holding every text of
+            `says`, and nothing changed among the user's entries.
+
+Placeholders in a refusal's argv and environment: {hazardlab}, {report_tool}, {interference} (the built programs),
+{source} (the checkout), {python} (this interpreter), {file} (a user's file), {folder} (a user's folder),
+{missing} (a path in a folder that does not exist), {scratch} (the case's folder of the user's entries)."""
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Refusal:
+    argv: tuple
+    says: tuple
+    env: dict = field(default_factory=dict)
+    status: int = 2
+    entries: dict = field(default_factory=dict)  # more of the user's entries, by name in {scratch}: text, or None
+                                                 # for a folder
+
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    writes: str
+    model: str | None
+    refusals: tuple
+
+
+# The file-system model's command kinds (test_file_system_model.py runs each among a user's entries).
+MODEL_KINDS = ("report", "report-keep", "report-prometheus", "merge", "session-start", "check", "ctest-manifest",
+               "health-check", "health-check-prometheus", "nhc", "sbatch", "stage-unpacked")
+
+H = "{hazardlab}"
+NOTHING = "nothing"
+NAMED = "only the files a user names (--json and the like), checked before any work"
+
+
+def command(name, writes, model, *refusals):
+    return Surface(f"hazardlab {name}", writes, model, refusals)
+
+
+def script(path, writes, model, *refusals):
+    return Surface(f"tools/{path}", writes, model, refusals)
+
+
+def driver(path, writes, *refusals):
+    return Surface(path, writes, None, refusals)
+
+
+def py(path, *argv):
+    return ("{python}", f"{{source}}/{path}", *argv)
+
+
+SURFACES = (
+    command("list", NOTHING, None,
+            Refusal((H, "list", "--bogus"), ("--bogus",)),
+            Refusal((H, "list"), ("HAZARDLAB_TRIALS", "-3"), {"HAZARDLAB_TRIALS": "-3"})),
+    command("explain", NOTHING, None,
+            Refusal((H, "explain", "no-such-hazard"), ("no-such-hazard",))),
+    command("devices", NOTHING, None,
+            Refusal((H, "devices", "--jsno"), ("--jsno",))),
+    command("settings", NOTHING, None,
+            Refusal((H, "settings"), ("HL_CHECK_PROTECTION='bogus'",), {"HL_CHECK_PROTECTION": "bogus"}),
+            Refusal((H, "settings"), ("HAZARDLAB_SOAK_DURATION='5m'", "soak"), {"HAZARDLAB_SOAK_DURATION": "5m"})),
+    command("run", "a results root and a report folder of its own (marked), never a user's", "session-start",
+            Refusal((H, "run", "--reports-dir", "{folder}"), ("{folder}",)),
+            Refusal((H, "run", "--profile", "nope"), ("--profile", "nope")),
+            Refusal((H, "run", "--profile", "health"), ("HAZARDLAB_SOAK_DURATION",), {"HAZARDLAB_SOAK_DURATION": "9m"})),
+    command("ctest-manifest", "ctest's resource spec files (marked) in --resource-spec-dir; prunes only its own",
+            "ctest-manifest",
+            Refusal((H, "ctest-manifest", "--default-results-root", "{scratch}/r", "--default-reports-dir",
+                     "{scratch}/p", "--resource-spec-dir", "{file}"), ("--resource-spec-dir", "is not a folder"))),
+    command("session-start", "a run folder (marked) and the lock in a results root of its own", "session-start",
+            Refusal((H, "session-start", "--results-root", "{scratch}/r", "--run-id", "../x", "--owner-pid", "1"),
+                    ("--run-id", "../x"))),
+    command("report", "a report folder of its own (marked)", "report",
+            Refusal((H, "report", "--run", "{folder}", "--out", "{scratch}/out", "--keep", "0x1"), ("--keep", "0x1")),
+            Refusal((H, "report", "--run", "{folder}", "--out", "{folder}"), ("{folder}",))),
+    command("merge", "a fleet report folder of its own (marked), outside every input's results root", "merge",
+            Refusal((H, "merge", "--out", "{file}", "{folder}"), ("{file}", "is not a folder"))),
+    command("check", "the process logs in a folder of its own; the reports a user names", "check",
+            Refusal((H, "check", "--source-root", "{folder}", "--", "true"), ("--source-root", "without --sarif")),
+            Refusal((H, "check", "--sample", "0x10", "--", "true"), ("'0x10' is not allowed",)),
+            Refusal((H, "check", "--kernels-own-mapped-memory=2", "--", "true"), ("'2' is not allowed",))),
+    command("findings", NOTHING, None,
+            Refusal((H, "findings", "{folder}"), ("{folder}", "is a folder"))),
+    command("gpu-test", NOTHING, None,
+            Refusal((H, "gpu-test"), ("no program",)),
+            Refusal((H, "gpu-test", "--", "true"), ("CTEST_RESOURCE_GROUP_0_GPUS", "more than one GPU"),
+                    {"CTEST_RESOURCE_GROUP_COUNT": "1", "CTEST_RESOURCE_GROUP_0": "gpus",
+                     "CTEST_RESOURCE_GROUP_0_GPUS": "id:0,slots:1;id:1,slots:1"})),
+    Surface("hazardlab-report", "report and fleet folders of its own (as hazardlab report and merge)", "report",
+            (Refusal(("{report_tool}", "--run", "{folder}", "--out", "{scratch}/out", "--keep", "+1"), ("--keep",)),
+             Refusal(("{report_tool}", "merge", "--out", "{file}", "{folder}"), ("{file}", "is not a folder")))),
+    Surface("hazardlab-host-interference", NAMED, None,
+            (Refusal(("{interference}", "--json", "{folder}"), ("--json", "{folder}", "it is a folder")),
+             Refusal(("{interference}", "--json", ""), ("--json", "not a blank")),
+             Refusal(("{interference}",), ("HAZARDLAB_TIMED_TURNS", "socket"), {"HAZARDLAB_TIMED_TURNS": "socket"}))),
+    script("deps/stage-deps", "libunwind's archive in PREFIX/src/ (never over a file that is not the pinned one: "
+           "test_staging.py, since it needs the network), and with --with-packages the packages' files through "
+           "stage-unpacked, which the model runs", "stage-unpacked",
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--bogus"), ("'--bogus'",)),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{file}"), ("{file}", "not a folder"))),
+    script("deps/stage-unpacked", "the packages' files into PREFIX, over none it did not stage (.stage-deps-files)",
+           "stage-unpacked",
+           Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{missing}", "{folder}"),
+                   ("UNPACKED_USR", "{missing}")),
+           Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{folder}", "{file}"), ("PREFIX", "{file}"))),
+    script("health/hazardlab-health-check", "its health folder (marked) and hazardlab.prom", "health-check",
+           Refusal(("bash", "{source}/tools/health/hazardlab-health-check", "now"), ("takes no arguments",)),
+           Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("HAZARDLAB_HEALTH_CONFIG",
+                   "set but empty"), {"HAZARDLAB_HEALTH_CONFIG": "", "SCONTROL": "true"}, status=1)),
+    script("health/hazardlab-health.default", "nothing: the health check's configuration, read and never run",
+           None,
+           Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("HAZARDLAB_HEALTH_TIMOUT",
+                   "is not a setting"), {"HAZARDLAB_HEALTH_CONFIG": "{scratch}/health.conf", "SCONTROL": "true"}, status=1,
+                   entries={"health.conf": "HAZARDLAB_HEALTH_TIMOUT=30\n"})),
+    script("health/hazardlab.nhc", "its health folder (marked), as the health check", "nhc",
+           Refusal(("bash", "-c", 'die() { echo "die $*"; exit 1; }; . {source}/tools/health/hazardlab.nhc; '
+                    "check_hazardlab now"), ("takes no arguments",), status=1)),
+    script("slurm/hazardlab-fleet.sbatch", "a new job folder in the shared folder, never an existing one", "sbatch",
+           Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch"), ("takes one argument",)),
+           Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch", "{scratch}"), ("exists already",),
+                   {"SLURM_JOB_ID": "x", "HAZARDLAB_BIN": "{hazardlab}"}, entries={"x": None})),
+    driver("checker/corpus/check_corpus.py", "builds and runs in --work (made), and the --json a user names",
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{file}", "--corpus", "pytest="),
+                   ("argument --work", "it is a file")),
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest=", "--json", "{folder}"), ("argument --json", "it is a folder"))),
+    driver("checker/benchmarks/overhead_benchmark.py", NAMED,
+           Refusal(py("checker/benchmarks/overhead_benchmark.py", "--hazardlab", H, "--program", H, "--sizes",
+                      "4096,4096"), ("'4096' is given twice",)),
+           Refusal(py("checker/benchmarks/overhead_benchmark.py", "--hazardlab", H, "--program", H, "--json",
+                      "{missing}"), ("argument --json", "in a folder that exists"))),
+    driver("checker/benchmarks/side_by_side.py", NAMED,
+           Refusal(py("checker/benchmarks/side_by_side.py", "--hazardlab", H, "--build-dir", "{folder}",
+                      "--markdown", "{folder}"), ("argument --markdown", "it is a folder")),
+           Refusal(py("checker/benchmarks/side_by_side.py", "--hazardlab", H, "--build-dir", "{folder}",
+                      "--python", "/no/such"), ("argument --python", "/no/such"))),
+    driver("checker/programs/expect_check.py", NOTHING,
+           Refusal(py("checker/programs/expect_check.py", H, "clean", "--needs-gpus", "two", "--", "true"),
+                   ("--needs-gpus", "'two'"))),
+    driver("checker/pytest/hazardlab_pytest.py", "the reports a user names (--hazardlab-json and the like)",
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", "--hazardlab-program",
+                    "/bin/true", "{folder}"), ("is not hazardlab",), {"PYTHONPATH": "{source}/checker/pytest"}),
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", "{folder}"),
+                   ("HL_CHECK_LOG_FOLDER", "not run by hazardlab check"),
+                   {"PYTHONPATH": "{source}/checker/pytest", "HL_CHECK_LOG_FOLDER": "{folder}"})),
+    driver("checker/python/frameworks.py", NOTHING,
+           Refusal(py("checker/python/frameworks.py", "bogus"), ("invalid choice: 'bogus'",))),
+    driver("checker/python/stream_races.py", NOTHING,
+           Refusal(py("checker/python/stream_races.py", "torch-wait-stream", "racy"), ("invalid choice: 'racy'",))),
+    driver("checker/python/training_loop.py", NOTHING,
+           Refusal(py("checker/python/training_loop.py", "train", "--epochs", "-1"), ("--epochs", "'-1'"))),
+)

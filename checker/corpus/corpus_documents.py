@@ -1,0 +1,129 @@
+"""The two documents the corpus harness is given, read and checked before anything is built or run: the
+expectations (which findings a program has, and why; which programs are excluded, masked or not watchable) and the
+library-examples listing (each program's files, build and arguments). Every error names the option, the file, the
+program and what the schema expects there: a document of the right schema but the wrong shapes (a list where an
+object goes, a string where a list goes) is bad input, never a traceback."""
+import json
+import os
+
+KINDS = ("cuda-samples", "pytest", "library-examples")
+
+
+class BadInput(Exception):
+    pass
+
+
+def load_document(option, path, schema):
+    """A JSON file the harness is given (`option` names it in every error), with the schema it must declare."""
+    try:
+        with open(path) as f:
+            document = json.load(f)
+    except OSError as err:
+        raise BadInput(f"{option} {path!r}: cannot be read ({err.strerror})")
+    except json.JSONDecodeError as err:
+        raise BadInput(f"{option} {path!r}: not JSON ({err})")
+    if not isinstance(document, dict) or document.get("schema") != schema:
+        found = document.get("schema") if isinstance(document, dict) else None
+        raise BadInput(f"{option} {path!r}: schema is {found!r}, expected {schema!r}")
+    return document
+
+
+def _object(value, where):
+    """`value` where the schema puts an object (name -> ...), else BadInput naming `where`."""
+    if not isinstance(value, dict):
+        raise BadInput(f"{where}: expected an object (name -> ...), found {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def _list(value, where):
+    if not isinstance(value, list):
+        raise BadInput(f"{where}: expected a list, found {type(value).__name__} {value!r:.60}")
+    return value
+
+
+def load_expectations(path):
+    e = load_document("--expectations", path, "hazardlab.corpus-expectations")
+    at = f"--expectations {path!r}"
+    for kind, corpus in _object(e.get("corpora", {}), f"{at}: 'corpora'").items():
+        if kind not in KINDS:
+            raise BadInput(f"{at}: corpus {kind!r} is not one of {', '.join(KINDS)}")
+        _object(corpus, f"{at}: corpus {kind!r}")
+        for mask in _list(corpus.get("mask", []), f"{at}: {kind} 'mask'"):
+            _pattern(mask, f"{at}: {kind} 'mask'")
+        for name, program in _object(corpus.get("programs", {}), f"{at}: {kind} 'programs'").items():
+            where = f"{at}: {kind} program {name!r}"
+            _object(program, where)
+            for mask in _list(program.get("mask", []), f"{where}: 'mask'"):
+                _pattern(mask, f"{where}: 'mask'")
+            if not isinstance(program.get("args", []), list) or not isinstance(program.get("select", ""), str):
+                raise BadInput(f"{where}: 'args' must be a list and 'select' a string")
+            timeout = program.get("timeout", 1)
+            if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 3600:
+                raise BadInput(f"{where}: timeout {timeout!r}: expected a whole number of seconds from 1 to 3600")
+            for finding in _list(program.get("findings", []), f"{where}: 'findings'"):
+                _object(finding, f"{where}: a finding")
+                for key in ("hazard", "why", "lines"):
+                    if not finding.get(key):
+                        raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
+                needs = finding.get("needs_gpus", 1)
+                if not isinstance(needs, int) or isinstance(needs, bool) or not 1 <= needs <= 64:
+                    raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: needs_gpus {needs!r}: "
+                                   "expected a whole number of GPUs from 1 to 64")
+            if "exclude" in program and not str(program["exclude"]).strip():
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: an exclusion without its reason")
+            if program.get("mask") and not program.get("why_masked"):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
+            if program.get("unordered") and not program.get("why_unordered"):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: 'unordered' without 'why_unordered'")
+            verdict = program.get("verdict")
+            if verdict is not None and (not isinstance(verdict, dict) or verdict.get("is") not in ("not-checked", "found") or not verdict.get("why")):
+                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a verdict needs 'is' "
+                               "(not-checked or found) and 'why'")
+    return e
+
+
+def _pattern(text, where):
+    import re
+    if not isinstance(text, str):
+        raise BadInput(f"{where}: {text!r} is not a regular expression (a string)")
+    try:
+        re.compile(text)
+    except re.error as err:
+        raise BadInput(f"{where}: {text!r} is not a regular expression ({err})") from None
+
+
+# The staged folder holds only the examples' files, with no runner of its own (the samples have their CMake and
+# test_args.json): which programs, how each builds and with which arguments is this list, beside the harness.
+def load_library_examples(path):
+    """The programs of the library-examples corpus: name -> {folder, files, build, args, streams}."""
+    listing = load_document("--library-examples", path, "hazardlab.library-examples")
+    programs = listing.get("programs")
+    if not isinstance(programs, dict) or not programs:
+        raise BadInput(f"--library-examples {path!r}: no program listed (expected 'programs', an object of programs)")
+    for name, program in programs.items():
+        def refuse(why):
+            raise BadInput(f"--library-examples {path!r}: program {name!r}: {why}")
+        if not isinstance(program, dict):
+            refuse(f"expected an object (folder, files, build, args, streams), found {type(program).__name__}")
+        if not isinstance(program.get("folder"), str) or not program["folder"]:
+            refuse("no 'folder'")
+        files = program.get("files")
+        if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
+            refuse("no 'files' (the paths it needs under the staged folder)")
+        if any(os.path.isabs(f) or ".." in f.split("/") for f in files + [program["folder"]]):
+            refuse("a path outside the staged folder (absolute, or with '..')")
+        build = program.get("build", {})
+        if not isinstance(build, dict):
+            refuse(f"'build' is {type(build).__name__} {build!r:.60}; expected an object with 'cmake_target' or 'nvcc'")
+        if ("cmake_target" in build) == ("nvcc" in build):
+            refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
+        if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]):
+            refuse("'cmake_target' must name the example's CMake target (a string)")
+        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not str(build.get("as", "")).strip()
+                                or not all(isinstance(a, str) for a in build["nvcc"])):
+            refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
+        if not isinstance(program.get("args", []), list):
+            refuse("'args' is not a list")
+        if not str(program.get("streams", "")).strip():
+            refuse("no 'streams' (the streams and asynchronous work that make it worth running)")
+    return programs

@@ -1,0 +1,179 @@
+"""How every Python driver of the checker reads its command line: one parser, with the types the drivers share.
+
+Bad input ends the driver with exit 2 and one line that names the option, the value given and what is allowed,
+before any work is done: numbers are whole decimals or finite numbers within their range, a list names each item
+once, a file to write is checked (not a folder, in a folder that exists, not the same file as another output or
+an input) when the command line is read, never after the runs. An option given twice is refused (the first would
+be lost without a word), unless it is one that collects its values (action="append").
+
+    parser = DriverParser("overhead_benchmark.py", description=...)
+    parser.add_argument("--rounds", type=whole_number(1, 100), default=5)
+    parser.add_argument("--sizes", type=listed((4096, 65536), int), default="4096,65536")
+    parser.add_argument("--json", type=output_file)
+    args = parser.parse(outputs=("--json", "--markdown"))
+"""
+import argparse
+import math
+import os
+import sys
+
+
+class DriverParser(argparse.ArgumentParser):
+    """argparse's parser (its errors already exit 2, naming the option), with every plain option taken once."""
+
+    def add_argument(self, *names, **options):
+        if names and names[0].startswith("-") and options.get("action", "store") == "store":
+            options["action"] = _Once
+        return super().add_argument(*names, **options)
+
+    def refuse(self, text: str):
+        """Bad input found after parsing (two options that do not go together): exit 2, naming it."""
+        self.exit(2, f"{self.prog}: {text}\n")
+
+    def parse(self, argv=None, outputs=(), inputs=()):
+        """The arguments, with the files to write (`outputs`, option names) distinct from each other and from
+        the files read (`inputs`, option names)."""
+        args = self.parse_args(argv)
+        seen = {}
+        for option in inputs + outputs:
+            value = getattr(args, _attribute(option), None)
+            if value is None:
+                continue
+            for path in value if isinstance(value, list) else [value]:
+                key = os.path.realpath(path)
+                if key in seen and (option in outputs or seen[key] in outputs):
+                    self.refuse(f"{option} '{path}' is the same file as {seen[key]}; each file written must be "
+                                "a file of its own, never one read or written by another option")
+                seen.setdefault(key, option)
+        return args
+
+
+def _attribute(option: str) -> str:
+    return option.lstrip("-").replace("-", "_")
+
+
+class _Once(argparse.Action):
+    """Stores the option's value, and refuses a second one: `--json a --json b` would write one of them only."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", set())
+        if self.dest in given:
+            parser.error(f"argument {option_string}: given twice; give it once")
+        given.add(self.dest)
+        setattr(namespace, self.dest, values)
+
+
+def _refused(text: str, expected: str):
+    return argparse.ArgumentTypeError(f"'{text}' is not allowed; expected {expected}")
+
+
+def whole_number(low: int, high: int):
+    """A whole number in decimal digits alone (as hazardlab reads numbers: "077" is 77), from low to high."""
+    expected = f"a whole number from {low} to {high}"
+
+    def read(text: str) -> int:
+        if not text or any(c not in "0123456789" for c in text) or not low <= int(text, 10) <= high:
+            raise _refused(text, expected + " (digits only: no sign, space, point or unit)")
+        return int(text, 10)
+    read.__name__ = "whole number"
+    return read
+
+
+def seconds(low: float, high: float, zero_means: str = ""):
+    """A finite number of seconds from low to high (never nan or inf); 0 allowed besides when zero_means says
+    what 0 means."""
+    expected = f"a number of seconds from {low:g} to {high:g}" + (f", or 0 ({zero_means})" if zero_means else "")
+
+    def read(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise _refused(text, expected) from None
+        if not math.isfinite(value) or not (low <= value <= high or (zero_means and value == 0)):
+            raise _refused(text, expected)
+        return value
+    read.__name__ = "seconds"
+    return read
+
+
+def listed(allowed, convert=str):
+    """A comma-separated list of items of `allowed`, each once (a repeated item would be run twice and shown as
+    one): returns the items in the order given."""
+    shown = ", ".join(map(str, allowed))
+
+    def read(text: str) -> list:
+        items = [item.strip() for item in text.split(",")]
+        if not text.strip() or any(not item for item in items):
+            raise _refused(text, f"a comma-separated list of {shown}, with no empty item")
+        out = []
+        for item in items:
+            try:
+                value = convert(item) if convert is not int or item.isdigit() else None  # decimal digits only
+            except ValueError:
+                value = None
+            if value not in allowed:
+                raise _refused(text, f"each item one of {shown} ('{item}' is not)")
+            if value in out:
+                raise _refused(text, f"each item once ('{item}' is given twice)")
+            out.append(value)
+        return out
+    read.__name__ = "list"
+    return read
+
+
+def output_file(text: str) -> str:
+    """A file to write: not blank, not a folder, in a folder that exists."""
+    if not text.strip():
+        raise _refused(text, "a file to write, not a blank")
+    if os.path.isdir(text):
+        raise _refused(text, "a file to write; it is a folder")
+    folder = os.path.dirname(text) or "."
+    if not os.path.isdir(folder):
+        raise _refused(text, f"a file to write in a folder that exists; {folder} does not")
+    if not os.access(folder, os.W_OK) or (os.path.lexists(text) and not os.access(text, os.W_OK)):
+        raise _refused(text, "a file this user may write")
+    return text
+
+
+def write_output(option: str, path: str, text: str) -> bool:
+    """Writes a file an option named (checked when read, output_file); a write that fails anyway (a full disk) is
+    said, naming the option and the file, and returns False: never a traceback after the work was done."""
+    try:
+        with open(path, "w") as out:
+            out.write(text)
+        return True
+    except OSError as e:
+        print(f"could not write {option} '{path}': {e.strerror}", file=sys.stderr)
+        return False
+
+
+def input_file(text: str) -> str:
+    """A file to read: one that exists and is a plain file (never a folder)."""
+    if not os.path.isfile(text):
+        raise _refused(text, "a file that exists" + ("; it is a folder" if os.path.isdir(text) else ""))
+    return text
+
+
+def runnable_file(text: str) -> str:
+    """A program to run: an existing file this user may execute."""
+    if not (os.path.isfile(text) and os.access(text, os.X_OK)):
+        raise _refused(text, "a runnable file (one that exists and may be executed)")
+    return text
+
+
+def existing_folder(text: str) -> str:
+    if not os.path.isdir(text):
+        raise _refused(text, "a folder that exists")
+    return text
+
+
+def work_folder(text: str) -> str:
+    """A folder to work in: one that exists, or none yet in a folder that exists (it is made); never a file."""
+    if not text.strip():
+        raise _refused(text, "a folder, not a blank")
+    if os.path.lexists(text) and not os.path.isdir(text):
+        raise _refused(text, "a folder (made when missing); it is a file")
+    parent = os.path.dirname(os.path.abspath(text))
+    if not os.path.isdir(text) and not os.path.isdir(parent):
+        raise _refused(text, f"a folder (made when missing) in a folder that exists; {parent} does not")
+    return text

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""driver_options.py, the Python drivers' one reader of their command lines: each type refuses what it must (exit 2,
+naming the option, the value and what is allowed) and takes what it must."""
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from driver_options import (DriverParser, input_file, listed, output_file, runnable_file, seconds,  # noqa: E402
+                            whole_number, work_folder, write_output)
+
+
+def parser():
+    p = DriverParser(prog="driver.py")
+    p.add_argument("--n", type=whole_number(1, 10), default=2)
+    p.add_argument("--s", type=seconds(0.5, 60, zero_means="none"), default=0)
+    p.add_argument("--items", type=listed(("a", "b", "c")))
+    p.add_argument("--sizes", type=listed((4096, 65536), int))
+    p.add_argument("--json", type=output_file)
+    p.add_argument("--markdown", type=output_file)
+    p.add_argument("--input", type=input_file)
+    p.add_argument("--many", action="append", default=[])
+    return p
+
+
+class DriverOptions(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.folder = self.tmp.name
+        self.file = os.path.join(self.folder, "notes.txt")
+        with open(self.file, "w") as f:
+            f.write("mine\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def refused(self, *argv):
+        err = io.StringIO()
+        with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
+            parser().parse(list(argv), outputs=("--json", "--markdown"), inputs=("--input",))
+        self.assertEqual(e.exception.code, 2, err.getvalue())
+        return err.getvalue()
+
+    def test_numbers_are_decimal_and_within_their_range(self):
+        self.assertEqual(parser().parse(["--n", "010"]).n, 10)
+        for bad in ("0", "11", "-1", "+3", "3.0", " 3", "0x3", ""):
+            self.assertIn(f"argument --n: '{bad}' is not allowed; expected a whole number from 1 to 10",
+                          self.refused("--n", bad))
+        self.assertEqual(parser().parse(["--s", "0"]).s, 0)
+        self.assertEqual(parser().parse(["--s", "1.5"]).s, 1.5)
+        self.assertIn("argument --s", self.refused("--s", "-inf"))  # argparse: an option's look, still refused
+        for bad in ("nan", "inf", "0.1", "61", "x"):
+            self.assertIn(f"argument --s: '{bad}' is not allowed; expected a number of seconds from 0.5 to 60, or 0",
+                          self.refused("--s", bad))
+
+    def test_a_list_names_each_allowed_item_once(self):
+        self.assertEqual(parser().parse(["--items", "c,a"]).items, ["c", "a"])
+        self.assertEqual(parser().parse(["--sizes", "65536,04096"]).sizes, [65536, 4096])
+        self.assertIn("'a' is given twice", self.refused("--items", "a,b,a"))
+        self.assertIn("'4096' is given twice", self.refused("--sizes", "4096,4096"))
+        self.assertIn("each item one of a, b, c ('d' is not)", self.refused("--items", "a,d"))
+        self.assertIn("with no empty item", self.refused("--items", "a,"))
+        self.assertIn("with no empty item", self.refused("--items", ""))
+        self.assertIn("('+4096' is not)", self.refused("--sizes", "+4096"))
+
+    def test_an_option_is_given_once_unless_it_collects(self):
+        self.assertIn("argument --n: given twice", self.refused("--n", "1", "--n", "2"))
+        self.assertEqual(parser().parse(["--many", "a", "--many", "b"]).many, ["a", "b"])
+
+    def test_files_to_write_are_checked_before_any_work(self):
+        self.assertIn("it is a folder", self.refused("--json", self.folder))
+        self.assertIn("in a folder that exists", self.refused("--json", os.path.join(self.folder, "no", "x.json")))
+        self.assertIn("not a blank", self.refused("--json", " "))
+        out = os.path.join(self.folder, "out.json")
+        self.assertIn("is the same file as --json", self.refused("--json", out, "--markdown", out))
+        self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", self.file))
+        self.assertEqual(parser().parse(["--json", self.file]).json, self.file)  # a user's file, asked for
+
+    def test_files_to_read_and_programs_exist(self):
+        self.assertIn("a file that exists; it is a folder", self.refused("--input", self.folder))
+        with self.assertRaises(Exception):
+            runnable_file(self.file)  # not executable
+        self.assertEqual(runnable_file(sys.executable), sys.executable)
+        with self.assertRaises(Exception):
+            work_folder(self.file)
+        self.assertEqual(work_folder(os.path.join(self.folder, "new")), os.path.join(self.folder, "new"))
+        self.assertEqual(input_file(self.file), self.file)
+
+    def test_a_failed_write_names_the_file_and_returns_false(self):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertFalse(write_output("--json", os.path.join(self.folder, "gone", "x.json"), "{}"))
+        self.assertIn("could not write --json", err.getvalue())
+        self.assertTrue(write_output("--json", os.path.join(self.folder, "x.json"), "{}"))
+
+
+if __name__ == "__main__":
+    unittest.main()
