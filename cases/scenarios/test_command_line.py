@@ -132,7 +132,7 @@ def main(tool):
         rc, out = run([tool, "findings", log])
         expect(rc == 0 and '"pid":5' in out, f"findings reads a log ({rc}): {out.strip()}")
         # A race of two reads, or of one item with itself, is no finding the checker writes: refused, naming the line.
-        work_item = '{"api":"cuLaunchKernel","stream":85,"stream_kind":"non-blocking","work":"kernel","access":"%s","kernel":"k"}'
+        work_item = '{"api":"cuLaunchKernel","stream":85,"stream_kind":"non-blocking","work":"kernel","access":"%s","kernel":"k","source":"pointed-element"}'
         race = ('{"type":"finding","finding":{"kind":"device-work-race","copy":{"id":1,"api":"cuLaunchKernel","stream":85,'
                 '"stream_kind":"non-blocking","host_end":"source","host_begin":0,"bytes":4,"memory":"pinned",'
                 '"graph_node":false,"site":%d},"address":0,"offset":0,"access_site":7,"thread":1,"relies_on":[],'

@@ -1,7 +1,8 @@
 // Kernels whose footprints are known by construction, for the footprint probe to read back: a chunked pipeline whose
 // kernels get the base pointer and an offset (NVIDIA's overlap sample), a kernel that only reads through a plain
 // pointer, writes through a struct of pointers and through a table of pointers in device memory, and two kernel
-// nodes of a captured CUDA graph. Prints what each launch should touch; the probe prints what it touched.
+// nodes of a captured CUDA graph. Prints what each launch should touch, in launch order, and where each allocation
+// is; the probe prints what each launch touched, in the same order.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -66,6 +67,8 @@ int main() {
   float* host_table[2] = {in, second};
   CHECK(cudaMalloc(&table, sizeof host_table));
   CHECK(cudaMemcpy(table, host_table, sizeof host_table, cudaMemcpyHostToDevice));
+  std::printf("allocations a %p in %p out %p second %p table %p\n", static_cast<void*>(a), static_cast<void*>(in),
+              static_cast<void*>(out), static_cast<void*>(second), static_cast<void*>(table));
   through_table<<<1, 256>>>(table, 512);
   CHECK(cudaGetLastError());
   std::printf("expect through_table read table [+0,+16) in [+0,+2048) write second [+0,+2048)\n");

@@ -1,6 +1,6 @@
 // The device side of exact footprints: the Compute Sanitizer API calls this before every global memory access of a
-// patched kernel. It finds the allocation the access falls in (a binary search of the context's table), then,
-// once per warp and allocation, widens the launch's read or write hull, unless the access already lies inside it.
+// patched kernel. It finds the allocation the access falls in (a binary search of the context's table) and, unless
+// the access already lies inside the launch's read or write hull of that allocation, widens the hull, once per warp.
 // Built with `--compile-as-tools-patch` into a fatbin the injected library loads into each context.
 #include <sanitizer_patching.h>
 
@@ -35,12 +35,8 @@ __device__ fp::Slot* slot_of(fp::LaunchRecord* record, unsigned long long alloca
   return nullptr;
 }
 
-__device__ void widen(fp::Hull* hull, unsigned long long least, unsigned long long end) {
-  const unsigned long long held_least = ~read_volatile(&hull->least_inverted);
-  const unsigned long long held_end = read_volatile(&hull->end);
-  if (held_least <= least && end <= held_end) return;  // inside already: the common case once a kernel is under way
-  atomicMax(&hull->least_inverted, ~least);
-  atomicMax(&hull->end, end);
+__device__ bool inside(const fp::Hull* hull, unsigned long long least, unsigned long long end) {
+  return ~read_volatile(&hull->least_inverted) <= least && end <= read_volatile(&hull->end);
 }
 
 }  // namespace
@@ -52,21 +48,24 @@ extern "C" __device__ __noinline__ SanitizerPatchResult hazardlab_footprint_acce
   auto* record = static_cast<fp::LaunchRecord*>(userdata);
   const auto* header =
       reinterpret_cast<const fp::ArenaHeader*>(reinterpret_cast<unsigned long long>(userdata) & ~(fp::kArenaBytes - 1));
-  const auto* table = reinterpret_cast<const fp::AllocationTable*>(
+  const auto* table = reinterpret_cast<const unsigned long long*>(
       *reinterpret_cast<const volatile unsigned long long*>(&header->table));
   const unsigned long long address = reinterpret_cast<unsigned long long>(ptr);
   const bool write = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE) != 0;
 
   unsigned long long base = 0, end = 0;
   if (table != nullptr) {
-    unsigned low = 0, high = table->count;  // the last allocation whose base is at or below the address
+    const unsigned long long count = table[0];
+    const unsigned long long* bases = table + 1;
+    const unsigned long long* ends = bases + count;
+    unsigned long long low = 0, high = count;  // the last allocation whose base is at or below the address
     while (low < high) {
-      const unsigned mid = (low + high) / 2;
-      if (table->base[mid] <= address) low = mid + 1; else high = mid;
+      const unsigned long long mid = (low + high) / 2;
+      if (bases[mid] <= address) low = mid + 1; else high = mid;
     }
-    if (low > 0 && address < table->end[low - 1]) {
-      base = table->base[low - 1];
-      end = table->end[low - 1];
+    if (low > 0 && address < ends[low - 1]) {
+      base = bases[low - 1];
+      end = ends[low - 1];
     }
   }
   if (base == 0) {
@@ -74,21 +73,31 @@ extern "C" __device__ __noinline__ SanitizerPatchResult hazardlab_footprint_acce
     return SANITIZER_PATCH_SUCCESS;
   }
 
-  unsigned long long least = address, past = address + size;
-  if (end - base <= 0xffffffffull) {
-    // One update per warp and allocation: the lanes that touch the same allocation the same way agree on their
-    // least and greatest offset, and the first of them writes it.
-    const unsigned active = __activemask();
-    const unsigned peers = __match_any_sync(active, (base << 1) | (write ? 1ull : 0ull));
-    least = base + __reduce_min_sync(peers, static_cast<unsigned>(address - base));
-    past = base + __reduce_max_sync(peers, static_cast<unsigned>(address + size - base));
-    if (lane_id() != static_cast<unsigned>(__ffs(peers) - 1)) return SANITIZER_PATCH_SUCCESS;
-  }
   fp::Slot* slot = slot_of(record, base);
   if (slot == nullptr) {
     atomicOr(&record->more_allocations_than_slots, 1u);
     return SANITIZER_PATCH_SUCCESS;
   }
-  widen(write ? &slot->write : &slot->read, least, past);
+  fp::Hull* hull = write ? &slot->write : &slot->read;
+  unsigned long long least = address, past = address + size;
+  if (inside(hull, least, past)) return SANITIZER_PATCH_SUCCESS;  // the common case once a kernel is under way
+
+  // The lanes that widen the same hull agree on their least and greatest byte, and the first of them writes it:
+  // one pair of atomics per warp, not one per lane (the patch may not use redux: shuffles instead).
+  const unsigned peers = __match_any_sync(__activemask(), reinterpret_cast<unsigned long long>(hull));
+  if (end - base < 0xffffffffull) {  // offsets and ends fit 32 bits
+    unsigned low = static_cast<unsigned>(address - base), high = static_cast<unsigned>(address + size - base);
+    const unsigned mine_low = low, mine_high = high;
+    for (unsigned rest = peers; rest != 0; rest &= rest - 1) {
+      const int lane = __ffs(rest) - 1;
+      low = min(low, __shfl_sync(peers, mine_low, lane));
+      high = max(high, __shfl_sync(peers, mine_high, lane));
+    }
+    least = base + low;
+    past = base + high;
+    if (lane_id() != static_cast<unsigned>(__ffs(peers) - 1)) return SANITIZER_PATCH_SUCCESS;
+  }
+  atomicMax(&hull->least_inverted, ~least);
+  atomicMax(&hull->end, past);
   return SANITIZER_PATCH_SUCCESS;
 }

@@ -17,18 +17,13 @@ inline constexpr std::uint64_t kArenaBytes = 64ull << 20;  // records between tw
 inline constexpr std::uint64_t kArenaHeaderBytes = 4096;
 inline constexpr std::uint32_t kSlotsPerRecord = 16;        // allocations one launch can touch and be told apart
 inline constexpr std::uint32_t kRecordBytes = 1024;
-inline constexpr std::uint32_t kTableCapacity = 8192;       // allocations of one context the device can look up
 
-// The allocations of a context, sorted by base, as uploaded; immutable once a record can point to it.
-struct AllocationTable {
-  std::uint32_t count;
-  std::uint32_t unused;
-  std::uint64_t base[kTableCapacity];
-  std::uint64_t end[kTableCapacity];
-};
+// The allocations of a context as uploaded, immutable once a record can point to it: 8-byte words, the count, then
+// the bases in ascending order, then each allocation's end (exclusive) in the same order.
+inline constexpr std::uint64_t table_words(std::uint64_t count) { return 1 + 2 * count; }
 
 struct ArenaHeader {
-  std::uint64_t table;  // device address of the AllocationTable in force, 0 before the first upload
+  std::uint64_t table;  // device address of the allocation table in force, 0 before the first upload
 };
 
 struct Hull {
