@@ -223,6 +223,11 @@ void Checker::kernel_footprint(FootprintTicket ticket, std::optional<std::vector
   record_races(device_in_order_.footprint(ticket, std::move(exact)));
 }
 
+std::vector<FootprintTicket> Checker::footprints_known() const {
+  std::lock_guard lock(mutex_);
+  return device_in_order_.awaited_known(engine(kAllDeviations).host_clock());
+}
+
 void Checker::give_up_footprints() {
   std::lock_guard lock(mutex_);
   record_races(device_in_order_.give_up_waiting());

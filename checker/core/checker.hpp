@@ -197,6 +197,9 @@ class Checker {
   void kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact);
   // No footprint still awaited will come (the process ends): the rule judges those launches.
   void give_up_footprints();
+  // The footprints awaited for launches the host knows have run, by every rule the driver was measured to keep
+  // (their records are whole and will not be written again).
+  [[nodiscard]] std::vector<FootprintTicket> footprints_known() const;
   // The races found since the last call, each a DeviceWorkRace finding.
   std::vector<Finding> take_races();
   WorkStamp work_enqueued(StreamKey stream);

@@ -45,6 +45,13 @@ std::vector<DeviceConflict> FootprintOrder::footprint(FootprintTicket ticket,
   return drain();
 }
 
+std::vector<FootprintTicket> FootprintOrder::awaited_known(const Clock& host_clock) const {
+  std::vector<FootprintTicket> known;
+  for (const Held& held : queue_)
+    if (held.ticket != 0 && OrderEngine::clock_knows(host_clock, held.stamp)) known.push_back(held.ticket);
+  return known;
+}
+
 std::vector<DeviceConflict> FootprintOrder::give_up_waiting() {
   for (Held& held : queue_)
     if (held.ticket != 0) {

@@ -45,6 +45,8 @@ class FootprintOrder {
   std::vector<DeviceConflict> give_up_waiting();
 
   [[nodiscard]] std::size_t waiting() const { return queue_.size(); }
+  // The footprints awaited for launches `host_clock` knows have run: those the device has finished recording.
+  [[nodiscard]] std::vector<FootprintTicket> awaited_known(const Clock& host_clock) const;
 
  private:
   // An item held back, owning what DeviceWork only views.

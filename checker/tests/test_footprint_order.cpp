@@ -177,6 +177,18 @@ TEST(FootprintOrder, GivingUpLetsTheRuleJudgeEveryKernelStillWaiting) {
   EXPECT_EQ(p.in_order.waiting(), 0u);
 }
 
+// A footprint is asked for only once the host knows its launch ran: before, the device may still be writing it.
+TEST(FootprintOrder, OnlyTheFootprintsOfLaunchesTheHostKnowsRanAreAskedFor) {
+  Program p;
+  p.kernel(Program::kFirst, {Program::may_write(kBuffer)}, 1, 11);
+  p.kernel(Program::kSecond, {Program::may_write(kBuffer)}, 2, 12);
+  EXPECT_TRUE(p.in_order.awaited_known(p.order.host_clock()).empty());
+  p.synchronize(Program::kSecond);
+  EXPECT_EQ(p.in_order.awaited_known(p.order.host_clock()), std::vector<FootprintTicket>{12});
+  p.synchronize(Program::kFirst);
+  EXPECT_EQ(p.in_order.awaited_known(p.order.host_clock()), (std::vector<FootprintTicket>{11, 12}));
+}
+
 // Through the checker: a launch with a ticket, its footprint handed in later, and the finding says what judged it.
 struct NoProtection : PageProtector {
   void apply(const PageChange&) override {}
