@@ -22,96 +22,11 @@
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
+#include "checker/core/page_protection.hpp"
 #include "checker/core/pages.hpp"
+#include "checker/core/work_items.hpp"
 
 namespace hazardlab::check {
-
-// Applies page protection (in the injected library by mprotect or by protection keys; a record in the tests).
-// Told each copy's hold as it starts and ends, on the thread that starts or ends it, with the pages whose
-// access (all holds together) it changed; and the pinned memory the holds lie in.
-class PageProtector {
- public:
-  virtual ~PageProtector() = default;
-  // Protects pages as the holds want them now.
-  virtual void apply(const PageChange& change) = 0;
-  // By default the changed pages are protected as they are now; a key plan (key_plan.hpp) decides by the
-  // hold itself and the thread instead.
-  virtual void held(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
-    (void)begin, (void)end, (void)hold;
-    for (const PageChange& c : changes) apply(c);
-  }
-  virtual void let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
-    (void)begin, (void)end, (void)hold;
-    for (const PageChange& c : changes) apply(c);
-  }
-  // Pinned or registered host memory; and the same no longer pinned, after every hold on it was let go.
-  virtual void pinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
-  virtual void unpinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
-};
-
-// Host bytes a copy touches: `slices` slices `slice_pitch` apart, each of `rows` rows of `width` bytes,
-// `pitch` apart (one row and one slice for a linear copy).
-struct HostFootprint {
-  std::uintptr_t base = 0;
-  std::size_t width = 0, pitch = 0, rows = 1, slices = 1, slice_pitch = 0;
-  [[nodiscard]] std::uintptr_t end() const {
-    if (rows == 0 || slices == 0) return base;
-    return base + slice_pitch * (slices - 1) + pitch * (rows - 1) + width;
-  }
-  [[nodiscard]] std::size_t bytes() const { return width * rows * slices; }
-  [[nodiscard]] bool contains(std::uintptr_t address) const {
-    if (address < base || address >= end()) return false;
-    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
-    return in_slice / pitch < rows && in_slice % pitch < width;
-  }
-  [[nodiscard]] std::size_t offset_of(std::uintptr_t address) const {
-    const std::size_t slice = slices > 1 ? (address - base) / slice_pitch : 0;
-    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
-    return (slice * rows + in_slice / pitch) * width + in_slice % pitch;
-  }
-  static HostFootprint linear(std::uintptr_t base, std::size_t bytes) { return {base, bytes, bytes, 1, 1, 0}; }
-};
-
-enum class MemoryKind { PinnedHost, PageableHost, Device, Managed };
-
-struct CopyEnd {
-  MemoryKind kind = MemoryKind::Device;
-  HostFootprint host;  // host ends only
-};
-
-// A stream as the program names it: the handle within its context (handle 0 is the context's legacy stream).
-struct StreamKey {
-  std::uint64_t context = 0;
-  std::uint64_t handle = 0;
-  friend auto operator<=>(const StreamKey&, const StreamKey&) = default;
-};
-
-struct AsyncCopy {
-  std::string_view api;
-  StreamKey stream;
-  CopyEnd src, dst;
-  std::size_t bytes = 0;
-  SiteId site = 0;  // unless copy_async is given a way to name it when a host end is watched
-  bool graph_node = false;
-  // A memcpy node of a graph that also has host nodes: the checker does not see those nodes start, so an
-  // access from a thread that runs host functions is taken as one of them, ordered with the copy (a race
-  // between two nodes of one graph is not found; a false alarm in a correct graph would be worse).
-  bool graph_has_host_nodes = false;
-  // The device bytes it reads and writes, exactly (its device ends; a pinned end too, which the device reads or
-  // writes as well), for the device's half of a race.
-  std::vector<DeviceRange> device = {};
-  // Not a copy: a kernel handed a pointer into pinned host memory (`hazardlab check --kernels-own-mapped-memory`),
-  // which owns the bytes it points to as a copy owns its host end; its name (one that outlives the checker).
-  std::string_view kernel = {};
-};
-
-// An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.
-struct DeviceWorkItem {
-  std::string_view api;
-  DeviceWorkKind kind = DeviceWorkKind::Kernel;
-  std::vector<DeviceRange> ranges;
-  std::string_view kernel = {};  // a launch's kernel name
-};
 
 // Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
 // checker must know whether a host function made it, and which.
