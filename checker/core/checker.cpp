@@ -80,17 +80,12 @@ void Checker::event_created(std::uint64_t event) {
 
 void Checker::pinned_allocated(std::uintptr_t base, std::size_t bytes, PinnedKind kind) {
   std::lock_guard lock(mutex_);
-  pinned_[base] = {bytes, kind};
+  allocations_.pinned(base, bytes, kind);
   protector_.pinned(base, base + bytes);
 }
 
 std::optional<PinnedKind> Checker::pinned_kind(std::uintptr_t address) const {
-  std::lock_guard lock(mutex_);
-  auto it = pinned_.upper_bound(address);
-  if (it == pinned_.begin()) return std::nullopt;
-  --it;
-  if (address < it->first + it->second.first) return it->second.second;
-  return std::nullopt;
+  return allocations_.pinned_kind(address);
 }
 
 void Checker::hold(const Owned& owned) {
@@ -160,8 +155,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     owned.facts = CopyFacts{next_copy_++, {}, copy.stream.handle, kind, host_end, end.host.base,
                             end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site, std::string(copy.kernel)};
     owned.api = api_name(copy.api);
-    auto it = pinned_.upper_bound(end.host.base);
-    if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
+    if (const std::optional<PinnedKind> memory = allocations_.pinned_kind_below(end.host.base)) owned.facts.memory = *memory;
     owned.footprint = end.host;
     owned.stamp = stamp;
     // Only a host function enqueued before the copy and not returned can be one it waits for: with none, no
@@ -407,9 +401,9 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
                                               std::uint64_t thread) {
   std::lock_guard lock(mutex_);
   std::vector<Finding> findings;
-  const auto it = pinned_.find(base);
-  if (it == pinned_.end()) return findings;
-  const std::uintptr_t end = base + it->second.first;
+  const std::optional<PinnedRange> gone = allocations_.unpinned(base);
+  if (!gone) return findings;
+  const std::uintptr_t end = base + gone->bytes;
   for (Owned& o : owned_) {
     if (o.footprint.base >= end || o.footprint.end() <= base) continue;
     if (racing(kAllDeviations, o, Accessor::program_thread())) {
@@ -424,7 +418,6 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
   owned_.erase(std::remove_if(owned_.begin(), owned_.end(),
                               [&](const Owned& o) { return o.footprint.base < end && o.footprint.end() > base; }),
                owned_.end());
-  pinned_.erase(it);
   protector_.unpinned(base, end);
   return findings;
 }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/core/allocations.hpp"
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
@@ -78,6 +79,8 @@ class Checker {
   // cuMemFreeHost or cuMemHostUnregister: findings for every copy that still owned bytes of it.
   std::vector<Finding> pinned_released(std::uintptr_t base, bool unregister, SiteId site, std::uint64_t thread);
   [[nodiscard]] std::optional<PinnedKind> pinned_kind(std::uintptr_t address) const;
+  // Every allocation the checker looks up, pinned and device-visible (allocations.hpp): it locks itself.
+  [[nodiscard]] Allocations& allocations() { return allocations_; }
 
   void set_sampling(Sampling sampling);
   // Off (the default): a finding is reported once per pair of call sites, as compute-sanitizer and
@@ -218,7 +221,7 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
-  std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
+  Allocations allocations_;
   std::vector<Owned> owned_;
   // Started and not returned: a host-function thread's access is made inside one of these.
   std::set<WorkStamp> running_host_functions_;
