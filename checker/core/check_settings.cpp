@@ -80,6 +80,11 @@ ProtectionRequest protection_from_environment() try {
   return ProtectionRequest::Auto;  // set but empty
 }
 
+CheckSettings check_settings_from_environment() {
+  return CheckSettings{sample_from_environment(), every_occurrence_from_environment(),
+                       kernels_own_mapped_memory_from_environment(), protection_from_environment()};
+}
+
 std::vector<std::string> refused_check_settings() {
   std::vector<std::string> refused;
   const auto check = [&](auto&& read) {

@@ -45,6 +45,15 @@ ProtectionRequest protection_request_given(std::string_view option, const std::s
 // The request in the environment: `Auto` when unset or refused, for the same reason as the sample.
 ProtectionRequest protection_from_environment();
 
+// The checker's settings as the injected library takes them.
+struct CheckSettings {
+  unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
+  bool every_occurrence = false;           // every conflicting access, not one per pair of call sites
+  bool kernels_own_mapped_memory = false;  // a kernel owns the pinned host memory it is handed, as a copy does
+  ProtectionRequest protection = ProtectionRequest::Auto;
+};
+CheckSettings check_settings_from_environment();
+
 // Each checker setting in the environment that its declaration refuses, said as "HL_CHECK_SAMPLE='abc': why".
 // The launcher refuses to start with any (exit 2); the injected library, started some other way, says each in
 // the process's log, which makes the run not-checked: a value is never replaced without a word.

@@ -1,0 +1,74 @@
+// A copy taken by the checker: issued on its stream, or recorded into a graph being built (a capture), whose
+// launches issue it. The copy's hold on its pinned host end starts here.
+#include <optional>
+#include <string_view>
+
+#include "checker/inject/call.hpp"
+#include "checker/inject/events.hpp"
+#include "checker/inject/reporting.hpp"
+#include "checker/inject/session.hpp"
+
+namespace hazardlab::check::inject {
+
+namespace {
+
+// Recorded into a graph being built, not issued: each launch of the graph issues it. False when the stream is
+// not capturing.
+bool recorded_into_capture(const CopyEnqueued& copy) {
+  const std::optional<CUgraph> graph = capture_graph(copy.handle);
+  if (!graph) return false;
+  Session& in = session();
+  if (*graph != nullptr) {
+    std::lock_guard lock(in.mutex);
+    in.graph_copies[*graph].push_back(GraphCopy{std::string(copy.api), copy.src, copy.dst, copy.bytes});
+  } else if (in.captured_copies++ == 0) {
+    // Said at once, so that a process that never reaches its exit handlers still says it.
+    in.writer.note("a copy was issued into a stream capture whose graph the driver did not name: launches of "
+                   "that graph are not watched");
+  }
+  return true;
+}
+
+// A copy, or a kernel's hold (`kernel` names it), issued.
+void issue(CopyEnqueued copy, std::string_view kernel) {
+  Session& in = session();
+  const bool holds = copy.src.kind == MemoryKind::PinnedHost || copy.dst.kind == MemoryKind::PinnedHost;
+  const bool graph_node = copy.origin == CopyOrigin::GraphLaunch;
+  if (holds && !graph_node && recorded_into_capture(copy)) return;
+  // A handler the program put in front of the checker's while no page was held hid nothing: it goes behind,
+  // and the run can still be clean.
+  if (holds && FaultHandler::ensure_installed_at_copy() == FaultHandler::HandlerAtCopy::ReplacedWhilePagesWereHeld &&
+      !in.handler_replaced.exchange(true))
+    in.writer.note("the program replaced the SIGSEGV handler around the C library while the checker held pages; the "
+                   "checker put its own back in front and passes the program's handler every fault that is not the "
+                   "checker's (accesses while it was replaced were not watched)");
+  // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
+  // device's half does not follow yet. A copy with a pinned end was asked above, and returned if it was captured:
+  // the driver is asked once.
+  if (graph_node || (!holds && capturing(copy.handle))) copy.device.clear();
+  in.checker.copy_async(AsyncCopy{copy.api, copy.stream, copy.src, copy.dst, copy.bytes, 0, graph_node,
+                                  copy.host_nodes == GraphHostNodes::Present, std::move(copy.device), kernel},
+                        [] { return capture_site(); });
+  write_races();
+  if (in.protector.failed() && !in.said_protection.exchange(true))
+    in.writer.note("page protection failed, so some owned bytes were not watched: " +
+                   in.protector.first_failure().value_or("?"));
+}
+
+}  // namespace
+
+void take(CopyEnqueued copy) { issue(std::move(copy), {}); }
+
+// What the kernel reads, the host may not write; what it may write, the host may neither read nor write, until
+// the host knows the kernel finished: as a copy whose host end is the pinned bytes (a kernel's extent is not
+// known: the bytes its argument points to).
+void take(const KernelHold& hold) {
+  const CopyEnd host{MemoryKind::PinnedHost, HostFootprint::linear(hold.begin, hold.end - hold.begin)};
+  const CopyEnd device{MemoryKind::Device, {}};
+  const bool reads = hold.access == DeviceAccessKind::Read;
+  issue(CopyEnqueued{"cuLaunchKernel", hold.handle, hold.stream, reads ? host : device, reads ? device : host,
+                     hold.end - hold.begin},
+        hold.kernel);
+}
+
+}  // namespace hazardlab::check::inject

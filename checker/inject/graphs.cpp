@@ -1,0 +1,103 @@
+// Graphs: stream captures begun and ended, the nodes that touch host memory (memcpy nodes, host nodes), clones
+// and instantiations, kept in the session's registries; and a graph's launch, decoded into GraphLaunched, which
+// issues its copies on the launch's stream.
+#include <string>
+#include <vector>
+
+#include "checker/inject/call.hpp"
+#include "checker/inject/events.hpp"
+#include "checker/inject/handlers.hpp"
+#include "checker/inject/session.hpp"
+
+namespace hazardlab::check::inject {
+
+namespace {
+
+void host_node_added(CUgraph graph) {
+  Session& in = session();
+  std::lock_guard lock(in.mutex);
+  in.graphs_with_host_nodes.insert(graph);
+}
+
+void memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
+  const CopyEnd src = end_of(m, true), dst = end_of(m, false);
+  if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
+  Session& in = session();
+  std::lock_guard lock(in.mutex);
+  in.graph_copies[graph].push_back(GraphCopy{api, src, dst, copy_bytes(m)});
+}
+
+void take(const GraphLaunched& launch) {
+  Session& in = session();
+  std::vector<GraphCopy> copies;
+  bool host_nodes = false;
+  {
+    std::lock_guard lock(in.mutex);
+    if (auto e = in.executables.find(launch.exec); e != in.executables.end()) {
+      if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
+      host_nodes = in.graphs_with_host_nodes.count(e->second) != 0;
+    }
+  }
+  // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
+  for (const GraphCopy& g : copies) {
+    const std::string api = "cuGraphLaunch of " + g.api;
+    take(CopyEnqueued{api, launch.handle, launch.stream, g.src, g.dst, g.bytes, {}, CopyOrigin::GraphLaunch,
+                      host_nodes ? GraphHostNodes::Present : GraphHostNodes::None});
+  }
+  if (copies.empty()) in.checker.work_enqueued(launch.stream);
+}
+
+}  // namespace
+
+void capture_begun(const Call&) { ++session().captures_open; }
+void capture_ended(const Call&) { --session().captures_open; }
+
+void graph_memcpy_node(const Call& c) {
+  memcpy_node_added(PARAMS(cuGraphAddMemcpyNode).hGraph, *PARAMS(cuGraphAddMemcpyNode).copyParams,
+                    "cudaGraphAddMemcpyNode");
+}
+void graph_host_node(const Call& c) { host_node_added(PARAMS(cuGraphAddHostNode).hGraph); }
+void graph_node(const Call& c) {
+  // cuGraphAddNode and its _v2: the same graph and node parameters.
+  const CUgraph graph = PARAMS(cuGraphAddNode).hGraph;
+  const CUgraphNodeParams& node = c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphAddNode) ? *PARAMS(cuGraphAddNode).nodeParams
+                                                                              : *PARAMS(cuGraphAddNode_v2).nodeParams;
+  if (node.type == CU_GRAPH_NODE_TYPE_HOST) host_node_added(graph);
+  if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) memcpy_node_added(graph, node.memcpy.copyParams, "cuGraphAddNode");
+}
+void graph_cloned(const Call& c) {
+  // A clone launches the same copies and host nodes as its original.
+  Session& in = session();
+  std::lock_guard lock(in.mutex);
+  const CUgraph original = PARAMS(cuGraphClone).originalGraph, clone = *PARAMS(cuGraphClone).phGraphClone;
+  if (auto g = in.graph_copies.find(original); g != in.graph_copies.end()) in.graph_copies[clone] = g->second;
+  if (in.graphs_with_host_nodes.count(original)) in.graphs_with_host_nodes.insert(clone);
+}
+void graph_instantiated(const Call& c) {
+  Session& in = session();
+  std::lock_guard lock(in.mutex);
+  if (c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags))
+    in.executables[*PARAMS(cuGraphInstantiateWithFlags).phGraphExec] = PARAMS(cuGraphInstantiateWithFlags).hGraph;
+  else
+    in.executables[*PARAMS(cuGraphInstantiateWithParams).phGraphExec] = PARAMS(cuGraphInstantiateWithParams).hGraph;
+}
+
+// At the launch's entry: a graph with host nodes gets the marker of the host-function thread ahead of it.
+void graph_launch_entering(const Call& c) {
+  const CUgraphExec exec = PARAMS(cuGraphLaunch).hGraph;
+  const CUstream handle = PARAMS(cuGraphLaunch).hStream;
+  Session& in = session();
+  {
+    std::lock_guard lock(in.mutex);
+    const auto e = in.executables.find(exec);
+    if (e == in.executables.end() || !in.graphs_with_host_nodes.count(e->second)) return;
+  }
+  if (capture_graph(handle)) return;  // launched into a capture: it becomes a node, the marker would too
+  queue_host_function_thread_marker(handle);
+}
+void graph_launched(const Call& c) {
+  const CUstream handle = PARAMS(cuGraphLaunch).hStream;
+  take(GraphLaunched{PARAMS(cuGraphLaunch).hGraph, handle, c.stream(handle)});
+}
+
+}  // namespace hazardlab::check::inject

@@ -1,0 +1,104 @@
+// The library CUDA loads into a checked program (CUDA_INJECTION64_PATH): its one context, and the rules for
+// code that runs inside someone else's process.
+//
+// Ground rules for injected code (as ThreadSanitizer's runtime writes its own down):
+// 1. One context. All process state is the one Session (session()), made at the entry and never destroyed:
+//    driver calls and faults come while the program's static objects are being torn down. A thread's own state
+//    is its ThreadState (this_thread()). Both live in session.cpp; no other file of inject/ keeps a
+//    namespace-scope, function-static or thread-local mutable object (the layout lint holds it).
+// 2. No exception leaves the library. The one CUPTI callback (dispatch.cpp) and each host-function marker the
+//    driver runs (host_functions.cpp) catch everything and stop watching (stop_watching): the program then
+//    runs on exactly as it would without the checker, and the run is never called clean.
+// 3. Allocation: a driver callback may allocate (it runs on the program's thread, inside a driver call, where
+//    the program could allocate too). A fault cannot: the fault path (checker/fault) allocates nothing, and
+//    what a callback shares with it (the Checker's holds) is taken under the Checker's own lock.
+// 4. No static constructors beyond constant ones: the entry may run inside MPI_Init, before the program's own
+//    cuInit, and more than once (injection.cpp).
+// 5. The checker's own driver calls run inside an OurCall: their callbacks are ignored (the checker never
+//    watches itself).
+// 6. Locks: Session::mutex guards the handle registries below it. It may be held while calling into the Checker
+//    (a stream first seen) or the driver (inside an OurCall), never the other way round: the Checker, the
+//    writer, the core's allocations and the kernel layouts lock themselves and never call into inject/.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/core/check_settings.hpp"
+#include "checker/core/checker.hpp"
+#include "checker/fault/fault_handler.hpp"
+#include "checker/inject/kernel_layouts.hpp"
+#include "checker/inject/process_writer.hpp"
+
+namespace hazardlab::check::inject {
+
+// A copy recorded into a graph (an explicit memcpy node, or a copy captured from a stream) that touches host
+// memory: issued on the launch's stream each time the graph is launched.
+struct GraphCopy {
+  std::string api;
+  CopyEnd src, dst;
+  std::size_t bytes;
+};
+
+struct Session {
+  HostPageProtector protector;
+  Checker checker{protector};
+  ProcessWriter writer;
+  KernelLayouts layouts;   // each kernel's parameter layout, as the driver gives it (locks itself)
+  CheckSettings settings;  // as the launcher decided them, read once at the entry
+  std::atomic<bool> disabled{false};  // a forked child (no CUDA there), or the checker stopped after its own error
+
+  // What could not be watched, said once (each makes the run incomplete, never clean).
+  std::atomic<std::uint64_t> captured_copies{0};  // copies issued into a capture whose graph the driver did not name
+  std::atomic<std::uint64_t> batch_copies{0};     // cuMemcpyBatchAsync, which the checker does not read yet
+  std::atomic<std::uint64_t> launches_without_layout{0};  // kernels whose parameters the driver could not list
+  std::atomic<bool> handler_replaced{false};
+  std::atomic<bool> said_protection{false};
+  // Stream captures begun and not ended: while there are none, no stream is capturing and a launch needs no
+  // query (work launched into a capture is not run: it becomes a node of the graph being built).
+  std::atomic<std::int64_t> captures_open{0};
+
+  // The handle registries (under `mutex`): streams the program created, with the context each belongs to, and
+  // what its graphs do at a launch.
+  std::mutex mutex;
+  std::map<CUstream, StreamKey> streams;
+  std::map<CUgraph, std::vector<GraphCopy>> graph_copies;
+  std::set<CUgraph> graphs_with_host_nodes;  // explicit host nodes, or host functions captured from a stream
+  std::map<CUgraphExec, CUgraph> executables;
+};
+
+// The process's one Session, never destroyed.
+Session& session();
+
+// A thread's own state in the library.
+struct ThreadState {
+  // Inside one of the checker's own driver calls (OurCall): the callbacks of this thread's calls are ignored.
+  bool inside_our_call = false;
+  // The host function whose start marker this thread just queued, until its call returns.
+  std::optional<WorkStamp> host_function_being_queued;
+  // A launch's arguments, its capacity kept: a launch allocates no list of them.
+  std::vector<KernelArgument> launch_arguments;
+};
+ThreadState& this_thread();
+
+// Whether this is the first time CUDA runs the entry in this process (injection.cpp).
+bool first_entry();
+
+// The checker's own driver calls are not the program's: while an OurCall lives on a thread, the callbacks of
+// that thread's driver calls are ignored.
+struct OurCall {
+  OurCall() { this_thread().inside_our_call = true; }
+  ~OurCall() { this_thread().inside_our_call = false; }
+  OurCall(const OurCall&) = delete;
+  OurCall& operator=(const OurCall&) = delete;
+};
+
+}  // namespace hazardlab::check::inject
