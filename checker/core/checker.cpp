@@ -123,14 +123,21 @@ bool Checker::sampled_in(const HostFootprint& footprint, Hold hold) {
   return n < sampling_.first || (n - sampling_.first) % sampling_.every == sampling_.every - 1;
 }
 
-void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
+void Checker::hold_for_kernel(const KernelHold& hold, const SiteOf& site) {
+  const CopyEnd host{MemoryKind::PinnedHost, hold.host}, device{MemoryKind::Device, {}};
+  const bool reads = hold.use == KernelUse::Reads;
+  own(AsyncCopy{"cuLaunchKernel", hold.stream, reads ? host : device, reads ? device : host, hold.host.bytes()}, site,
+      hold.kernel);
+}
+
+void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string_view kernel) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(copy.stream);
   const StreamKind kind = engines_[0].stream_kind(slot);
   // A kernel's hold on pinned memory it reads is no upload: the deviation measured on small pinned uploads is not
   // its rule.
   const bool pinned_upload =
-      copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device && copy.kernel.empty();
+      copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device && kernel.empty();
   const StreamWorkFacts facts{.stream = kind, .pinned_upload = pinned_upload, .bytes = copy.bytes};
   before_step(facts);
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
@@ -153,7 +160,8 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (!site) site = site_of_copy.get();
     Owned owned;
     owned.facts = CopyFacts{next_copy_++, {}, copy.stream.handle, kind, host_end, end.host.base,
-                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site, std::string(copy.kernel)};
+                            end.host.bytes(), PinnedKind::HostAlloc, copy.origin == CopyOrigin::GraphLaunch, *site,
+                            std::string(kernel)};
     owned.api = api_name(copy.api);
     if (const std::optional<PinnedKind> memory = allocations_.pinned_kind_below(end.host.base)) owned.facts.memory = *memory;
     owned.footprint = end.host;
@@ -163,7 +171,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (engines_[0].host_functions_waiting() || !running_host_functions_.empty())
       for (std::size_t e = 0; e < engines_.size(); ++e) owned.waits_for.push_back(engine(e).latest_clock(slot));
     owned.hold = hold_kind;
-    owned.ordered_with_host_function_threads = copy.graph_has_host_nodes;
+    owned.ordered_with_host_function_threads = copy.host_nodes == GraphHostNodes::Present;
     hold(owned);
     owned_.push_back(std::move(owned));
     ++stats_.copies_watched;

@@ -97,6 +97,12 @@ class Checker {
     }
   }
   void copy_async(const AsyncCopy& copy) { issue(copy, SiteOf(copy.site)); }
+  // A kernel's hold on pinned memory it was handed (KernelHold), kept as a copy's hold on its host end is.
+  template <class Site>
+  void kernel_holds(const KernelHold& hold, Site&& site) {
+    hold_for_kernel(hold, SiteOf(site, 0));
+  }
+  void kernel_holds(const KernelHold& hold) { hold_for_kernel(hold, SiteOf(hold.site)); }
   void copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind);
   // Device work with the memory it touches: it takes its place in its stream's order, as work_enqueued, and each
   // race with earlier device work on another stream becomes a finding (take_races). The site is asked for only
@@ -167,7 +173,10 @@ class Checker {
     SiteOf(F& f, int) : make([](void* a) -> SiteId { return (*static_cast<F*>(a))(); }), argument(&f) {}
     SiteId get() const { return make != nullptr ? make(argument) : known; }
   };
-  void issue(const AsyncCopy& copy, const SiteOf& site);
+  void issue(const AsyncCopy& copy, const SiteOf& site) { own(copy, site, {}); }
+  void hold_for_kernel(const KernelHold& hold, const SiteOf& site);
+  // A copy's order and holds; or, when `kernel` names one, a kernel's hold on its pinned bytes as such a copy's.
+  void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
@@ -187,7 +196,7 @@ class Checker {
     std::vector<Clock> waits_for;
     Hold hold;
     bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would
-    bool ordered_with_host_function_threads = false;  // AsyncCopy::graph_has_host_nodes
+    bool ordered_with_host_function_threads = false;  // GraphHostNodes::Present
   };
   StreamSlot slot_of(StreamKey stream);
   EventSlot event_slot(std::uint64_t event);

@@ -50,23 +50,37 @@ struct StreamKey {
   friend auto operator<=>(const StreamKey&, const StreamKey&) = default;
 };
 
+// Where a copy comes from: a driver call on a stream, or a memcpy node of a graph the program launched.
+enum class CopyOrigin { StreamCall, GraphLaunch };
+// Whether the graph of a memcpy node also has host nodes. The checker does not see those nodes start, so an
+// access from a thread that runs host functions is taken as one of them, ordered with the copy (a race between
+// two nodes of one graph is not found; a false alarm in a correct graph would be worse).
+enum class GraphHostNodes { None, Present };
+
 struct AsyncCopy {
   std::string_view api;
   StreamKey stream;
   CopyEnd src, dst;
   std::size_t bytes = 0;
   SiteId site = 0;  // unless copy_async is given a way to name it when a host end is watched
-  bool graph_node = false;
-  // A memcpy node of a graph that also has host nodes: the checker does not see those nodes start, so an
-  // access from a thread that runs host functions is taken as one of them, ordered with the copy (a race
-  // between two nodes of one graph is not found; a false alarm in a correct graph would be worse).
-  bool graph_has_host_nodes = false;
+  CopyOrigin origin = CopyOrigin::StreamCall;
+  GraphHostNodes host_nodes = GraphHostNodes::None;
   // The device bytes it reads and writes, exactly (its device ends; a pinned end too, which the device reads or
   // writes as well), for the device's half of a race.
   std::vector<DeviceRange> device = {};
-  // Not a copy: a kernel handed a pointer into pinned host memory (`hazardlab check --kernels-own-mapped-memory`),
-  // which owns the bytes it points to as a copy owns its host end; its name (one that outlives the checker).
-  std::string_view kernel = {};
+};
+
+// Not a copy: a kernel handed a pointer into pinned host memory (`hazardlab check --kernels-own-mapped-memory`)
+// owns the bytes it points to while it may run, as a copy owns its host end. What it reads, the host may not
+// write; what it may write, the host may neither read nor write. Its extent is not known: the bytes its argument
+// points to. It is no upload: the deviation measured on small pinned uploads is not its rule.
+enum class KernelUse { Reads, MayWrite };
+struct KernelHold {
+  std::string_view kernel;  // its name (one that outlives the checker)
+  StreamKey stream;
+  HostFootprint host;
+  KernelUse use = KernelUse::Reads;
+  SiteId site = 0;  // unless kernel_holds is given a way to name it
 };
 
 // An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.

@@ -29,26 +29,21 @@ bool recorded_into_capture(const CopyEnqueued& copy) {
   return true;
 }
 
-// A copy, or a kernel's hold (`kernel` names it), issued.
-void issue(CopyEnqueued copy, std::string_view kernel) {
+// What holding pinned pages asks first: the program's SIGSEGV handler put behind the checker's again.
+void before_holding() {
   Session& in = session();
-  const bool holds = copy.src.kind == MemoryKind::PinnedHost || copy.dst.kind == MemoryKind::PinnedHost;
-  const bool graph_node = copy.origin == CopyOrigin::GraphLaunch;
-  if (holds && !graph_node && recorded_into_capture(copy)) return;
   // A handler the program put in front of the checker's while no page was held hid nothing: it goes behind,
   // and the run can still be clean.
-  if (holds && FaultHandler::ensure_installed_at_copy() == FaultHandler::HandlerAtCopy::ReplacedWhilePagesWereHeld &&
+  if (FaultHandler::ensure_installed_at_copy() == FaultHandler::HandlerAtCopy::ReplacedWhilePagesWereHeld &&
       !in.handler_replaced.exchange(true))
     in.writer.note("the program replaced the SIGSEGV handler around the C library while the checker held pages; the "
                    "checker put its own back in front and passes the program's handler every fault that is not the "
                    "checker's (accesses while it was replaced were not watched)");
-  // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
-  // device's half does not follow yet. A copy with a pinned end was asked above, and returned if it was captured:
-  // the driver is asked once.
-  if (graph_node || (!holds && capturing(copy.handle))) copy.device.clear();
-  in.checker.copy_async(AsyncCopy{copy.api, copy.stream, copy.src, copy.dst, copy.bytes, 0, graph_node,
-                                  copy.host_nodes == GraphHostNodes::Present, std::move(copy.device), kernel},
-                        [] { return capture_site(); });
+}
+
+// What the checker found meanwhile, and a failure of page protection, said once.
+void after_taken() {
+  Session& in = session();
   write_races();
   if (in.protector.failed() && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " +
@@ -57,18 +52,32 @@ void issue(CopyEnqueued copy, std::string_view kernel) {
 
 }  // namespace
 
-void take(CopyEnqueued copy) { issue(std::move(copy), {}); }
+void take(CopyEnqueued copy) {
+  const bool holds = copy.src.kind == MemoryKind::PinnedHost || copy.dst.kind == MemoryKind::PinnedHost;
+  const bool graph_node = copy.origin == CopyOrigin::GraphLaunch;
+  if (holds && !graph_node && recorded_into_capture(copy)) return;
+  if (holds) before_holding();
+  // A graph's nodes and work recorded into a capture touch device memory when a launch runs them, which the
+  // device's half does not follow yet. A copy with a pinned end was asked above, and returned if it was captured:
+  // the driver is asked once.
+  if (graph_node || (!holds && capturing(copy.handle))) copy.device.clear();
+  session().checker.copy_async(AsyncCopy{copy.api, copy.stream, copy.src, copy.dst, copy.bytes, 0, copy.origin,
+                                         copy.host_nodes, std::move(copy.device)},
+                               [] { return capture_site(); });
+  after_taken();
+}
 
-// What the kernel reads, the host may not write; what it may write, the host may neither read nor write, until
-// the host knows the kernel finished: as a copy whose host end is the pinned bytes (a kernel's extent is not
-// known: the bytes its argument points to).
-void take(const KernelHold& hold) {
-  const CopyEnd host{MemoryKind::PinnedHost, HostFootprint::linear(hold.begin, hold.end - hold.begin)};
-  const CopyEnd device{MemoryKind::Device, {}};
-  const bool reads = hold.access == DeviceAccessKind::Read;
-  issue(CopyEnqueued{"cuLaunchKernel", hold.handle, hold.stream, reads ? host : device, reads ? device : host,
-                     hold.end - hold.begin},
-        hold.kernel);
+// A kernel's hold, asked as a copy with the pinned end would be whether its stream is capturing (the launch was
+// asked already while a capture was open).
+void take(const KernelHeld& held) {
+  const CopyEnd pinned{MemoryKind::PinnedHost, held.hold.host}, device{MemoryKind::Device, {}};
+  const bool reads = held.hold.use == KernelUse::Reads;
+  if (recorded_into_capture(CopyEnqueued{"cuLaunchKernel", held.handle, held.hold.stream, reads ? pinned : device,
+                                         reads ? device : pinned, held.hold.host.bytes()}))
+    return;
+  before_holding();
+  session().checker.kernel_holds(held.hold, [] { return capture_site(); });
+  after_taken();
 }
 
 }  // namespace hazardlab::check::inject

@@ -16,11 +16,6 @@
 
 namespace hazardlab::check::inject {
 
-// Where a copy comes from: a driver call on a stream, or a memcpy node of a graph the program launched.
-enum class CopyOrigin { StreamCall, GraphLaunch };
-// Whether the graph of a memcpy node also has host nodes (AsyncCopy::graph_has_host_nodes says why it matters).
-enum class GraphHostNodes { None, Present };
-
 struct CopyEnqueued {
   std::string_view api;
   CUstream handle = nullptr;
@@ -58,16 +53,13 @@ struct KernelLaunched {
   void** params = nullptr;  // kernelParams, or
   void** extra = nullptr;   // the packed buffer's description
 };
-// A kernel handed a pointer into pinned host memory (`--kernels-own-mapped-memory`): it owns the bytes it points
-// to while it may run, as a copy owns its host end.
-struct KernelHold {
+// A kernel handed a pointer into pinned host memory (`--kernels-own-mapped-memory`): the core's KernelHold, and the
+// stream as the program passed it.
+struct KernelHeld {
   CUstream handle = nullptr;
-  StreamKey stream = {};
-  std::string_view kernel;
-  std::uintptr_t begin = 0, end = 0;
-  DeviceAccessKind access = DeviceAccessKind::Read;
+  KernelHold hold;
 };
-void take(const KernelHold& hold);  // copy_work.cpp
+void take(const KernelHeld& held);  // copy_work.cpp
 
 // Memory the program allocated or freed, by its kind.
 enum class Allocation { Device, PoolBlock, Pinned };

@@ -37,7 +37,8 @@ KernelLaunched decode_launch(const Call& c) {
 void hold_pinned_arguments(const KernelLaunched& launch, const LaunchAccesses& accesses) {
   for (const DeviceRange& r : accesses.ranges)
     if (session().checker.pinned_kind(r.begin))
-      take(KernelHold{launch.handle, launch.stream, accesses.kernel, r.begin, r.end, r.kind});
+      take(KernelHeld{launch.handle, KernelHold{accesses.kernel, launch.stream, HostFootprint::linear(r.begin, r.end - r.begin),
+                                                r.kind == DeviceAccessKind::Read ? KernelUse::Reads : KernelUse::MayWrite}});
 }
 
 void take(const KernelLaunched& launch) {

@@ -36,11 +36,11 @@ struct World {
   World() { checker.pinned_allocated(kBase, 16 * kPage, PinnedKind::HostAlloc); }
   AsyncCopy upload(std::uintptr_t from, std::size_t bytes, StreamKey stream = {}, SiteId site = 1) {
     return AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, {MemoryKind::PinnedHost, HostFootprint::linear(from, bytes)},
-                     {MemoryKind::Device, {}}, bytes, site, false};
+                     {MemoryKind::Device, {}}, bytes, site};
   }
   AsyncCopy download(std::uintptr_t to, std::size_t bytes, StreamKey stream = {}, SiteId site = 2) {
     return AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, {MemoryKind::Device, {}},
-                     {MemoryKind::PinnedHost, HostFootprint::linear(to, bytes)}, bytes, site, false};
+                     {MemoryKind::PinnedHost, HostFootprint::linear(to, bytes)}, bytes, site};
   }
   Checker::FaultOutcome touch(std::uintptr_t a, bool write, SiteId site = 100) {
     return checker.host_access(a, write, std::nullopt, site, 1);
@@ -144,11 +144,8 @@ TEST(Checker, AKernelHandedMappedPinnedMemoryOwnsWhatItsPointersPointTo) {
   World w;
   const StreamKey s{0, 0x77};
   w.checker.stream_created(s, StreamKind::NonBlocking);
-  const CopyEnd device{MemoryKind::Device, {}};
-  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase, 1)};
-  const CopyEnd output{MemoryKind::PinnedHost, HostFootprint::linear(kBase + kPage, 1)};
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, input, device, 1, 5, false, false, {}, "scale"});
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, device, output, 1, 5, false, false, {}, "scale"});
+  w.checker.kernel_holds(KernelHold{"scale", s, HostFootprint::linear(kBase, 1), KernelUse::Reads, 5});
+  w.checker.kernel_holds(KernelHold{"scale", s, HostFootprint::linear(kBase + kPage, 1), KernelUse::MayWrite, 5});
   EXPECT_TRUE(w.touch(kBase, false).findings.empty());  // the host may read what the kernel reads
   const auto rewrote = w.touch(kBase, true);
   ASSERT_EQ(rewrote.findings.size(), 1u);
@@ -243,8 +240,7 @@ TEST(Checker, AKernelsHoldOnPinnedMemoryIsNoSmallUploadForTheDeviation) {
   w.checker.stream_created(b, StreamKind::Blocking);
   w.checker.stream_created(b2, StreamKind::Blocking);
   w.checker.copy_async(w.download(kBase, 64, b));
-  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase + 4 * kPage, 1)};
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", legacy, input, {MemoryKind::Device, {}}, 1, 7, false, false, {}, "k"});
+  w.checker.kernel_holds(KernelHold{"k", legacy, HostFootprint::linear(kBase + 4 * kPage, 1), KernelUse::Reads, 7});
   w.checker.work_enqueued(b2);
   w.checker.stream_synchronized(b2);
   EXPECT_TRUE(w.touch(kBase + 8, false).findings.empty());
@@ -416,7 +412,7 @@ TEST(Checker, AHostFunctionThreadsAccessIsJudgedByTheFunctionsRunningNotByItsLas
   w.checker.stream_created(s3, StreamKind::Blocking);
   const WorkStamp reads = w.checker.host_function_enqueued(s2);
   w.checker.copy_async(AsyncCopy{"cuMemsetD8Async", s2, {MemoryKind::Device, {}},
-                                 {MemoryKind::PinnedHost, HostFootprint::linear(kBase, 64)}, 64, 6, false});
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(kBase, 64)}, 64, 6});
   const WorkStamp unrelated = w.checker.host_function_enqueued(s3);
   w.checker.host_function_started(reads);
   w.checker.host_function_started(unrelated);  // the thread's last marker is another stream's
@@ -453,8 +449,8 @@ TEST(Checker, AHostFunctionThreadsAccessRacesWhenNoRunningFunctionIsOrderedWithT
 TEST(Checker, ACopyOfAGraphWithHostNodesIsOrderedWithHostFunctionThreadsOnly) {
   World w;
   AsyncCopy node = w.download(kBase, 64);
-  node.graph_node = true;
-  node.graph_has_host_nodes = true;
+  node.origin = CopyOrigin::GraphLaunch;
+  node.host_nodes = GraphHostNodes::Present;
   w.checker.copy_async(node);
   EXPECT_TRUE(w.checker.host_access(kBase, false, Accessor::host_function_thread(), 3, 2).findings.empty());
   EXPECT_EQ(w.checker.host_access(kBase, false, Accessor::program_thread(), 4, 1).findings.size(), 1u);
@@ -514,7 +510,7 @@ TEST(Checker, SamplingWatchesARangesFirstCopiesThenOneInN) {
 TEST(Checker, PageableAndDeviceEndsAreNotHeld) {
   World w;
   w.checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", {}, {MemoryKind::Device, {}},
-                                 {MemoryKind::PageableHost, HostFootprint::linear(0x1000, 64)}, 64, 1, false});
+                                 {MemoryKind::PageableHost, HostFootprint::linear(0x1000, 64)}, 64, 1});
   EXPECT_TRUE(w.protection.pages.empty());
   EXPECT_EQ(w.checker.stats().pageable_d2h_async, 1u);
   EXPECT_EQ(w.checker.stats().copies_watched, 0u);
