@@ -85,7 +85,15 @@ int start_watching() {
     return 1;
   }
   // Which backend protects the pages, chosen before any is held, and why.
-  in.settings = check_settings_from_environment();
+  // The settings as the launcher decided them; a protection it would not have handed over is refused, never
+  // taken for another (check_settings.hpp).
+  const CheckSettingsRead read = read_check_settings(hazardlab::SettingSource::from_environment());
+  if (read.protection_refused) {
+    in.writer.header(false, "a checker setting was refused: " + read.refused.back() +
+                                " (`hazardlab check --protection` hands it over)");
+    return 1;
+  }
+  in.settings = read.settings;
   const HostPageProtector::Choice protection = in.protector.choose(in.settings.protection);
   CUpti_SubscriberHandle subscriber;
   std::string holder;

@@ -539,39 +539,68 @@ TEST(Checker, ASynchronousDeviceToDeviceCopyDoesNotSynchronizeTheHost) {
 namespace hazardlab {
 
 // The launcher hands the injected library its settings through the environment, read by the same
-// declarations as every other setting; a value the declaration refuses never stops the program and
-// never watches less: it reads as "every copy", "one finding per pair".
+// declarations as every other setting; a sample or a flag the declaration refuses never stops the program and
+// never watches less: it reads as "every copy", "one finding per pair", and is said refused. A protection the
+// declaration refuses is said refused too, and is never taken for `auto`.
 TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatchingEverything) {
   const std::string sample(setting::kCheckSample.name), every(setting::kCheckEveryOccurrence.name);
+  const auto read = [] { return check::read_check_settings(SettingSource::from_environment()); };
   ::setenv(sample.c_str(), "7", 1);
   ::setenv(every.c_str(), "yes", 1);
-  EXPECT_EQ(check::sample_from_environment(), 7u);
-  EXPECT_TRUE(check::every_occurrence_from_environment());
+  EXPECT_EQ(read().settings.sample, 7u);
+  EXPECT_TRUE(read().settings.every_occurrence);
+  EXPECT_TRUE(read().refused.empty());
   for (const char* refused : {"abc", "-3", "1000001", ""}) {
     ::setenv(sample.c_str(), refused, 1);
-    EXPECT_EQ(check::sample_from_environment(), 0u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_EQ(read().settings.sample, 0u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_EQ(read().refused.size(), 1u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_FALSE(read().protection_refused);
   }
   ::setenv(every.c_str(), "maybe", 1);
-  EXPECT_FALSE(check::every_occurrence_from_environment());
+  EXPECT_FALSE(read().settings.every_occurrence);
   const std::string protection(setting::kCheckProtection.name);
   ::setenv(protection.c_str(), "keys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Keys);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::Keys);
   ::setenv(protection.c_str(), "mprotect", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Mprotect);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::Mprotect);
   ::setenv(protection.c_str(), "range-keys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::RangeKeys);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::RangeKeys);
   for (auto request : {check::ProtectionRequest::Auto, check::ProtectionRequest::Keys, check::ProtectionRequest::RangeKeys,
                        check::ProtectionRequest::Mprotect})
     EXPECT_EQ(check::protection_request_named(check::to_string(request)), request) << check::to_string(request);
   ::setenv(protection.c_str(), "pkeys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Auto);
+  const check::CheckSettingsRead unknown = read();
+  EXPECT_TRUE(unknown.protection_refused);
+  EXPECT_TRUE(std::any_of(unknown.refused.begin(), unknown.refused.end(), [](const std::string& r) {
+    return r.find("HL_CHECK_PROTECTION='pkeys'") != std::string::npos;
+  }));
   const std::vector<std::string> refused = check::refused_check_settings();
   EXPECT_TRUE(std::any_of(refused.begin(), refused.end(),
                           [](const std::string& r) { return r.find("HL_CHECK_PROTECTION") != std::string::npos; }));
   ::unsetenv(protection.c_str());
   ::unsetenv(sample.c_str());
   ::unsetenv(every.c_str());
-  EXPECT_EQ(check::sample_from_environment(), 0u);
+  EXPECT_EQ(read().settings.sample, 0u);
+  EXPECT_TRUE(read().refused.empty());
+}
+
+// The launcher hands over what it decided, from the same table: each setting off its default by its one spelling,
+// and each at its default removed (the program inherits no other value); read back, the same settings.
+TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
+  const check::CheckSettings decided{8, true, true, check::ProtectionRequest::RangeKeys};
+  std::vector<std::string> entries;
+  for (const auto& [name, text] : check::handed_over(decided)) {
+    ASSERT_TRUE(text.has_value()) << name;
+    entries.push_back(std::string(name) + "=" + *text);
+  }
+  const check::CheckSettingsRead read = check::read_check_settings(SettingSource(entries));
+  EXPECT_TRUE(read.refused.empty());
+  EXPECT_EQ(read.settings.sample, 8u);
+  EXPECT_TRUE(read.settings.every_occurrence);
+  EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
+  EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
+  for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
+    EXPECT_FALSE(text.has_value()) << name << " handed over at its default";
 }
 
 // The protection request is spelled once (to_string and protection_request_named): the setting's declaration, which
