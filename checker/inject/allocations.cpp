@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checker/inject/call.hpp"
+#include "checker/inject/core_steps.hpp"
 #include "checker/inject/events.hpp"
 #include "checker/inject/handlers.hpp"
 #include "checker/inject/reporting.hpp"
@@ -19,16 +20,7 @@ namespace {
 
 std::uint64_t thread_id() { return static_cast<std::uint64_t>(::syscall(SYS_gettid)); }
 
-void take(const Allocated& a) {
-  Checker& checker = session().checker;
-  // Pinned memory is also looked up by launches: with unified addressing a kernel reaches it at its host address
-  // (mapped pinned memory; registered memory where the device can use the host pointer, as on every GPU this
-  // project was measured on).
-  if (a.kind == Allocation::Pinned) checker.pinned_allocated(a.base, a.bytes, a.pinned);
-  checker.allocations().device_visible(a.base, a.bytes);
-  // A stream-ordered pool's block: the pool orders its new owner after the free that returned it.
-  if (a.kind == Allocation::PoolBlock) checker.device_memory_renewed(a.base, a.base + a.bytes);
-}
+void take(const Allocated& a) { allocated(session().checker, a); }
 
 void take(const Released& r) {
   Session& in = session();
@@ -40,30 +32,16 @@ void take(const Released& r) {
           checker.pinned_released(r.base, r.kind == Release::Unregister, capture_site(), thread_id());
       // The memory is no longer the device's to reach: what a later allocation at the same address holds is other
       // memory. (A free while work may still use it is the host's half: free-while-in-flight, found above.)
-      if (const std::size_t bytes = checker.allocations().device_gone(r.base))
-        checker.device_memory_renewed(r.base, r.base + bytes);
+      released_synchronously(checker, r);
       if (!found.empty()) in.writer.findings(found, {}, {}, false);
       return;
     }
     case Release::Free:
-      // cuMemFree waits for the device: nothing that touched the memory can race with what comes after.
-      if (const std::size_t bytes = checker.allocations().device_gone(r.base))
-        checker.device_memory_renewed(r.base, r.base + bytes);
-      return;
-    case Release::Unmap:
-      checker.allocations().device_gone(r.base);
-      checker.device_memory_renewed(r.base, r.base + r.bytes);
-      return;
-    case Release::StreamOrdered: {
-      // cudaFreeAsync: the block is the pool's again once the free runs, so the free writes all of it on its stream.
-      std::vector<DeviceRange> ranges;
-      if (const std::size_t bytes = checker.allocations().device_gone(r.base); bytes > 0 && !capturing(r.handle))
-        add_range(r.base, bytes, DeviceAccessKind::Write, ranges);
-      checker.device_work(r.stream, DeviceWorkItem{"cuMemFreeAsync", DeviceWorkKind::FreeAsync, std::move(ranges)},
-                          [] { return capture_site(); });
+    case Release::Unmap: return released_synchronously(checker, r);
+    case Release::StreamOrdered:
+      checker.device_work(r.stream, freed_on_stream(checker, r, capturing(r.handle)), [] { return capture_site(); });
       write_races();
       return;
-    }
   }
 }
 

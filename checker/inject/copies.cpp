@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "checker/inject/call.hpp"
+#include "checker/inject/core_steps.hpp"
 #include "checker/inject/events.hpp"
 #include "checker/inject/handlers.hpp"
 #include "checker/inject/session.hpp"
@@ -11,30 +12,8 @@ namespace hazardlab::check::inject {
 
 namespace {
 
-CopyEndShape shape_of(const CUDA_MEMCPY3D& c, bool source) {
-  const std::size_t depth = c.Depth == 0 ? 1 : c.Depth;
-  if (source)
-    return {c.srcMemoryType, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes,
-            c.Height, depth};
-  return {c.dstMemoryType, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight, c.WidthInBytes,
-          c.Height, depth};
-}
-
 CopyEnqueued copy_3d(std::string_view api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey stream) {
-  std::vector<DeviceRange> device;
-  add_copy_end_ranges(shape_of(c, true), DeviceAccessKind::Read, device);
-  add_copy_end_ranges(shape_of(c, false), DeviceAccessKind::Write, device);
-  return CopyEnqueued{api, handle, stream, end_of(c, true), end_of(c, false), copy_bytes(c), std::move(device)};
-}
-
-// cuMemcpy2DAsync's description, as the 3D one of depth 1.
-CUDA_MEMCPY3D as_3d(const CUDA_MEMCPY2D& m) {
-  CUDA_MEMCPY3D c3{};
-  c3.srcXInBytes = m.srcXInBytes, c3.srcY = m.srcY, c3.srcMemoryType = m.srcMemoryType, c3.srcHost = m.srcHost;
-  c3.srcDevice = m.srcDevice, c3.srcPitch = m.srcPitch, c3.dstXInBytes = m.dstXInBytes, c3.dstY = m.dstY;
-  c3.dstMemoryType = m.dstMemoryType, c3.dstHost = m.dstHost, c3.dstDevice = m.dstDevice, c3.dstPitch = m.dstPitch;
-  c3.WidthInBytes = m.WidthInBytes, c3.Height = m.Height, c3.Depth = 1;
-  return c3;
+  return CopyEnqueued{api, handle, stream, end_of(c, true), end_of(c, false), copy_bytes(c), copy_device_ranges(c)};
 }
 
 CopyEnd linear_end(MemoryKind kind, std::uintptr_t base, std::size_t bytes) {
@@ -44,8 +23,6 @@ CopyEnd linear_end(MemoryKind kind, std::uintptr_t base, std::size_t bytes) {
 void take(const CopyCompleted& copy) { session().checker.copy_sync(copy.context, copy.src, copy.dst); }
 
 }  // namespace
-
-std::size_t copy_bytes(const CUDA_MEMCPY3D& c) { return c.WidthInBytes * c.Height * (c.Depth == 0 ? 1 : c.Depth); }
 
 void copy_h2d_async(const Call& c) {
   const auto& p = PARAMS(cuMemcpyHtoDAsync_v2);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checker/inject/call.hpp"
+#include "checker/inject/core_steps.hpp"
 #include "checker/inject/events.hpp"
 #include "checker/inject/handlers.hpp"
 #include "checker/inject/session.hpp"

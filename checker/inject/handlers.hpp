@@ -25,7 +25,6 @@ void copy_sync(const Call& c);
 void copy_sync_2d(const Call& c);
 void copy_sync_3d(const Call& c);
 void batch_copy(const Call& c);
-std::size_t copy_bytes(const CUDA_MEMCPY3D& copy);
 
 // memsets.cpp
 void memset_async(const Call& c);
