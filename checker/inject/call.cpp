@@ -31,28 +31,25 @@ StreamKey stream_key(CUstream handle, const CUpti_CallbackData* d, bool per_thre
   if (handle == kPerThreadHandle || (handle == nullptr && per_thread_form)) {
     // Each host thread's own default stream: synchronizes with the legacy stream like a blocking stream.
     const StreamKey key{context, 0x2 | (static_cast<std::uint64_t>(::syscall(SYS_gettid)) << 8)};
-    std::lock_guard lock(in.mutex);
-    if (!in.streams.count(reinterpret_cast<CUstream>(key.handle))) {
-      in.streams[reinterpret_cast<CUstream>(key.handle)] = key;
+    return in.core.handles.stream(key.handle, [&] {
       in.checker.stream_created(key, StreamKind::Blocking);
-    }
-    return key;
+      return key;
+    });
   }
   if (handle == nullptr || handle == kLegacyHandle) return StreamKey{context, 0};
-  std::lock_guard lock(in.mutex);
-  if (auto it = in.streams.find(handle); it != in.streams.end()) return it->second;
-  // A stream the checker did not see created: ask the driver what it is.
-  unsigned int flags = 0;
-  CUcontext owner = nullptr;
-  bool known = false;
-  {
-    const OurCall ours;
-    known = cuStreamGetFlags(handle, &flags) == CUDA_SUCCESS && cuStreamGetCtx(handle, &owner) == CUDA_SUCCESS;
-  }
-  const StreamKey key{key_of(known ? owner : current_context(d)), reinterpret_cast<std::uint64_t>(handle)};
-  in.streams[handle] = key;
-  in.checker.stream_created(key, known && (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
-  return key;
+  return in.core.handles.stream(reinterpret_cast<std::uint64_t>(handle), [&] {
+    // A stream the checker did not see created: ask the driver what it is.
+    unsigned int flags = 0;
+    CUcontext owner = nullptr;
+    bool known = false;
+    {
+      const OurCall ours;
+      known = cuStreamGetFlags(handle, &flags) == CUDA_SUCCESS && cuStreamGetCtx(handle, &owner) == CUDA_SUCCESS;
+    }
+    const StreamKey key{key_of(known ? owner : current_context(d)), reinterpret_cast<std::uint64_t>(handle)};
+    in.checker.stream_created(key, known && (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
+    return key;
+  });
 }
 
 MemoryKind kind_of(CUdeviceptr pointer) {

@@ -19,8 +19,8 @@ bool recorded_into_capture(const CopyEnqueued& copy) {
   if (!graph) return false;
   Session& in = session();
   if (*graph != nullptr) {
-    std::lock_guard lock(in.mutex);
-    in.graph_copies[*graph].push_back(GraphCopy{std::string(copy.api), copy.src, copy.dst, copy.bytes});
+    in.core.handles.graph_copy(reinterpret_cast<std::uint64_t>(*graph),
+                               GraphCopy{std::string(copy.api), copy.src, copy.dst, copy.bytes});
   } else if (in.captured_copies++ == 0) {
     // Said at once, so that a process that never reaches its exit handlers still says it.
     in.writer.note("a copy was issued into a stream capture whose graph the driver did not name: launches of "

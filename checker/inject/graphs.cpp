@@ -14,38 +14,27 @@ namespace hazardlab::check::inject {
 
 namespace {
 
-void host_node_added(CUgraph graph) {
-  Session& in = session();
-  std::lock_guard lock(in.mutex);
-  in.graphs_with_host_nodes.insert(graph);
-}
+std::uint64_t key_of(CUgraph graph) { return reinterpret_cast<std::uint64_t>(graph); }
+std::uint64_t key_of(CUgraphExec executable) { return reinterpret_cast<std::uint64_t>(executable); }
+
+void host_node_added(CUgraph graph) { session().core.handles.graph_host_nodes(key_of(graph)); }
 
 void memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
   const CopyEnd src = end_of(m, true), dst = end_of(m, false);
   if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
-  Session& in = session();
-  std::lock_guard lock(in.mutex);
-  in.graph_copies[graph].push_back(GraphCopy{api, src, dst, copy_bytes(m)});
+  session().core.handles.graph_copy(key_of(graph), GraphCopy{api, src, dst, copy_bytes(m)});
 }
 
 void take(const GraphLaunched& launch) {
   Session& in = session();
-  std::vector<GraphCopy> copies;
-  bool host_nodes = false;
-  {
-    std::lock_guard lock(in.mutex);
-    if (auto e = in.executables.find(launch.exec); e != in.executables.end()) {
-      if (auto g = in.graph_copies.find(e->second); g != in.graph_copies.end()) copies = g->second;
-      host_nodes = in.graphs_with_host_nodes.count(e->second) != 0;
-    }
-  }
+  const GraphLaunchWork work = in.core.handles.launch_of(key_of(launch.exec));
   // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
-  for (const GraphCopy& g : copies) {
+  for (const GraphCopy& g : work.copies) {
     const std::string api = "cuGraphLaunch of " + g.api;
     take(CopyEnqueued{api, launch.handle, launch.stream, g.src, g.dst, g.bytes, {}, CopyOrigin::GraphLaunch,
-                      host_nodes ? GraphHostNodes::Present : GraphHostNodes::None});
+                      work.host_nodes});
   }
-  if (copies.empty()) in.checker.work_enqueued(launch.stream);
+  if (work.copies.empty()) in.checker.work_enqueued(launch.stream);
 }
 
 }  // namespace
@@ -67,32 +56,23 @@ void graph_node(const Call& c) {
   if (node.type == CU_GRAPH_NODE_TYPE_MEMCPY) memcpy_node_added(graph, node.memcpy.copyParams, "cuGraphAddNode");
 }
 void graph_cloned(const Call& c) {
-  // A clone launches the same copies and host nodes as its original.
-  Session& in = session();
-  std::lock_guard lock(in.mutex);
-  const CUgraph original = PARAMS(cuGraphClone).originalGraph, clone = *PARAMS(cuGraphClone).phGraphClone;
-  if (auto g = in.graph_copies.find(original); g != in.graph_copies.end()) in.graph_copies[clone] = g->second;
-  if (in.graphs_with_host_nodes.count(original)) in.graphs_with_host_nodes.insert(clone);
+  session().core.handles.graph_cloned(key_of(PARAMS(cuGraphClone).originalGraph), key_of(*PARAMS(cuGraphClone).phGraphClone));
 }
 void graph_instantiated(const Call& c) {
-  Session& in = session();
-  std::lock_guard lock(in.mutex);
+  Handles& handles = session().core.handles;
   if (c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags))
-    in.executables[*PARAMS(cuGraphInstantiateWithFlags).phGraphExec] = PARAMS(cuGraphInstantiateWithFlags).hGraph;
+    handles.instantiated(key_of(*PARAMS(cuGraphInstantiateWithFlags).phGraphExec),
+                         key_of(PARAMS(cuGraphInstantiateWithFlags).hGraph));
   else
-    in.executables[*PARAMS(cuGraphInstantiateWithParams).phGraphExec] = PARAMS(cuGraphInstantiateWithParams).hGraph;
+    handles.instantiated(key_of(*PARAMS(cuGraphInstantiateWithParams).phGraphExec),
+                         key_of(PARAMS(cuGraphInstantiateWithParams).hGraph));
 }
 
 // At the launch's entry: a graph with host nodes gets the marker of the host-function thread ahead of it.
 void graph_launch_entering(const Call& c) {
   const CUgraphExec exec = PARAMS(cuGraphLaunch).hGraph;
   const CUstream handle = PARAMS(cuGraphLaunch).hStream;
-  Session& in = session();
-  {
-    std::lock_guard lock(in.mutex);
-    const auto e = in.executables.find(exec);
-    if (e == in.executables.end() || !in.graphs_with_host_nodes.count(e->second)) return;
-  }
+  if (session().core.handles.host_nodes_of(key_of(exec)) == GraphHostNodes::None) return;
   if (capture_graph(handle)) return;  // launched into a capture: it becomes a node, the marker would too
   queue_host_function_thread_marker(handle);
 }

@@ -52,8 +52,7 @@ void take(const HostFunctionQueued& queued) {
   ThreadState& thread = this_thread();
   if (queued.side == QueueSide::Entry) {
     if (const std::optional<CUgraph> graph = capture_graph(queued.handle)) {
-      std::lock_guard lock(in.mutex);
-      in.graphs_with_host_nodes.insert(*graph);
+      in.core.handles.graph_host_nodes(reinterpret_cast<std::uint64_t>(*graph));
       return;
     }
     auto* start = new HostFunctionMarker{in.checker.host_function_enqueued(queued.stream)};

@@ -93,8 +93,8 @@ int start_watching() {
                                 " (`hazardlab check --protection` hands it over)");
     return 1;
   }
-  in.settings = read.settings;
-  const HostPageProtector::Choice protection = in.protector.choose(in.settings.protection);
+  in.core.settings = read.settings;
+  const HostPageProtector::Choice protection = in.protector.choose(in.core.settings.protection);
   CUpti_SubscriberHandle subscriber;
   std::string holder;
   if (const CUptiResult r = subscribe(subscriber, holder); r != CUPTI_SUCCESS) {
@@ -118,8 +118,8 @@ int start_watching() {
   });
   for (const std::string& refused : refused_check_settings())
     in.writer.note("a checker setting was refused, and its default taken: " + refused);
-  if (const unsigned long n = in.settings.sample; n > 0) in.checker.set_sampling(Sampling{n, n});
-  in.checker.set_every_occurrence(in.settings.every_occurrence);
+  if (const unsigned long n = in.core.settings.sample; n > 0) in.checker.set_sampling(Sampling{n, n});
+  in.checker.set_every_occurrence(in.core.settings.every_occurrence);
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");

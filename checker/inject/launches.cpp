@@ -52,7 +52,7 @@ void take(const KernelLaunched& launch) {
   if (!accesses.layout_known && in.launches_without_layout++ == 0)
     in.writer.note("the driver could not list the parameters of kernel " + std::string(accesses.kernel) +
                    ": what its launches touch on the device was not watched");
-  if (in.settings.kernels_own_mapped_memory) hold_pinned_arguments(launch, accesses);
+  if (in.core.settings.kernels_own_mapped_memory) hold_pinned_arguments(launch, accesses);
   in.checker.device_work(launch.stream,
                          DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(accesses.ranges),
                                         accesses.kernel},

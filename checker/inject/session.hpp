@@ -16,44 +16,33 @@
 //    cuInit, and more than once (injection.cpp).
 // 5. The checker's own driver calls run inside an OurCall: their callbacks are ignored (the checker never
 //    watches itself).
-// 6. Locks: Session::mutex guards the handle registries below it. It may be held while calling into the Checker
-//    (a stream first seen) or the driver (inside an OurCall), never the other way round: the Checker, the
-//    writer, the core's allocations and the kernel layouts lock themselves and never call into inject/.
+// 6. Locks: every part of the Session locks itself (the core's handles, the Checker, its allocations, the writer,
+//    the kernel layouts), and none calls into inject/. The handles' lock is held across a stream first seen (a
+//    driver query inside an OurCall, the Checker told): never take it inside the Checker's.
 #pragma once
 
 #include <cuda.h>
 
 #include <atomic>
 #include <cstdint>
-#include <map>
-#include <mutex>
 #include <optional>
-#include <set>
-#include <string>
 #include <vector>
 
-#include "checker/core/check_settings.hpp"
-#include "checker/core/checker.hpp"
+#include "checker/core/check_session.hpp"
 #include "checker/fault/fault_handler.hpp"
 #include "checker/inject/kernel_layouts.hpp"
 #include "checker/inject/process_writer.hpp"
 
 namespace hazardlab::check::inject {
 
-// A copy recorded into a graph (an explicit memcpy node, or a copy captured from a stream) that touches host
-// memory: issued on the launch's stream each time the graph is launched.
-struct GraphCopy {
-  std::string api;
-  CopyEnd src, dst;
-  std::size_t bytes;
-};
-
 struct Session {
   HostPageProtector protector;
-  Checker checker{protector};
+  // The core's side: the settings as the launcher decided them (read once at the entry), the Checker with every
+  // allocation it looks up, and the program's streams and graphs.
+  CheckSession core{protector};
+  Checker& checker = core.checker;
   ProcessWriter writer;
-  KernelLayouts layouts;   // each kernel's parameter layout, as the driver gives it (locks itself)
-  CheckSettings settings;  // as the launcher decided them, read once at the entry
+  KernelLayouts layouts;  // each kernel's parameter layout, as the driver gives it (locks itself)
   std::atomic<bool> disabled{false};  // a forked child (no CUDA there), or the checker stopped after its own error
 
   // What could not be watched, said once (each makes the run incomplete, never clean).
@@ -66,13 +55,6 @@ struct Session {
   // query (work launched into a capture is not run: it becomes a node of the graph being built).
   std::atomic<std::int64_t> captures_open{0};
 
-  // The handle registries (under `mutex`): streams the program created, with the context each belongs to, and
-  // what its graphs do at a launch.
-  std::mutex mutex;
-  std::map<CUstream, StreamKey> streams;
-  std::map<CUgraph, std::vector<GraphCopy>> graph_copies;
-  std::set<CUgraph> graphs_with_host_nodes;  // explicit host nodes, or host functions captured from a stream
-  std::map<CUgraphExec, CUgraph> executables;
 };
 
 // The process's one Session, never destroyed.

@@ -30,16 +30,11 @@ void stream_created(const Call& c) {
   const unsigned flags = priority ? PARAMS(cuStreamCreateWithPriority).flags : PARAMS(cuStreamCreate).Flags;
   const StreamKey key{c.context(), reinterpret_cast<std::uint64_t>(s)};
   Session& in = session();
-  {
-    std::lock_guard lock(in.mutex);
-    in.streams[s] = key;
-  }
+  in.core.handles.stream_created(key.handle, key);
   in.checker.stream_created(key, (flags & CU_STREAM_NON_BLOCKING) ? StreamKind::NonBlocking : StreamKind::Blocking);
 }
 void stream_destroyed(const Call& c) {
-  Session& in = session();
-  std::lock_guard lock(in.mutex);
-  in.streams.erase(PARAMS(cuStreamDestroy_v2).hStream);
+  session().core.handles.stream_destroyed(reinterpret_cast<std::uint64_t>(PARAMS(cuStreamDestroy_v2).hStream));
 }
 
 void event_created(const Call& c) { session().checker.event_created(event_key(*PARAMS(cuEventCreate).phEvent)); }

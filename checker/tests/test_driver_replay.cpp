@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checker/core/checker.hpp"
+#include "checker/core/handles.hpp"
 #include "checker/inject/core_steps.hpp"
 
 namespace hazardlab::check::inject {
@@ -125,6 +126,43 @@ TEST(DriverReplay, PinnedMemoryIsFoundByLaunchesAndKeepsItsKind) {
   EXPECT_EQ(r.checker.allocations().kernel_ranges(std::span(&argument, 1)).size(), 1u);
   released_synchronously(r.checker, Released{Release::PinnedFree, kBlock});
   EXPECT_TRUE(r.checker.allocations().kernel_ranges(std::span(&argument, 1)).empty());
+}
+
+// A graph built with a memcpy node into pinned memory and a host node, cloned, and the clone instantiated: each
+// launch of the executable issues the copy, and says the graph has host nodes; a graph without either issues
+// nothing.
+TEST(DriverReplay, AClonedGraphsLaunchIssuesItsOriginalsCopiesAndKnowsItsHostNodes) {
+  Handles handles;
+  const CopyEnd pinned{MemoryKind::PinnedHost, HostFootprint::linear(kBlock, 64)};
+  handles.graph_copy(0x91, GraphCopy{"cudaGraphAddMemcpyNode", pinned, {MemoryKind::Device, {}}, 64});
+  handles.graph_host_nodes(0x91);
+  handles.graph_cloned(0x91, 0x92);
+  handles.instantiated(0xe2, 0x92);
+  handles.instantiated(0xe3, 0x93);
+  const GraphLaunchWork work = handles.launch_of(0xe2);
+  ASSERT_EQ(work.copies.size(), 1u);
+  EXPECT_EQ(work.copies[0].src.host.base, kBlock);
+  EXPECT_EQ(work.host_nodes, GraphHostNodes::Present);
+  EXPECT_EQ(handles.host_nodes_of(0xe2), GraphHostNodes::Present);
+  EXPECT_TRUE(handles.launch_of(0xe3).copies.empty());
+  EXPECT_EQ(handles.host_nodes_of(0xe3), GraphHostNodes::None);
+}
+
+// A stream the checker did not see created is made once, however often it is named; destroyed, its handle may
+// name another stream.
+TEST(DriverReplay, AStreamFirstSeenIsMadeOnceAndForgottenWhenDestroyed) {
+  Handles handles;
+  int made = 0;
+  const auto make = [&] {
+    ++made;
+    return StreamKey{1, 0x5};
+  };
+  EXPECT_EQ(handles.stream(0x5, make), (StreamKey{1, 0x5}));
+  EXPECT_EQ(handles.stream(0x5, make), (StreamKey{1, 0x5}));
+  EXPECT_EQ(made, 1);
+  handles.stream_destroyed(0x5);
+  handles.stream(0x5, make);
+  EXPECT_EQ(made, 2);
 }
 
 }  // namespace
