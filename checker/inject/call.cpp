@@ -77,7 +77,8 @@ MemoryKind kind_of_end(CUmemorytype type, const void* host, CUdeviceptr device) 
   return type == CU_MEMORYTYPE_UNIFIED ? kind_of(device) : MemoryKind::Device;
 }
 
-CopyEnd end_of(const CUDA_MEMCPY3D& c, bool source) {
+CopyEnd end_of(const CUDA_MEMCPY3D& c, CopySide side) {
+  const bool source = side == CopySide::Source;
   const CUmemorytype type = source ? c.srcMemoryType : c.dstMemoryType;
   const void* host = source ? c.srcHost : c.dstHost;
   const CUdeviceptr device = source ? c.srcDevice : c.dstDevice;

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "checker/core/checker.hpp"
+#include "checker/inject/device_ranges.hpp"
 
 namespace hazardlab::check::inject {
 
@@ -26,7 +27,7 @@ MemoryKind kind_of(CUdeviceptr pointer);
 // The kind of host memory at a host pointer: pinned if the checker saw it pinned.
 MemoryKind host_kind(const void* pointer);
 // One end of a 2D or 3D copy, by its memory type: its kind and, for a host end, the bytes it touches.
-CopyEnd end_of(const CUDA_MEMCPY3D& copy, bool source);
+CopyEnd end_of(const CUDA_MEMCPY3D& copy, CopySide side);
 // The kind of one end of a 2D or 3D copy.
 MemoryKind kind_of_end(CUmemorytype type, const void* host, CUdeviceptr device);
 

@@ -13,7 +13,7 @@ namespace hazardlab::check::inject {
 namespace {
 
 CopyEnqueued copy_3d(std::string_view api, const CUDA_MEMCPY3D& c, CUstream handle, StreamKey stream) {
-  return CopyEnqueued{api, handle, stream, end_of(c, true), end_of(c, false), copy_bytes(c), copy_device_ranges(c)};
+  return CopyEnqueued{api, handle, stream, end_of(c, CopySide::Source), end_of(c, CopySide::Destination), copy_bytes(c), copy_device_ranges(c)};
 }
 
 CopyEnd linear_end(MemoryKind kind, std::uintptr_t base, std::size_t bytes) {

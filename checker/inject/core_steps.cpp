@@ -6,9 +6,9 @@ namespace hazardlab::check::inject {
 
 namespace {
 
-CopyEndShape shape_of(const CUDA_MEMCPY3D& c, bool source) {
+CopyEndShape shape_of(const CUDA_MEMCPY3D& c, CopySide side) {
   const std::size_t depth = c.Depth == 0 ? 1 : c.Depth;
-  if (source)
+  if (side == CopySide::Source)
     return {c.srcMemoryType, c.srcDevice, c.srcXInBytes, c.srcY, c.srcZ, c.srcPitch, c.srcHeight, c.WidthInBytes,
             c.Height, depth};
   return {c.dstMemoryType, c.dstDevice, c.dstXInBytes, c.dstY, c.dstZ, c.dstPitch, c.dstHeight, c.WidthInBytes,
@@ -30,8 +30,8 @@ std::size_t copy_bytes(const CUDA_MEMCPY3D& c) { return c.WidthInBytes * c.Heigh
 
 std::vector<DeviceRange> copy_device_ranges(const CUDA_MEMCPY3D& c) {
   std::vector<DeviceRange> device;
-  add_copy_end_ranges(shape_of(c, true), DeviceAccessKind::Read, device);
-  add_copy_end_ranges(shape_of(c, false), DeviceAccessKind::Write, device);
+  add_copy_end_ranges(shape_of(c, CopySide::Source), DeviceAccessKind::Read, device);
+  add_copy_end_ranges(shape_of(c, CopySide::Destination), DeviceAccessKind::Write, device);
   return device;
 }
 

@@ -11,6 +11,9 @@
 
 namespace hazardlab::check::inject {
 
+// Which end of a copy a CUDA_MEMCPY3D's fields are read for.
+enum class CopySide { Source, Destination };
+
 // One end of a 2D or 3D copy as the driver describes it (CUDA_MEMCPY3D's fields of that end, and the extent).
 struct CopyEndShape {
   CUmemorytype type = CU_MEMORYTYPE_DEVICE;

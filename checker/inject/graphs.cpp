@@ -20,7 +20,7 @@ std::uint64_t key_of(CUgraphExec executable) { return reinterpret_cast<std::uint
 void host_node_added(CUgraph graph) { session().core.handles.graph_host_nodes(key_of(graph)); }
 
 void memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
-  const CopyEnd src = end_of(m, true), dst = end_of(m, false);
+  const CopyEnd src = end_of(m, CopySide::Source), dst = end_of(m, CopySide::Destination);
   if (src.kind != MemoryKind::PinnedHost && dst.kind != MemoryKind::PinnedHost) return;
   session().core.handles.graph_copy(key_of(graph), GraphCopy{api, src, dst, copy_bytes(m)});
 }
