@@ -9,9 +9,12 @@
 // 2. No exception leaves the library. The one CUPTI callback (dispatch.cpp) and each host-function marker the
 //    driver runs (host_functions.cpp) catch everything and stop watching (stop_watching): the program then
 //    runs on exactly as it would without the checker, and the run is never called clean.
-// 3. Allocation: a driver callback may allocate (it runs on the program's thread, inside a driver call, where
-//    the program could allocate too). A fault cannot: the fault path (checker/fault) allocates nothing, and
-//    what a callback shares with it (the Checker's holds) is taken under the Checker's own lock.
+// 3. Allocation, where it matters. A driver callback may allocate (it runs on the program's thread, inside a
+//    driver call, where the program's own code could), but a launch reuses its thread's list of arguments
+//    (ThreadState), so that a launch-heavy program pays no allocation per launch. The fault path allocates
+//    nothing on its neighbour path (an access to a held page no copy owns), since a fault can come from inside
+//    malloc; only an access that conflicts with a copy makes a finding, which allocates. An exception or a
+//    failed allocation there is kept (FaultHandler::failure), and the next callback stops watching.
 // 4. No static constructors beyond constant ones: the entry may run inside MPI_Init, before the program's own
 //    cuInit, and more than once (injection.cpp).
 // 5. The checker's own driver calls run inside an OurCall: their callbacks are ignored (the checker never
@@ -54,7 +57,6 @@ struct Session {
   // Stream captures begun and not ended: while there are none, no stream is capturing and a launch needs no
   // query (work launched into a capture is not run: it becomes a node of the graph being built).
   std::atomic<std::int64_t> captures_open{0};
-
 };
 
 // The process's one Session, never destroyed.
