@@ -45,8 +45,8 @@ int run(unsigned long long copies, std::size_t bytes, bool download, std::size_t
   const StreamKey stream{1, 0x1000};
   checker.stream_created(stream, StreamKind::Blocking);
   const CopyEnd host{MemoryKind::PinnedHost, HostFootprint::linear(base, bytes)}, device{MemoryKind::Device, {}};
-  const AsyncCopy copy = download ? AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, device, host, bytes, 0, false}
-                                  : AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, host, device, bytes, 0, false};
+  const AsyncCopy copy = download ? AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, device, host, bytes, 0}
+                                  : AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, host, device, bytes, 0};
 
   std::vector<unsigned char> cold(evict_kib * 1024, 1);
   unsigned kept = 0;

@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "hazardlab/environment.hpp"
-#include "hazardlab/setting_source.hpp"
 
 namespace hazardlab::check {
 
@@ -27,24 +26,6 @@ std::optional<std::string> process_rank_from_environment() {
       return value;
   }
   return std::nullopt;
-}
-
-bool every_occurrence_from_environment() try {
-  return SettingSource::from_environment().flag(setting::kCheckEveryOccurrence, false);
-} catch (const SettingsError&) {
-  return false;
-}
-
-bool kernels_own_mapped_memory_from_environment() try {
-  return SettingSource::from_environment().flag(setting::kCheckKernelsOwnMappedMemory, false);
-} catch (const SettingsError&) {
-  return false;
-}
-
-unsigned long sample_from_environment() try {
-  return SettingSource::from_environment().whole(setting::kCheckSample, 0);
-} catch (const SettingsError&) {
-  return 0;
 }
 
 std::string_view to_string(ProtectionRequest request) noexcept {
@@ -72,12 +53,60 @@ ProtectionRequest protection_request_given(std::string_view option, const std::s
   throw SettingsError(std::string(option) + "='" + value + "': expected a page protection: " + words);
 }
 
-ProtectionRequest protection_from_environment() try {
-  const SettingSource source = SettingSource::from_environment();  // the text below lives in it
-  const std::string* text = source.text(setting::kCheckProtection);
-  return text ? protection_request_named(*text).value_or(ProtectionRequest::Auto) : ProtectionRequest::Auto;
-} catch (const SettingsError&) {
-  return ProtectionRequest::Auto;  // set but empty
+namespace {
+
+std::optional<std::string> flag_text(bool on) { return on ? std::optional<std::string>("1") : std::nullopt; }
+
+// Each setting the launcher hands the injected library: its declaration, how it is read into CheckSettings (a
+// SettingsError on a value the declaration refuses), and how it is spelled for the library (nothing: its default).
+struct HandedSetting {
+  const SettingDeclaration& declaration;
+  void (*read)(const SettingSource& source, CheckSettings& settings);
+  std::optional<std::string> (*text)(const CheckSettings& settings);
+};
+
+const HandedSetting kHandedSettings[] = {
+    {setting::kCheckSample,
+     [](const SettingSource& s, CheckSettings& c) { c.sample = s.whole(setting::kCheckSample, 0); },
+     [](const CheckSettings& c) { return c.sample > 0 ? std::optional(std::to_string(c.sample)) : std::nullopt; }},
+    {setting::kCheckEveryOccurrence,
+     [](const SettingSource& s, CheckSettings& c) { c.every_occurrence = s.flag(setting::kCheckEveryOccurrence, false); },
+     [](const CheckSettings& c) { return flag_text(c.every_occurrence); }},
+    {setting::kCheckKernelsOwnMappedMemory,
+     [](const SettingSource& s, CheckSettings& c) {
+       c.kernels_own_mapped_memory = s.flag(setting::kCheckKernelsOwnMappedMemory, false);
+     },
+     [](const CheckSettings& c) { return flag_text(c.kernels_own_mapped_memory); }},
+    {setting::kCheckProtection,
+     [](const SettingSource& s, CheckSettings& c) {
+       const std::string word = s.choice(setting::kCheckProtection, std::string(to_string(ProtectionRequest::Auto)));
+       c.protection = protection_request_given(setting::kCheckProtection.name, word);
+     },
+     [](const CheckSettings& c) {
+       return c.protection != ProtectionRequest::Auto ? std::optional(std::string(to_string(c.protection)))
+                                                      : std::nullopt;
+     }},
+};
+
+}  // namespace
+
+CheckSettingsRead read_check_settings(const SettingSource& source) {
+  CheckSettingsRead read;
+  for (const HandedSetting& handed : kHandedSettings) {
+    try {
+      handed.read(source, read.settings);
+    } catch (const SettingsError& e) {
+      read.refused.emplace_back(e.what());
+      if (&handed.declaration == &setting::kCheckProtection) read.protection_refused = true;
+    }
+  }
+  return read;
+}
+
+std::vector<std::pair<std::string_view, std::optional<std::string>>> handed_over(const CheckSettings& settings) {
+  std::vector<std::pair<std::string_view, std::optional<std::string>>> variables;
+  for (const HandedSetting& handed : kHandedSettings) variables.emplace_back(handed.declaration.name, handed.text(settings));
+  return variables;
 }
 
 std::vector<std::string> refused_check_settings() {

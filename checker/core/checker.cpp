@@ -80,17 +80,12 @@ void Checker::event_created(std::uint64_t event) {
 
 void Checker::pinned_allocated(std::uintptr_t base, std::size_t bytes, PinnedKind kind) {
   std::lock_guard lock(mutex_);
-  pinned_[base] = {bytes, kind};
+  allocations_.pinned(base, bytes, kind);
   protector_.pinned(base, base + bytes);
 }
 
 std::optional<PinnedKind> Checker::pinned_kind(std::uintptr_t address) const {
-  std::lock_guard lock(mutex_);
-  auto it = pinned_.upper_bound(address);
-  if (it == pinned_.begin()) return std::nullopt;
-  --it;
-  if (address < it->first + it->second.first) return it->second.second;
-  return std::nullopt;
+  return allocations_.pinned_kind(address);
 }
 
 void Checker::hold(const Owned& owned) {
@@ -128,14 +123,21 @@ bool Checker::sampled_in(const HostFootprint& footprint, Hold hold) {
   return n < sampling_.first || (n - sampling_.first) % sampling_.every == sampling_.every - 1;
 }
 
-void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
+void Checker::hold_for_kernel(const KernelHold& hold, const SiteOf& site) {
+  const CopyEnd host{MemoryKind::PinnedHost, hold.host}, device{MemoryKind::Device, {}};
+  const bool reads = hold.use == KernelUse::Reads;
+  own(AsyncCopy{"cuLaunchKernel", hold.stream, reads ? host : device, reads ? device : host, hold.host.bytes()}, site,
+      hold.kernel);
+}
+
+void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string_view kernel) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(copy.stream);
   const StreamKind kind = engines_[0].stream_kind(slot);
   // A kernel's hold on pinned memory it reads is no upload: the deviation measured on small pinned uploads is not
   // its rule.
   const bool pinned_upload =
-      copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device && copy.kernel.empty();
+      copy.src.kind == MemoryKind::PinnedHost && copy.dst.kind == MemoryKind::Device && kernel.empty();
   const StreamWorkFacts facts{.stream = kind, .pinned_upload = pinned_upload, .bytes = copy.bytes};
   before_step(facts);
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
@@ -158,10 +160,10 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (!site) site = site_of_copy.get();
     Owned owned;
     owned.facts = CopyFacts{next_copy_++, {}, copy.stream.handle, kind, host_end, end.host.base,
-                            end.host.bytes(), PinnedKind::HostAlloc, copy.graph_node, *site, std::string(copy.kernel)};
+                            end.host.bytes(), PinnedKind::HostAlloc, copy.origin == CopyOrigin::GraphLaunch, *site,
+                            std::string(kernel)};
     owned.api = api_name(copy.api);
-    auto it = pinned_.upper_bound(end.host.base);
-    if (it != pinned_.begin()) owned.facts.memory = std::prev(it)->second.second;
+    if (const std::optional<PinnedKind> memory = allocations_.pinned_kind_below(end.host.base)) owned.facts.memory = *memory;
     owned.footprint = end.host;
     owned.stamp = stamp;
     // Only a host function enqueued before the copy and not returned can be one it waits for: with none, no
@@ -169,7 +171,7 @@ void Checker::issue(const AsyncCopy& copy, const SiteOf& site_of_copy) {
     if (engines_[0].host_functions_waiting() || !running_host_functions_.empty())
       for (std::size_t e = 0; e < engines_.size(); ++e) owned.waits_for.push_back(engine(e).latest_clock(slot));
     owned.hold = hold_kind;
-    owned.ordered_with_host_function_threads = copy.graph_has_host_nodes;
+    owned.ordered_with_host_function_threads = copy.host_nodes == GraphHostNodes::Present;
     hold(owned);
     owned_.push_back(std::move(owned));
     ++stats_.copies_watched;
@@ -429,9 +431,9 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
                                               std::uint64_t thread) {
   std::lock_guard lock(mutex_);
   std::vector<Finding> findings;
-  const auto it = pinned_.find(base);
-  if (it == pinned_.end()) return findings;
-  const std::uintptr_t end = base + it->second.first;
+  const std::optional<PinnedRange> gone = allocations_.unpinned(base);
+  if (!gone) return findings;
+  const std::uintptr_t end = base + gone->bytes;
   for (Owned& o : owned_) {
     if (o.footprint.base >= end || o.footprint.end() <= base) continue;
     if (racing(kAllDeviations, o, Accessor::program_thread())) {
@@ -446,7 +448,6 @@ std::vector<Finding> Checker::pinned_released(std::uintptr_t base, bool unregist
   owned_.erase(std::remove_if(owned_.begin(), owned_.end(),
                               [&](const Owned& o) { return o.footprint.base < end && o.footprint.end() > base; }),
                owned_.end());
-  pinned_.erase(it);
   protector_.unpinned(base, end);
   return findings;
 }

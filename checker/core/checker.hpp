@@ -19,102 +19,16 @@
 #include <utility>
 #include <vector>
 
+#include "checker/core/allocations.hpp"
 #include "checker/core/device_conflicts.hpp"
-#include "checker/core/footprint_order.hpp"
+#include "checker/core/site_of.hpp"
 #include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
+#include "checker/core/page_protection.hpp"
 #include "checker/core/pages.hpp"
+#include "checker/core/work_items.hpp"
 
 namespace hazardlab::check {
-
-// Applies page protection (in the injected library by mprotect or by protection keys; a record in the tests).
-// Told each copy's hold as it starts and ends, on the thread that starts or ends it, with the pages whose
-// access (all holds together) it changed; and the pinned memory the holds lie in.
-class PageProtector {
- public:
-  virtual ~PageProtector() = default;
-  // Protects pages as the holds want them now.
-  virtual void apply(const PageChange& change) = 0;
-  // By default the changed pages are protected as they are now; a key plan (key_plan.hpp) decides by the
-  // hold itself and the thread instead.
-  virtual void held(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
-    (void)begin, (void)end, (void)hold;
-    for (const PageChange& c : changes) apply(c);
-  }
-  virtual void let_go(std::uintptr_t begin, std::uintptr_t end, Hold hold, const std::vector<PageChange>& changes) {
-    (void)begin, (void)end, (void)hold;
-    for (const PageChange& c : changes) apply(c);
-  }
-  // Pinned or registered host memory; and the same no longer pinned, after every hold on it was let go.
-  virtual void pinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
-  virtual void unpinned(std::uintptr_t begin, std::uintptr_t end) { (void)begin, (void)end; }
-};
-
-// Host bytes a copy touches: `slices` slices `slice_pitch` apart, each of `rows` rows of `width` bytes,
-// `pitch` apart (one row and one slice for a linear copy).
-struct HostFootprint {
-  std::uintptr_t base = 0;
-  std::size_t width = 0, pitch = 0, rows = 1, slices = 1, slice_pitch = 0;
-  [[nodiscard]] std::uintptr_t end() const {
-    if (rows == 0 || slices == 0) return base;
-    return base + slice_pitch * (slices - 1) + pitch * (rows - 1) + width;
-  }
-  [[nodiscard]] std::size_t bytes() const { return width * rows * slices; }
-  [[nodiscard]] bool contains(std::uintptr_t address) const {
-    if (address < base || address >= end()) return false;
-    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
-    return in_slice / pitch < rows && in_slice % pitch < width;
-  }
-  [[nodiscard]] std::size_t offset_of(std::uintptr_t address) const {
-    const std::size_t slice = slices > 1 ? (address - base) / slice_pitch : 0;
-    const std::size_t in_slice = slices > 1 ? (address - base) % slice_pitch : address - base;
-    return (slice * rows + in_slice / pitch) * width + in_slice % pitch;
-  }
-  static HostFootprint linear(std::uintptr_t base, std::size_t bytes) { return {base, bytes, bytes, 1, 1, 0}; }
-};
-
-enum class MemoryKind { PinnedHost, PageableHost, Device, Managed };
-
-struct CopyEnd {
-  MemoryKind kind = MemoryKind::Device;
-  HostFootprint host;  // host ends only
-};
-
-// A stream as the program names it: the handle within its context (handle 0 is the context's legacy stream).
-struct StreamKey {
-  std::uint64_t context = 0;
-  std::uint64_t handle = 0;
-  friend auto operator<=>(const StreamKey&, const StreamKey&) = default;
-};
-
-struct AsyncCopy {
-  std::string_view api;
-  StreamKey stream;
-  CopyEnd src, dst;
-  std::size_t bytes = 0;
-  SiteId site = 0;  // unless copy_async is given a way to name it when a host end is watched
-  bool graph_node = false;
-  // A memcpy node of a graph that also has host nodes: the checker does not see those nodes start, so an
-  // access from a thread that runs host functions is taken as one of them, ordered with the copy (a race
-  // between two nodes of one graph is not found; a false alarm in a correct graph would be worse).
-  bool graph_has_host_nodes = false;
-  // The device bytes it reads and writes, exactly (its device ends; a pinned end too, which the device reads or
-  // writes as well), for the device's half of a race.
-  std::vector<DeviceRange> device = {};
-  // Not a copy: a kernel handed a pointer into pinned host memory (`hazardlab check --kernels-own-mapped-memory`),
-  // which owns the bytes it points to as a copy owns its host end; its name (one that outlives the checker).
-  std::string_view kernel = {};
-};
-
-// An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.
-struct DeviceWorkItem {
-  std::string_view api;
-  DeviceWorkKind kind = DeviceWorkKind::Kernel;
-  std::vector<DeviceRange> ranges;
-  std::string_view kernel = {};  // a launch's kernel name
-  // A launch whose exact footprint will be recorded: `ranges` are the rule's, judged only if it never comes.
-  FootprintTicket footprint = 0;
-};
 
 // Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
 // checker must know whether a host function made it, and which.
@@ -166,6 +80,8 @@ class Checker {
   // cuMemFreeHost or cuMemHostUnregister: findings for every copy that still owned bytes of it.
   std::vector<Finding> pinned_released(std::uintptr_t base, bool unregister, SiteId site, std::uint64_t thread);
   [[nodiscard]] std::optional<PinnedKind> pinned_kind(std::uintptr_t address) const;
+  // Every allocation the checker looks up, pinned and device-visible (allocations.hpp): it locks itself.
+  [[nodiscard]] Allocations& allocations() { return allocations_; }
 
   void set_sampling(Sampling sampling);
   // Off (the default): a finding is reported once per pair of call sites, as compute-sanitizer and
@@ -182,6 +98,12 @@ class Checker {
     }
   }
   void copy_async(const AsyncCopy& copy) { issue(copy, SiteOf(copy.site)); }
+  // A kernel's hold on pinned memory it was handed (KernelHold), kept as a copy's hold on its host end is.
+  template <class Site>
+  void kernel_holds(const KernelHold& hold, Site&& site) {
+    hold_for_kernel(hold, SiteOf(site, 0));
+  }
+  void kernel_holds(const KernelHold& hold) { hold_for_kernel(hold, SiteOf(hold.site)); }
   void copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind);
   // Device work with the memory it touches: it takes its place in its stream's order, as work_enqueued, and each
   // race with earlier device work on another stream becomes a finding (take_races). The site is asked for only
@@ -192,14 +114,11 @@ class Checker {
   }
   // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
   void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
-  // A launch's exact footprint, recorded as it ran (checker/footprints/), or nullopt: it will never come, and the
-  // rule's ranges judge the launch. Its races, and those of the work it held up, become findings (take_races).
-  void kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact);
-  // No footprint still awaited will come (the process ends): the rule judges those launches.
-  void give_up_footprints();
-  // The footprints awaited for launches the host knows have run, by every rule the driver was measured to keep
-  // (their records are whole and will not be written again).
+  // Exact footprints (footprint_order.hpp): those awaited for launches the host knows ran by every rule the driver
+  // was measured to keep; one that came (nullopt: never will, the rule judges); at the end, every one given up.
   [[nodiscard]] std::vector<FootprintTicket> footprints_known() const;
+  void kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact);
+  void give_up_footprints();
   // The races found since the last call, each a DeviceWorkRace finding.
   std::vector<Finding> take_races();
   WorkStamp work_enqueued(StreamKey stream);
@@ -249,18 +168,10 @@ class Checker {
   void release_everything();
 
  private:
-  // A site known already, or one to be worked out when needed (a function pointer and its argument: no
-  // allocation in a fault handler).
-  struct SiteOf {
-    SiteId known = 0;
-    SiteId (*make)(void*) = nullptr;
-    void* argument = nullptr;
-    explicit SiteOf(SiteId id) : known(id) {}
-    template <class F>
-    SiteOf(F& f, int) : make([](void* a) -> SiteId { return (*static_cast<F*>(a))(); }), argument(&f) {}
-    SiteId get() const { return make != nullptr ? make(argument) : known; }
-  };
-  void issue(const AsyncCopy& copy, const SiteOf& site);
+  void issue(const AsyncCopy& copy, const SiteOf& site) { own(copy, site, {}); }
+  void hold_for_kernel(const KernelHold& hold, const SiteOf& site);
+  // A copy's order and holds; or, when `kernel` names one, a kernel's hold on its pinned bytes as such a copy's.
+  void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
@@ -282,7 +193,7 @@ class Checker {
     std::vector<Clock> waits_for;
     Hold hold;
     bool armed = true;  // its pages are held; a reported copy is disarmed so the program runs on as it would
-    bool ordered_with_host_function_threads = false;  // AsyncCopy::graph_has_host_nodes
+    bool ordered_with_host_function_threads = false;  // GraphHostNodes::Present
   };
   StreamSlot slot_of(StreamKey stream);
   EventSlot event_slot(std::uint64_t event);
@@ -316,7 +227,7 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
-  std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
+  Allocations allocations_;
   std::vector<Owned> owned_;
   // Started and not returned: a host-function thread's access is made inside one of these.
   std::set<WorkStamp> running_host_functions_;

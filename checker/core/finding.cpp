@@ -79,7 +79,7 @@ std::string race_what(const DeviceRace& r, std::uintptr_t address) {
 std::string Finding::first_heading() const { return race ? "Later work:" : "Host access:"; }
 std::string Finding::second_heading() const {
   if (race) return "Earlier work:";
-  return copy.kernel.empty() ? "Copy issued:" : "Kernel launched:";
+  return copy.held_by_kernel() ? "Kernel launched:" : "Copy issued:";
 }
 
 std::string Finding::hazard() const {
@@ -90,7 +90,7 @@ std::string Finding::hazard() const {
   }
   if (kind == FindingKind::FreedWhileCopyOwns || kind == FindingKind::UnregisteredWhileCopyOwns)
     return "free-while-in-flight";
-  if (!copy.kernel.empty()) return "mapped-memory-visibility";  // a kernel on mapped pinned memory
+  if (copy.held_by_kernel()) return "mapped-memory-visibility";  // a kernel on mapped pinned memory
   if (copy.graph_node) return "graph-memcpy-by-reference";
   if (copy.end == HostEnd::Destination) return "d2h-pinned-read-early";
   if (copy.memory == PinnedKind::WriteCombined) return "write-combined-memory";
@@ -104,7 +104,7 @@ std::string Finding::what() const {
   if (race) return race_what(*race, address);
   std::ostringstream out;
   const std::string on_stream = " on stream " + hex(copy.stream) + " (" + stream_kind_text(copy.stream_kind) + ")";
-  if (!copy.kernel.empty()) {
+  if (copy.held_by_kernel()) {
     // A kernel's extent is not known: it owns the bytes its pointer argument points to.
     const std::string kernel_text = "kernel " + copy.kernel + " (" + copy.api + ")" + on_stream;
     switch (kind) {
@@ -168,7 +168,7 @@ std::string Finding::missing() const {
     }
     return text;
   }
-  const std::string_view owner = copy.kernel.empty() ? "the copy between the copy call" : "the kernel between its launch";
+  const std::string_view owner = copy.held_by_kernel() ? "the kernel between its launch" : "the copy between the copy call";
   return "no synchronization of the host with " + std::string(owner) +
          " and this access: no cudaStreamSynchronize of its stream, no cudaEventSynchronize (or successful "
          "cudaEventQuery) of an event recorded after it, no cudaDeviceSynchronize, and no synchronous call that waits "
@@ -188,7 +188,7 @@ std::string Finding::smallest_fix() const {
   if (race)
     return "record an event on the earlier work's stream right after it (cudaEventRecord) and cudaStreamWaitEvent "
            "the later work's stream on it before the later work";
-  if (!copy.kernel.empty())
+  if (copy.held_by_kernel())
     return "cudaStreamSynchronize the kernel's stream (or cudaEventSynchronize an event recorded after the kernel) "
            "before the host touches memory the kernel was handed; a host and a kernel that talk through mapped "
            "memory while it runs need system-scope atomics and __threadfence_system, which the checker does not "

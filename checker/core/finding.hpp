@@ -65,8 +65,9 @@ struct CopyFacts {
   bool graph_node = false;  // a memcpy node of a launched CUDA graph
   SiteId site = 0;
   // Not empty: not a copy but a kernel of this name, handed a pointer into the pinned memory it owns
-  // (`--kernels-own-mapped-memory`): its source is what it reads, its destination what it may write.
+  // (`--kernels-own-mapped-memory`, a KernelHold): its source is what it reads, its destination what it may write.
   std::string kernel = {};
+  [[nodiscard]] bool held_by_kernel() const { return !kernel.empty(); }
 };
 
 // One of the two items of device work in a race.

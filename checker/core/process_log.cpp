@@ -53,7 +53,7 @@ nlohmann::json finding_facts(const Finding& f) {
           {key::access_site, f.access_site},
           {key::thread, f.thread},
           {key::relies_on, relies}};
-  if (!f.copy.kernel.empty()) j[key::copy][key::kernel] = f.copy.kernel;
+  if (f.copy.held_by_kernel()) j[key::copy][key::kernel] = f.copy.kernel;
   if (f.race)
     j[key::race] = {{key::earlier, work_facts(f.race->earlier)},
                     {key::later, work_facts(f.race->later)},

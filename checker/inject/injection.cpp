@@ -7,8 +7,8 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/fault/python_stack.hpp"
-#include "checker/inject/driver_calls.hpp"
-#include "checker/inject/process_state.hpp"
+#include "checker/inject/dispatch.hpp"
+#include "checker/inject/session.hpp"
 
 namespace hazardlab::check::inject {
 
@@ -16,14 +16,14 @@ namespace {
 
 void in_forked_child() {
   // The child of a fork has no CUDA; the pages it inherited protected are its own memory again.
-  Injection& in = injection();
+  Session& in = session();
   in.disabled = true;
   in.protector.forked_child();
   in.checker.release_everything();
 }
 
 void at_exit() {
-  Injection& in = injection();
+  Session& in = session();
   if (in.disabled) return;
   if (const char* why = FaultHandler::failure()) {
     in.writer.note(std::string("the checker stopped watching after an error of its own (") + why + ")");
@@ -77,7 +77,7 @@ std::string refused_subscription(CUptiResult r, const std::string& holder) {
 
 // Everything the entry does, once per process (InitializeInjection).
 int start_watching() {
-  inject::Injection& in = inject::injection();
+  inject::Session& in = inject::session();
   const std::optional<std::string> folder = check_log_folder_from_environment();
   if (!folder || !in.writer.open(*folder)) return 1;  // not started by `hazardlab check`: stay out of the way
   if (!FaultHandler::supported()) {
@@ -85,7 +85,16 @@ int start_watching() {
     return 1;
   }
   // Which backend protects the pages, chosen before any is held, and why.
-  const HostPageProtector::Choice protection = in.protector.choose(protection_from_environment());
+  // The settings as the launcher decided them; a protection it would not have handed over is refused, never
+  // taken for another (check_settings.hpp).
+  const CheckSettingsRead read = read_check_settings(hazardlab::SettingSource::from_environment());
+  if (read.protection_refused) {
+    in.writer.header(false, "a checker setting was refused: " + read.refused.back() +
+                                " (`hazardlab check --protection` hands it over)");
+    return 1;
+  }
+  in.core.settings = read.settings;
+  const HostPageProtector::Choice protection = in.protector.choose(in.core.settings.protection);
   CUpti_SubscriberHandle subscriber;
   std::string holder;
   if (const CUptiResult r = subscribe(subscriber, holder); r != CUPTI_SUCCESS) {
@@ -105,13 +114,12 @@ int start_watching() {
   }
   FaultHandler::install(in.checker, [](std::vector<Finding>&& findings, const std::vector<std::uintptr_t>& frames,
                                        const PythonStackText& python) {
-    inject::injection().writer.findings(findings, frames, parse_python_stack(python.view()), python.of_main_thread);
+    inject::session().writer.findings(findings, frames, parse_python_stack(python.view()), python.of_main_thread);
   });
   for (const std::string& refused : refused_check_settings())
     in.writer.note("a checker setting was refused, and its default taken: " + refused);
-  if (const unsigned long n = sample_from_environment(); n > 0) in.checker.set_sampling(Sampling{n, n});
-  in.checker.set_every_occurrence(every_occurrence_from_environment());
-  in.kernels_own_mapped_memory = kernels_own_mapped_memory_from_environment();
+  if (const unsigned long n = in.core.settings.sample; n > 0) in.checker.set_sampling(Sampling{n, n});
+  in.checker.set_every_occurrence(in.core.settings.every_occurrence);
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");
@@ -128,7 +136,6 @@ int start_watching() {
 // guarded before anything else, and calls no CUDA API itself: the first run may be inside MPI_Init, before the
 // program's own cuInit.
 extern "C" __attribute__((visibility("default"))) int InitializeInjection() {
-  static std::atomic<bool> entered{false};
-  if (entered.exchange(true)) return 1;
+  if (!inject::first_entry()) return 1;
   return start_watching();
 }

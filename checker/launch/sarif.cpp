@@ -114,9 +114,9 @@ nlohmann::json to_sarif(const CheckReport& report, const SarifContext& context) 
                                                     : std::string("host access")}};
       result["locations"] = nlohmann::json::array({access_location});
       nlohmann::json copy_location = {
-          {"message", {{"text", f.finding.race                  ? "earlier device work: " + f.finding.copy.api
-                                : f.finding.copy.kernel.empty() ? "copy issued: " + f.finding.copy.api
-                                                                : "kernel launched: " + f.finding.copy.kernel}}}};
+          {"message", {{"text", f.finding.race                    ? "earlier device work: " + f.finding.copy.api
+                                : f.finding.copy.held_by_kernel() ? "kernel launched: " + f.finding.copy.kernel
+                                                                  : "copy issued: " + f.finding.copy.api}}}};
       if (copy) {
         copy_location["physicalLocation"] = physical(*copy, root);
         copy_location["id"] = 1;

@@ -54,14 +54,24 @@ struct LogFolder {
   }
 };
 
+// The checker's settings, decided once: each option given (either way) over the environment's (validate() refused bad ones).
+CheckSettings decided_settings(const CheckOptions& options) {
+  CheckSettings settings = read_check_settings(SettingSource::from_environment()).settings;
+  if (options.sample > 0) settings.sample = options.sample;
+  if (options.every_occurrence) settings.every_occurrence = *options.every_occurrence;
+  if (options.kernels_own_mapped_memory) settings.kernels_own_mapped_memory = *options.kernels_own_mapped_memory;
+  if (options.protection != ProtectionRequest::Auto) settings.protection = options.protection;
+  return settings;
+}
+
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   // The checker's preloads go first, before the program's own, which stay. The thread shim (pthread_create and
   // the C library's calls that have the kernel reach a buffer) unless the two held-page keys or mprotect are
-  // asked for (by the option, or else by the environment the program inherits), which need no range keys. The
+  // decided (by the option, or else by the environment the launcher was started in), which need no range keys. The
   // signal shim (sigaction and its kin) always: without it, a SIGSEGV handler the program installs while a copy
   // holds pages would stand in front of the checker's until the next copy, and meet the checker's faults.
-  const ProtectionRequest asked =
-      options.protection != ProtectionRequest::Auto ? options.protection : protection_from_environment();
+  const CheckSettings settings = decided_settings(options);
+  const ProtectionRequest asked = settings.protection;
   std::string preload;
   if ((asked == ProtectionRequest::Auto || asked == ProtectionRequest::RangeKeys) && !options.thread_shim.empty())
     preload = options.thread_shim.string();
@@ -70,6 +80,9 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     const std::optional<std::string> theirs = environment_value_given("LD_PRELOAD");
     if (theirs && !theirs->empty()) preload += " " + *theirs;
   }
+  // The settings cross the exec as decided here, each in its one spelling (check_settings.hpp).
+  std::vector<std::pair<std::string, std::optional<std::string>>> handed;
+  for (const auto& [name, text] : handed_over(settings)) handed.emplace_back(std::string(name), text);
   int report[2];
   if (::pipe2(report, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t child = ::fork();
@@ -79,18 +92,11 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
     ::setenv(std::string(kInjectionPath).c_str(), options.inject_library.c_str(), 1);
     if (!preload.empty()) ::setenv("LD_PRELOAD", preload.c_str(), 1);
     ::setenv(std::string(setting::kCheckLogFolder.name).c_str(), folder.c_str(), 1);
-    if (options.sample > 0)
-      ::setenv(std::string(setting::kCheckSample.name).c_str(), std::to_string(options.sample).c_str(), 1);
-    if (options.every_occurrence)
-      ::setenv(std::string(setting::kCheckEveryOccurrence.name).c_str(), *options.every_occurrence ? "1" : "0", 1);
-    if (options.kernels_own_mapped_memory) {
-      ::setenv(std::string(setting::kCheckKernelsOwnMappedMemory.name).c_str(),
-               *options.kernels_own_mapped_memory ? "1" : "0", 1);
-    }
-    // The request crosses the exec as the setting, in its one spelling (check_settings.hpp).
-    if (options.protection != ProtectionRequest::Auto) {
-      const std::string request(to_string(options.protection));
-      ::setenv(std::string(setting::kCheckProtection.name).c_str(), request.c_str(), 1);
+    for (const auto& [variable, text] : handed) {
+      if (text)
+        ::setenv(variable.c_str(), text->c_str(), 1);
+      else
+        ::unsetenv(variable.c_str());
     }
     std::vector<char*> argv;
     for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));

@@ -36,11 +36,11 @@ struct World {
   World() { checker.pinned_allocated(kBase, 16 * kPage, PinnedKind::HostAlloc); }
   AsyncCopy upload(std::uintptr_t from, std::size_t bytes, StreamKey stream = {}, SiteId site = 1) {
     return AsyncCopy{"cuMemcpyHtoDAsync_v2", stream, {MemoryKind::PinnedHost, HostFootprint::linear(from, bytes)},
-                     {MemoryKind::Device, {}}, bytes, site, false};
+                     {MemoryKind::Device, {}}, bytes, site};
   }
   AsyncCopy download(std::uintptr_t to, std::size_t bytes, StreamKey stream = {}, SiteId site = 2) {
     return AsyncCopy{"cuMemcpyDtoHAsync_v2", stream, {MemoryKind::Device, {}},
-                     {MemoryKind::PinnedHost, HostFootprint::linear(to, bytes)}, bytes, site, false};
+                     {MemoryKind::PinnedHost, HostFootprint::linear(to, bytes)}, bytes, site};
   }
   Checker::FaultOutcome touch(std::uintptr_t a, bool write, SiteId site = 100) {
     return checker.host_access(a, write, std::nullopt, site, 1);
@@ -144,11 +144,8 @@ TEST(Checker, AKernelHandedMappedPinnedMemoryOwnsWhatItsPointersPointTo) {
   World w;
   const StreamKey s{0, 0x77};
   w.checker.stream_created(s, StreamKind::NonBlocking);
-  const CopyEnd device{MemoryKind::Device, {}};
-  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase, 1)};
-  const CopyEnd output{MemoryKind::PinnedHost, HostFootprint::linear(kBase + kPage, 1)};
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, input, device, 1, 5, false, false, {}, "scale"});
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", s, device, output, 1, 5, false, false, {}, "scale"});
+  w.checker.kernel_holds(KernelHold{"scale", s, HostFootprint::linear(kBase, 1), KernelUse::Reads, 5});
+  w.checker.kernel_holds(KernelHold{"scale", s, HostFootprint::linear(kBase + kPage, 1), KernelUse::MayWrite, 5});
   EXPECT_TRUE(w.touch(kBase, false).findings.empty());  // the host may read what the kernel reads
   const auto rewrote = w.touch(kBase, true);
   ASSERT_EQ(rewrote.findings.size(), 1u);
@@ -243,8 +240,7 @@ TEST(Checker, AKernelsHoldOnPinnedMemoryIsNoSmallUploadForTheDeviation) {
   w.checker.stream_created(b, StreamKind::Blocking);
   w.checker.stream_created(b2, StreamKind::Blocking);
   w.checker.copy_async(w.download(kBase, 64, b));
-  const CopyEnd input{MemoryKind::PinnedHost, HostFootprint::linear(kBase + 4 * kPage, 1)};
-  w.checker.copy_async(AsyncCopy{"cuLaunchKernel", legacy, input, {MemoryKind::Device, {}}, 1, 7, false, false, {}, "k"});
+  w.checker.kernel_holds(KernelHold{"k", legacy, HostFootprint::linear(kBase + 4 * kPage, 1), KernelUse::Reads, 7});
   w.checker.work_enqueued(b2);
   w.checker.stream_synchronized(b2);
   EXPECT_TRUE(w.touch(kBase + 8, false).findings.empty());
@@ -416,7 +412,7 @@ TEST(Checker, AHostFunctionThreadsAccessIsJudgedByTheFunctionsRunningNotByItsLas
   w.checker.stream_created(s3, StreamKind::Blocking);
   const WorkStamp reads = w.checker.host_function_enqueued(s2);
   w.checker.copy_async(AsyncCopy{"cuMemsetD8Async", s2, {MemoryKind::Device, {}},
-                                 {MemoryKind::PinnedHost, HostFootprint::linear(kBase, 64)}, 64, 6, false});
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(kBase, 64)}, 64, 6});
   const WorkStamp unrelated = w.checker.host_function_enqueued(s3);
   w.checker.host_function_started(reads);
   w.checker.host_function_started(unrelated);  // the thread's last marker is another stream's
@@ -453,8 +449,8 @@ TEST(Checker, AHostFunctionThreadsAccessRacesWhenNoRunningFunctionIsOrderedWithT
 TEST(Checker, ACopyOfAGraphWithHostNodesIsOrderedWithHostFunctionThreadsOnly) {
   World w;
   AsyncCopy node = w.download(kBase, 64);
-  node.graph_node = true;
-  node.graph_has_host_nodes = true;
+  node.origin = CopyOrigin::GraphLaunch;
+  node.host_nodes = GraphHostNodes::Present;
   w.checker.copy_async(node);
   EXPECT_TRUE(w.checker.host_access(kBase, false, Accessor::host_function_thread(), 3, 2).findings.empty());
   EXPECT_EQ(w.checker.host_access(kBase, false, Accessor::program_thread(), 4, 1).findings.size(), 1u);
@@ -514,7 +510,7 @@ TEST(Checker, SamplingWatchesARangesFirstCopiesThenOneInN) {
 TEST(Checker, PageableAndDeviceEndsAreNotHeld) {
   World w;
   w.checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", {}, {MemoryKind::Device, {}},
-                                 {MemoryKind::PageableHost, HostFootprint::linear(0x1000, 64)}, 64, 1, false});
+                                 {MemoryKind::PageableHost, HostFootprint::linear(0x1000, 64)}, 64, 1});
   EXPECT_TRUE(w.protection.pages.empty());
   EXPECT_EQ(w.checker.stats().pageable_d2h_async, 1u);
   EXPECT_EQ(w.checker.stats().copies_watched, 0u);
@@ -543,39 +539,68 @@ TEST(Checker, ASynchronousDeviceToDeviceCopyDoesNotSynchronizeTheHost) {
 namespace hazardlab {
 
 // The launcher hands the injected library its settings through the environment, read by the same
-// declarations as every other setting; a value the declaration refuses never stops the program and
-// never watches less: it reads as "every copy", "one finding per pair".
+// declarations as every other setting; a sample or a flag the declaration refuses never stops the program and
+// never watches less: it reads as "every copy", "one finding per pair", and is said refused. A protection the
+// declaration refuses is said refused too, and is never taken for `auto`.
 TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatchingEverything) {
   const std::string sample(setting::kCheckSample.name), every(setting::kCheckEveryOccurrence.name);
+  const auto read = [] { return check::read_check_settings(SettingSource::from_environment()); };
   ::setenv(sample.c_str(), "7", 1);
   ::setenv(every.c_str(), "yes", 1);
-  EXPECT_EQ(check::sample_from_environment(), 7u);
-  EXPECT_TRUE(check::every_occurrence_from_environment());
+  EXPECT_EQ(read().settings.sample, 7u);
+  EXPECT_TRUE(read().settings.every_occurrence);
+  EXPECT_TRUE(read().refused.empty());
   for (const char* refused : {"abc", "-3", "1000001", ""}) {
     ::setenv(sample.c_str(), refused, 1);
-    EXPECT_EQ(check::sample_from_environment(), 0u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_EQ(read().settings.sample, 0u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_EQ(read().refused.size(), 1u) << "HL_CHECK_SAMPLE=" << refused;
+    EXPECT_FALSE(read().protection_refused);
   }
   ::setenv(every.c_str(), "maybe", 1);
-  EXPECT_FALSE(check::every_occurrence_from_environment());
+  EXPECT_FALSE(read().settings.every_occurrence);
   const std::string protection(setting::kCheckProtection.name);
   ::setenv(protection.c_str(), "keys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Keys);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::Keys);
   ::setenv(protection.c_str(), "mprotect", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Mprotect);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::Mprotect);
   ::setenv(protection.c_str(), "range-keys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::RangeKeys);
+  EXPECT_EQ(read().settings.protection, check::ProtectionRequest::RangeKeys);
   for (auto request : {check::ProtectionRequest::Auto, check::ProtectionRequest::Keys, check::ProtectionRequest::RangeKeys,
                        check::ProtectionRequest::Mprotect})
     EXPECT_EQ(check::protection_request_named(check::to_string(request)), request) << check::to_string(request);
   ::setenv(protection.c_str(), "pkeys", 1);
-  EXPECT_EQ(check::protection_from_environment(), check::ProtectionRequest::Auto);
+  const check::CheckSettingsRead unknown = read();
+  EXPECT_TRUE(unknown.protection_refused);
+  EXPECT_TRUE(std::any_of(unknown.refused.begin(), unknown.refused.end(), [](const std::string& r) {
+    return r.find("HL_CHECK_PROTECTION='pkeys'") != std::string::npos;
+  }));
   const std::vector<std::string> refused = check::refused_check_settings();
   EXPECT_TRUE(std::any_of(refused.begin(), refused.end(),
                           [](const std::string& r) { return r.find("HL_CHECK_PROTECTION") != std::string::npos; }));
   ::unsetenv(protection.c_str());
   ::unsetenv(sample.c_str());
   ::unsetenv(every.c_str());
-  EXPECT_EQ(check::sample_from_environment(), 0u);
+  EXPECT_EQ(read().settings.sample, 0u);
+  EXPECT_TRUE(read().refused.empty());
+}
+
+// The launcher hands over what it decided, from the same table: each setting off its default by its one spelling,
+// and each at its default removed (the program inherits no other value); read back, the same settings.
+TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
+  const check::CheckSettings decided{8, true, true, check::ProtectionRequest::RangeKeys};
+  std::vector<std::string> entries;
+  for (const auto& [name, text] : check::handed_over(decided)) {
+    ASSERT_TRUE(text.has_value()) << name;
+    entries.push_back(std::string(name) + "=" + *text);
+  }
+  const check::CheckSettingsRead read = check::read_check_settings(SettingSource(entries));
+  EXPECT_TRUE(read.refused.empty());
+  EXPECT_EQ(read.settings.sample, 8u);
+  EXPECT_TRUE(read.settings.every_occurrence);
+  EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
+  EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
+  for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
+    EXPECT_FALSE(text.has_value()) << name << " handed over at its default";
 }
 
 // The protection request is spelled once (to_string and protection_request_named): the setting's declaration, which

@@ -262,7 +262,8 @@ TEST(CheckerDeviceWork, TheLegacyStreamLessonIsAFindingItsGuardIsNot) {
   auto site = [&] { return static_cast<SiteId>(++sites); };
   checker.device_work(legacy, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::writes(kBuffer, 1)}, "fill"}, site);
   checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync", side, {MemoryKind::Device, {}}, {MemoryKind::PageableHost, {}}, 64,
-                               0, false, false, {Program::reads(kBuffer, 64)}},
+                               0, CopyOrigin::StreamCall, GraphHostNodes::None,
+                               {Program::reads(kBuffer, 64)}},
                      site);
   std::vector<Finding> races = checker.take_races();
   ASSERT_EQ(races.size(), 1u);

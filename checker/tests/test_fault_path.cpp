@@ -62,11 +62,11 @@ struct FaultPath : ::testing::TestWithParam<ProtectionBackend> {
   std::uintptr_t addr(std::size_t offset) const { return reinterpret_cast<std::uintptr_t>(memory) + offset; }
   void upload(std::size_t offset, std::size_t bytes, StreamKey s = {}, SiteId site = 1) {
     checker.copy_async(AsyncCopy{"cuMemcpyHtoDAsync_v2", s, {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)},
-                                 {MemoryKind::Device, {}}, bytes, site, false});
+                                 {MemoryKind::Device, {}}, bytes, site});
   }
   void download(std::size_t offset, std::size_t bytes, StreamKey s = {}, SiteId site = 2) {
     checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", s, {MemoryKind::Device, {}},
-                                 {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)}, bytes, site, false});
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)}, bytes, site});
   }
   std::size_t findings() {
     std::lock_guard lock(found_mutex);

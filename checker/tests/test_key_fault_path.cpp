@@ -71,11 +71,11 @@ struct KeyFaultPath : ::testing::Test {
   std::uintptr_t addr(std::size_t offset) const { return reinterpret_cast<std::uintptr_t>(memory) + offset; }
   void upload(std::size_t offset, std::size_t bytes) {
     checker.copy_async(AsyncCopy{"cuMemcpyHtoDAsync_v2", {}, {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)},
-                                 {MemoryKind::Device, {}}, bytes, 1, false});
+                                 {MemoryKind::Device, {}}, bytes, 1});
   }
   void download(std::size_t offset, std::size_t bytes) {
     checker.copy_async(AsyncCopy{"cuMemcpyDtoHAsync_v2", {}, {MemoryKind::Device, {}},
-                                 {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)}, bytes, 2, false});
+                                 {MemoryKind::PinnedHost, HostFootprint::linear(addr(offset), bytes)}, bytes, 2});
   }
   std::size_t findings() {
     std::lock_guard lock(found_mutex);

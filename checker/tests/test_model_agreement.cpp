@@ -63,11 +63,11 @@ Expected checked(const cf::Program& p) {
       case CommandKind::HostRead: touch(i, std::nullopt); break;
       case CommandKind::MemcpyAsync:
         checker.copy_async(AsyncCopy{"cuMemcpyAsync", key(c.stream), end_of(c.reads.at(0)), end_of(c.writes.at(0)),
-                                     cf::kBufferBytes, i, false});
+                                     cf::kBufferBytes, i});
         break;
       case CommandKind::MemsetAsync:
         checker.copy_async(AsyncCopy{"cuMemsetD8Async", key(c.stream), CopyEnd{}, end_of(c.writes.at(0)),
-                                     cf::kBufferBytes, i, false});
+                                     cf::kBufferBytes, i});
         break;
       case CommandKind::Memcpy: checker.copy_sync(0, end_of(c.reads.at(0)).kind, end_of(c.writes.at(0)).kind); break;
       case CommandKind::Kernel: checker.work_enqueued(key(c.stream)); break;

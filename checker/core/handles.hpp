@@ -1,0 +1,58 @@
+// The program's handles as the checker keeps them: each stream it named with its key, and what each of its graphs
+// does at a launch that the checker must see (the copies that touch host memory, whether it has host nodes). No
+// CUDA: a handle is its value. The injected library fills it from the driver's calls; it locks itself, and the
+// lock is held across what `make` does for a stream first seen (a driver query, the Checker told), so that a
+// stream is made once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/core/work_items.hpp"
+
+namespace hazardlab::check {
+
+// A copy recorded into a graph (an explicit memcpy node, or a copy captured from a stream) that touches host
+// memory: issued on the launch's stream each time the graph is launched.
+struct GraphCopy {
+  std::string api;
+  CopyEnd src, dst;
+  std::size_t bytes = 0;
+};
+
+// What a launch of an executable graph issues.
+struct GraphLaunchWork {
+  std::vector<GraphCopy> copies;
+  GraphHostNodes host_nodes = GraphHostNodes::None;
+};
+
+class Handles {
+ public:
+  // The key of the stream `handle`; the first time, `make()` gives it (and tells the Checker).
+  StreamKey stream(std::uint64_t handle, const std::function<StreamKey()>& make);
+  void stream_created(std::uint64_t handle, StreamKey key);
+  void stream_destroyed(std::uint64_t handle);
+
+  void graph_copy(std::uint64_t graph, GraphCopy copy);
+  void graph_host_nodes(std::uint64_t graph);
+  // A clone launches the same copies and host nodes as its original.
+  void graph_cloned(std::uint64_t original, std::uint64_t clone);
+  void instantiated(std::uint64_t executable, std::uint64_t graph);
+  [[nodiscard]] GraphLaunchWork launch_of(std::uint64_t executable) const;
+  [[nodiscard]] GraphHostNodes host_nodes_of(std::uint64_t executable) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::uint64_t, StreamKey> streams_;
+  std::map<std::uint64_t, std::vector<GraphCopy>> graph_copies_;
+  std::set<std::uint64_t> graphs_with_host_nodes_;  // explicit host nodes, or host functions captured from a stream
+  std::map<std::uint64_t, std::uint64_t> executables_;  // executable graph -> the graph it was made from
+};
+
+}  // namespace hazardlab::check
