@@ -97,7 +97,7 @@ CheckSettingsRead read_check_settings(const SettingSource& source) {
       handed.read(source, read.settings);
     } catch (const SettingsError& e) {
       read.refused.emplace_back(e.what());
-      if (&handed.declaration == &setting::kCheckProtection) read.protection_refused = true;
+      if (&handed.declaration == &setting::kCheckProtection) read.protection_refused = e.what();
     }
   }
   return read;

@@ -54,7 +54,7 @@ struct CheckSettings {
 struct CheckSettingsRead {
   CheckSettings settings;
   std::vector<std::string> refused;
-  bool protection_refused = false;
+  std::optional<std::string> protection_refused;  // the protection's refusal, among `refused` too
 };
 CheckSettingsRead read_check_settings(const SettingSource& source);
 // How the launcher hands `settings` over: each setting's variable and its text, or nothing where the setting is at

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/core/accessor.hpp"
 #include "checker/core/allocations.hpp"
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/site_of.hpp"
@@ -29,26 +30,6 @@
 #include "checker/core/work_items.hpp"
 
 namespace hazardlab::check {
-
-// Who made a host access. Rule 9 orders a host function's accesses with the work of its stream, so the
-// checker must know whether a host function made it, and which.
-struct Accessor {
-  enum class Kind {
-    ProgramThread,       // a thread of the program
-    HostFunction,        // a host function known by its item (the replay of a program on the CPU)
-    HostFunctionThread,  // a thread the driver runs host functions on: the one running now is one of those
-                         // that have started and not returned (the driver may start the next stream's
-                         // function on the same thread before this one's returns), never what it last ran
-  };
-  Kind kind = Kind::ProgramThread;
-  WorkStamp item{};  // HostFunction only
-
-  static Accessor program_thread() { return {}; }
-  static Accessor host_function(WorkStamp item) { return {Kind::HostFunction, item}; }
-  static Accessor host_function_thread() { return {Kind::HostFunctionThread, {}}; }
-  // The replay's spelling: a host function's item, or none for a program thread.
-  static Accessor of(std::optional<WorkStamp> item) { return item ? host_function(*item) : program_thread(); }
-};
 
 // The faster mode (`hazardlab check --sample`): each host range is watched in its first `first` copies, then
 // in one copy of every `every`. A copy that is not watched costs no page protection and no stack; what it

@@ -84,16 +84,16 @@ int start_watching() {
     in.writer.header(false, "the checker watches host accesses on x86-64 Linux only");
     return 1;
   }
-  // Which backend protects the pages, chosen before any is held, and why.
   // The settings as the launcher decided them; a protection it would not have handed over is refused, never
   // taken for another (check_settings.hpp).
   const CheckSettingsRead read = read_check_settings(hazardlab::SettingSource::from_environment());
   if (read.protection_refused) {
-    in.writer.header(false, "a checker setting was refused: " + read.refused.back() +
+    in.writer.header(false, "a checker setting was refused: " + *read.protection_refused +
                                 " (`hazardlab check --protection` hands it over)");
     return 1;
   }
   in.core.settings = read.settings;
+  // Which backend protects the pages, chosen before any is held, and why.
   const HostPageProtector::Choice protection = in.protector.choose(in.core.settings.protection);
   CUpti_SubscriberHandle subscriber;
   std::string holder;

@@ -54,7 +54,7 @@ struct LogFolder {
   }
 };
 
-// The checker's settings, decided once: each option given (either way) over the environment's (validate() refused bad ones).
+// The checker's settings, decided once: each option given, either way, over the environment's.
 CheckSettings decided_settings(const CheckOptions& options) {
   CheckSettings settings = read_check_settings(SettingSource::from_environment()).settings;
   if (options.sample > 0) settings.sample = options.sample;
