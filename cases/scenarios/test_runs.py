@@ -571,16 +571,18 @@ def a_run_folder_reports_anywhere(world):
 
 
 def compile_settings_like(build_dir):
-    """How the CUDA-free tree is compiled. Where the full build compiles through a launcher (a compiler cache, as
-    CI's does), with that launcher and the full build's own type and flags: nearly every file the two trees share
-    is then the same command, and comes from the cache. Otherwise unoptimized and without debug information, which
-    compiles fastest: this tree is built to show it builds and passes with no CUDA."""
+    """How the CUDA-free tree is compiled. Where the full build compiles through ccache and ccache hashes paths as
+    they are (no base folder, as in CI), with ccache and the full build's own type and flags: nearly every file the
+    two trees share is then the very command the full build ran, and comes from the cache. Otherwise unoptimized and
+    without debug information, which compiles fastest: this tree is built to show it builds and passes with no
+    CUDA. (A cache with a base folder hashes paths relative to the build folder, which differs here: no hits.)"""
     cache = {}
     for line in (pathlib.Path(build_dir) / "CMakeCache.txt").read_text().splitlines():
         entry = re.match(r"([A-Za-z0-9_]+):[A-Z]+=(.*)$", line)
         if entry:
             cache[entry.group(1)] = entry.group(2)
-    if not cache.get("CMAKE_CXX_COMPILER_LAUNCHER"):
+    launcher = cache.get("CMAKE_CXX_COMPILER_LAUNCHER", "")
+    if pathlib.Path(launcher).name != "ccache" or os.environ.get("CCACHE_BASEDIR"):
         return ["-DCMAKE_BUILD_TYPE=Debug", "-DCMAKE_CXX_FLAGS_DEBUG=-O0"]
     build_type = cache.get("CMAKE_BUILD_TYPE") or "Debug"
     flags = f"CMAKE_CXX_FLAGS_{build_type.upper()}"
