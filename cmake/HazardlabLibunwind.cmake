@@ -68,6 +68,12 @@ if(NOT _hl_unwind_found STREQUAL _hl_unwind_sha256)
 endif()
 
 set(_hl_unwind_prefix "${CMAKE_BINARY_DIR}/_deps/libunwind")
+# Through the C compiler's launcher too, where the build has one (a compiler cache): its files are the same every build.
+set(_hl_unwind_cc "${CMAKE_C_COMPILER}")
+if(CMAKE_C_COMPILER_LAUNCHER)
+  list(JOIN CMAKE_C_COMPILER_LAUNCHER " " _hl_unwind_launcher)
+  set(_hl_unwind_cc "${_hl_unwind_launcher} ${CMAKE_C_COMPILER}")
+endif()
 include(ProcessorCount)
 ProcessorCount(_hl_cores)
 if(_hl_cores EQUAL 0)
@@ -85,7 +91,7 @@ ExternalProject_Add(hazardlab_libunwind_build
                     --enable-static --disable-shared --with-pic --disable-minidebuginfo --disable-zlibdebuginfo
                     --disable-coredump --disable-ptrace --disable-setjmp --disable-tests --disable-documentation
                     --disable-weak-backtrace --disable-unwind-header
-                    CC=${CMAKE_C_COMPILER} "CFLAGS=-O2 -fPIC"
+                    "CC=${_hl_unwind_cc}" "CFLAGS=-O2 -fPIC"
   BUILD_COMMAND ${HAZARDLAB_MAKE} -j${_hl_cores} --silent
   INSTALL_COMMAND ${HAZARDLAB_MAKE} install --silent
   BUILD_BYPRODUCTS "${_hl_unwind_prefix}/lib/libunwind.a"

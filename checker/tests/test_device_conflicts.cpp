@@ -123,6 +123,20 @@ TEST(DeviceConflicts, EachPairOfCallSitesIsReportedOnce) {
   EXPECT_EQ(p.found.size(), 2u);  // (1, 2), and (2, 1): the second round's writer after the first's reader
 }
 
+// Each pair of call sites, not each earlier site: a producer that two different consumers race with is reported
+// with each of them.
+TEST(DeviceConflicts, OneEarlierSiteRacingWithTwoLaterSitesIsReportedWithEach) {
+  Program p;
+  p.work(Program::kSide, {Program::writes(kBuffer, 64)}, 1);
+  p.work(Program::kOtherSide, {Program::reads(kBuffer, 64)}, 2);
+  p.work(Program::kLegacy, {Program::reads(kBuffer, 64)}, 3);  // the legacy stream waits for no non-blocking one
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[0].earlier.site, 1u);
+  EXPECT_EQ(p.found[0].later.site, 2u);
+  EXPECT_EQ(p.found[1].earlier.site, 1u);
+  EXPECT_EQ(p.found[1].later.site, 3u);
+}
+
 std::array<std::byte, 8> word(std::uintptr_t value) {
   std::array<std::byte, 8> bytes{};
   std::memcpy(bytes.data(), &value, sizeof value);
@@ -244,6 +258,27 @@ TEST(DeviceConflicts, TwoMayWritesDoNotRaceAMayWriteAndAReadDo) {
   p.work(Program::kSide, {Program::writes(kBuffer, 1)}, 4);
   ASSERT_EQ(p.found.size(), 3u);
   EXPECT_EQ(p.found[2].earlier.site, 3u);
+}
+
+// A read ordered after two may-writes stands for neither: a may-write races with a read, which the read ordered
+// after it does not, so a later read that nothing orders after the may-writes still races with both.
+TEST(DeviceConflicts, AReadOrderedAfterTwoMayWritesDoesNotStandForThem) {
+  Program p;
+  p.work(Program::kSide, {{kBuffer, kBuffer + 1, DeviceAccessKind::MayWrite}}, 1);
+  p.work(Program::kOtherSide, {{kBuffer, kBuffer + 1, DeviceAccessKind::MayWrite}}, 2);
+  p.order.record_event(0, Program::kSide);
+  p.order.record_event(1, Program::kOtherSide);
+  p.order.wait_event(Program::kBlocking, 0);
+  p.order.wait_event(Program::kBlocking, 1);
+  p.work(Program::kBlocking, {Program::reads(kBuffer, 1)}, 3);  // ordered after both
+  EXPECT_TRUE(p.found.empty());
+  constexpr StreamSlot kThird = 4;  // ordered after none of them (the legacy stream waits for the blocking one)
+  p.order.add_stream(kThird, StreamKind::NonBlocking, 0);
+  p.work(kThird, {Program::reads(kBuffer, 1)}, 4);
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[0].earlier.site, 1u);
+  EXPECT_EQ(p.found[1].earlier.site, 2u);
+  for (const DeviceConflict& c : p.found) EXPECT_EQ(c.later.site, 4u);
 }
 
 // Through the Checker, as the injected library plays a program: the stream lesson's race becomes a finding that

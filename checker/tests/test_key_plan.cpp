@@ -140,12 +140,16 @@ TEST(KeyPlan, AThreadThatTouchesOnlyUnownedNeighboursFaultsOnceAndIsNotSlowed) {
 TEST(KeyPlan, MoreRangesThanKeysShareKeysAndStayWatched) {
   Machine m({1, 2});
   m.start(1);
-  for (int r = 0; r < 5; ++r) m.pin(page(4 * r), page(4 * r + 4));
+  // Pinned by the thread that copies, so that no other thread has the keys open: the hold closes key 1 in thread
+  // 1's rights and leaves the pages on it (pinned by another thread, they would move to a strict key at once).
+  for (int r = 0; r < 5; ++r) m.pin(page(4 * r), page(4 * r + 4), 1);
   m.hold(1, page(8), page(12), Hold::NoWrites);  // range 2 shares key 1 with ranges 0 and 4
+  EXPECT_EQ(m.plan.tag_at(page(9)), 1);
   EXPECT_TRUE(m.access(1, page(9), true));
   EXPECT_FALSE(m.access(1, page(9), false)) << "reads of a held source are allowed";
   // A neighbour range under the same key: the held pages move to the strict key once, and the rest is free.
   EXPECT_TRUE(m.access(1, page(0), true));
+  EXPECT_EQ(m.plan.tag_at(page(9)), kNoWrites) << "the held pages moved before the key opened";
   EXPECT_FALSE(m.access(1, page(1), true));
   EXPECT_TRUE(m.access(1, page(9), true)) << "the held pages still fault, now under the strict key";
   m.release(1, page(8), page(12), Hold::NoWrites);
