@@ -98,7 +98,7 @@ std::set<Race> replayed(const cf::Program& p) {
         device_end(c.reads.at(0), DeviceAccessKind::Read, device);
         device_end(c.writes.at(0), DeviceAccessKind::Write, device);
         checker.copy_async(AsyncCopy{"cuMemcpyAsync", key(c.stream), end_of(c.reads.at(0)), end_of(c.writes.at(0)),
-                                     cf::kBufferBytes, 0, false, false, std::move(device)},
+                                     cf::kBufferBytes, 0, CopyOrigin::StreamCall, GraphHostNodes::None, std::move(device)},
                            site);
         break;
       }
@@ -109,7 +109,7 @@ std::set<Race> replayed(const cf::Program& p) {
           checker.device_work(key(c.stream), DeviceWorkItem{"cuMemsetAsync", DeviceWorkKind::Memset, std::move(device)}, site);
         } else {
           checker.copy_async(AsyncCopy{"cuMemsetAsync", key(c.stream), CopyEnd{}, end_of(c.writes.at(0)),
-                                       cf::kBufferBytes, 0, false},
+                                       cf::kBufferBytes, 0, CopyOrigin::StreamCall},
                              site);
         }
         break;
