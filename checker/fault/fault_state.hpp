@@ -87,6 +87,14 @@ struct PythonFunctions {
   std::atomic<void* (*)()> main_interpreter{nullptr};
   std::atomic<void* (*)(void*)> thread_head{nullptr};
   std::atomic<void* (*)(void*)> next_thread{nullptr};
+  // CPython's stable C API, for a call site's stack while the calling thread holds the GIL (python_stack.hpp).
+  std::atomic<int (*)()> holds_gil{nullptr};          // PyGILState_Check
+  std::atomic<int (*)()> is_initialized{nullptr};     // Py_IsInitialized
+  std::atomic<void* (*)()> current_frame{nullptr};    // PyEval_GetFrame: borrowed
+  std::atomic<void* (*)(void*)> frame_code{nullptr};  // PyFrame_GetCode: a new reference
+  std::atomic<void* (*)(void*)> frame_back{nullptr};  // PyFrame_GetBack: a new reference, or null
+  std::atomic<int (*)(void*)> frame_line{nullptr};    // PyFrame_GetLineNumber
+  std::atomic<void (*)(void*)> release{nullptr};      // Py_DecRef
 };
 
 struct FaultState {

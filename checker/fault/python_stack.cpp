@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "checker/fault/fault_state.hpp"
+#include "hazardlab/fnv1a.hpp"
 
 namespace hazardlab::check {
 
@@ -93,6 +94,46 @@ void find_python() {
   python.main_interpreter = reinterpret_cast<MainInterpreter>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_Main"));
   python.thread_head = reinterpret_cast<FirstThreadState>(::dlsym(RTLD_DEFAULT, "PyInterpreterState_ThreadHead"));
   python.next_thread = reinterpret_cast<NextThreadState>(::dlsym(RTLD_DEFAULT, "PyThreadState_Next"));
+  python.holds_gil = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "PyGILState_Check"));
+  python.is_initialized = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "Py_IsInitialized"));
+  python.current_frame = reinterpret_cast<void* (*)()>(::dlsym(RTLD_DEFAULT, "PyEval_GetFrame"));
+  python.frame_code = reinterpret_cast<void* (*)(void*)>(::dlsym(RTLD_DEFAULT, "PyFrame_GetCode"));
+  python.frame_back = reinterpret_cast<void* (*)(void*)>(::dlsym(RTLD_DEFAULT, "PyFrame_GetBack"));
+  python.frame_line = reinterpret_cast<int (*)(void*)>(::dlsym(RTLD_DEFAULT, "PyFrame_GetLineNumber"));
+  python.release = reinterpret_cast<void (*)(void*)>(::dlsym(RTLD_DEFAULT, "Py_DecRef"));
+}
+
+std::optional<std::uint64_t> python_stack_identity() {
+  const PythonFunctions& py = fault_state().python;
+  const auto holds_gil = py.holds_gil.load();
+  const auto is_initialized = py.is_initialized.load();
+  const auto current = py.current_frame.load();
+  const auto code_of = py.frame_code.load();
+  const auto back_of = py.frame_back.load();
+  const auto line_of = py.frame_line.load();
+  const auto release = py.release.load();
+  if (holds_gil == nullptr || is_initialized == nullptr || current == nullptr || code_of == nullptr ||
+      back_of == nullptr || line_of == nullptr || release == nullptr || is_initialized() == 0 || holds_gil() == 0)
+    return std::nullopt;
+  // Each frame's code object and line, innermost first: the frames' identity, not their text. A code object lives
+  // as long as its function, so two stacks with the same pairs name the same lines (one freed and another made at
+  // its address before this stack is seen again is the one way two stacks could share a key).
+  std::uint64_t hash = kFnv1aOffsetBasis;
+  const auto mix = [&](std::uint64_t word) { hash = fnv1a_word(word, hash); };
+  void* frame = current();  // borrowed; every frame behind it is a new reference
+  bool owned = false;
+  for (int depth = 0; frame != nullptr && depth < 256; ++depth) {
+    void* code = code_of(frame);
+    mix(reinterpret_cast<std::uintptr_t>(code));
+    mix(static_cast<std::uint64_t>(line_of(frame)));
+    release(code);
+    void* back = back_of(frame);
+    if (owned) release(frame);
+    frame = back;
+    owned = true;
+  }
+  if (owned && frame != nullptr) release(frame);
+  return hash;
 }
 
 void capture_python_stack(PythonStackText& out, ThreadWithoutPython without) {

@@ -1,6 +1,7 @@
 #include "checker/inject/reporting.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -26,13 +27,25 @@ void stop_watching(const std::string& why) {
 SiteId capture_site() {
   std::uintptr_t raw[kMaxSiteFrames];
   const int n = capture_stack(raw, kMaxSiteFrames);
+  Session& in = session();
+  const auto remember = [&](SiteId site, const PythonStackText& python) {
+    in.writer.remember_site(site, std::vector<std::uintptr_t>(raw, raw + n), parse_python_stack(python.view()));
+  };
+  // Two Python lines through one native path are two sites. While the thread holds the GIL, the frames' key costs
+  // no system call, and their text (a pipe and a write per token) is taken only for a site seen the first time.
+  if (const std::optional<std::uint64_t> frames = python_stack_identity()) {
+    const SiteId site = fnv1a_word(*frames, site_of(raw, n));
+    if (!in.writer.knows_site(site)) {
+      PythonStackText python;
+      capture_python_stack(python, ThreadWithoutPython::NoFrames);
+      remember(site, python);
+    }
+    return site;
+  }
   PythonStackText python;
   capture_python_stack(python, ThreadWithoutPython::NoFrames);
-  const SiteId site = fnv1a(python.view(), site_of(raw, n));  // two Python lines through one native path: two sites
-  Session& in = session();
-  if (!in.writer.knows_site(site))
-    in.writer.remember_site(site, std::vector<std::uintptr_t>(raw, raw + n),
-                            parse_python_stack(std::string_view(python.text, static_cast<std::size_t>(python.length))));
+  const SiteId site = fnv1a(python.view(), site_of(raw, n));
+  if (!in.writer.knows_site(site)) remember(site, python);
   return site;
 }
 

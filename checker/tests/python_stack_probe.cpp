@@ -30,3 +30,24 @@ extern "C" int take_stack_while_main_thread_is_busy(int busy_ms, char* out, int 
   out[n] = '\0';
   return taken.of_main_thread ? 1 : 0;
 }
+
+// The key of the calling thread's Python frames (python_stack_identity), 0 where there is none: loaded with
+// ctypes.PyDLL the call keeps the GIL and has a key; with ctypes.CDLL it releases the GIL and has none.
+extern "C" unsigned long long python_stack_key() {
+  hazardlab::check::find_python();
+  return hazardlab::check::python_stack_identity().value_or(0);
+}
+
+// Nanoseconds per capture of the calling thread's Python stack, as text (mode 0) or as a key (mode 1), over `n`
+// captures: what a call site costs, printed by checker/benchmarks/python_site_benchmark.py, never asserted.
+extern "C" double ns_per_python_capture(int mode, int n) {
+  hazardlab::check::find_python();
+  unsigned long long keys = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < n; ++i) {
+    if (mode == 0) capture_python_stack(taken, ThreadWithoutPython::NoFrames);
+    else keys += hazardlab::check::python_stack_identity().value_or(1);
+  }
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(end - start).count() / n + (keys == 42 ? 1e-9 : 0);
+}
