@@ -4,10 +4,14 @@ pipe, a write per token: what every watched copy and every launch on a multi-str
 through the C API while the GIL is held (what they pay now, the text taken only for a site seen the first time).
 Prints microseconds per capture; a benchmark, it asserts nothing about time.
 
-  python_site_benchmark.py PROBE_LIBRARY   (the python-stack-probe library of checker/tests)
+  python_site_benchmark.py PROBE_LIBRARY [--captures N]   (the python-stack-probe library of checker/tests)
 """
 import ctypes
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
+from driver_options import DriverParser, input_file, whole_number  # noqa: E402
 
 
 def at_depth(depth, call):
@@ -15,16 +19,17 @@ def at_depth(depth, call):
 
 
 def main():
-    if len(sys.argv) != 2:
-        print(__doc__)
-        return 2
-    probe = ctypes.PyDLL(sys.argv[1])
+    parser = DriverParser(prog="python_site_benchmark.py", description=__doc__.splitlines()[0])
+    parser.add_argument("probe_library", type=input_file)
+    parser.add_argument("--captures", type=whole_number(10, 1000000), default=2000)
+    args = parser.parse_args()
+    probe = ctypes.PyDLL(args.probe_library)
     probe.ns_per_python_capture.restype = ctypes.c_double
     probe.ns_per_python_capture.argtypes = [ctypes.c_int, ctypes.c_int]
     print("frames  text_us  key_us  text/key")
     for depth in (5, 20, 40):
-        text = at_depth(depth, lambda: probe.ns_per_python_capture(0, 2000)) / 1000
-        key = at_depth(depth, lambda: probe.ns_per_python_capture(1, 20000)) / 1000
+        text = at_depth(depth, lambda: probe.ns_per_python_capture(0, args.captures)) / 1000
+        key = at_depth(depth, lambda: probe.ns_per_python_capture(1, 10 * args.captures)) / 1000
         print(f"{depth + 3:6d}  {text:7.2f}  {key:6.2f}  {text / key:8.1f}")
     return 0
 
