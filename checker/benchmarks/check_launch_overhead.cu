@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "loop_arguments.hpp"
 
 // act = input * weight * k: with input 1 and weight 1, each step adds k = step % 4 + 1 to every element.
 __global__ void forward(const float* __restrict__ input, const float* __restrict__ weight, float* __restrict__ act,
@@ -59,25 +60,16 @@ struct Loop {
   }
 };
 
-[[noreturn]] void usage() {
-  std::fprintf(stderr, "usage: check-launch-overhead [STEPS(%d..1000000)] [ELEMENTS(1..16777216)]\n", kChunkSteps);
-  std::exit(2);
-}
-
-long number(const char* text, long low, long high) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (*text < '0' || *text > '9' || *end != '\0' || v < low || v > high) usage();  // digits only
-  return v;
-}
+constexpr const char* kUsage = "usage: check-launch-overhead [STEPS(250..1000000)] [ELEMENTS(1..16777216)]\n";
+static_assert(kChunkSteps == 250, "the usage names the fewest steps");
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 3) usage();
-  const long steps = argc > 1 ? number(argv[1], kChunkSteps, 1000000) : 10000;
+  if (argc > 3) loop_usage(kUsage);
+  const long steps = argc > 1 ? loop_argument(argv[1], kChunkSteps, 1000000, kUsage) : 10000;
   Loop loop;
-  loop.n = static_cast<int>(argc > 2 ? number(argv[2], 1, 1 << 24) : 4096);
+  loop.n = static_cast<int>(argc > 2 ? loop_argument(argv[2], 1, 1 << 24, kUsage) : 4096);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("no usable GPU\n");

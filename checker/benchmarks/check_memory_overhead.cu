@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cuda_check.hpp"
+#include "loop_arguments.hpp"
 
 __global__ void axpy(float a, const float* __restrict__ x, float* __restrict__ y, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) y[i] = a * x[i] + y[i];
@@ -23,24 +24,15 @@ namespace {
 
 constexpr int kChunkSteps = 20, kWarmUpSteps = 5;
 
-[[noreturn]] void usage() {
-  std::fprintf(stderr, "usage: check-memory-overhead [STEPS(%d..100000)] [ELEMENTS(1..268435456)]\n", kChunkSteps);
-  std::exit(2);
-}
-
-long number(const char* text, long low, long high) {
-  char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (*text < '0' || *text > '9' || *end != '\0' || v < low || v > high) usage();  // digits only
-  return v;
-}
+constexpr const char* kUsage = "usage: check-memory-overhead [STEPS(20..100000)] [ELEMENTS(1..268435456)]\n";
+static_assert(kChunkSteps == 20, "the usage names the fewest steps");
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc > 3) usage();
-  const long steps = argc > 1 ? number(argv[1], kChunkSteps, 100000) : 400;
-  const int n = static_cast<int>(argc > 2 ? number(argv[2], 1, 1 << 28) : 1 << 24);
+  if (argc > 3) loop_usage(kUsage);
+  const long steps = argc > 1 ? loop_argument(argv[1], kChunkSteps, 100000, kUsage) : 400;
+  const int n = static_cast<int>(argc > 2 ? loop_argument(argv[2], 1, 1 << 28, kUsage) : 1 << 24);
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::printf("no usable GPU\n");

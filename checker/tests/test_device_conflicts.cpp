@@ -10,6 +10,7 @@
 #include "checker/core/checker.hpp"
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/kernel_signature.hpp"
+#include "checker/tests/no_protection.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -284,10 +285,6 @@ TEST(DeviceConflicts, AReadOrderedAfterTwoMayWritesDoesNotStandForThem) {
 // Through the Checker, as the injected library plays a program: the stream lesson's race becomes a finding that
 // names both streams, their kinds and the hazard; the guarded twin (an event between them) finds nothing; a
 // synchronous free forgets what touched the memory.
-struct NoProtection : PageProtector {
-  void apply(const PageChange&) override {}
-};
-
 TEST(CheckerDeviceWork, TheLegacyStreamLessonIsAFindingItsGuardIsNot) {
   NoProtection protection;
   Checker checker(protection);

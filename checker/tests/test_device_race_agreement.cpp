@@ -25,6 +25,7 @@
 #include "checker/agreement/device_races.hpp"
 #include "checker/core/checker.hpp"
 #include "checker/core/kernel_signature.hpp"
+#include "checker/tests/no_protection.hpp"
 #include "conformance/generate/generate.hpp"
 #include "conformance/print/print_program.hpp"
 
@@ -34,10 +35,6 @@ namespace {
 namespace cf = conformance;
 using cf::CommandKind;
 using namespace agreement;
-
-struct NoProtection : PageProtector {
-  void apply(const PageChange&) override {}
-};
 
 const std::uintptr_t kBase = 0x7f0000000000;
 std::uintptr_t address_of(cf::BufferId b) { return kBase + b * 2 * cf::kBufferBytes; }

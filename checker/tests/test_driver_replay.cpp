@@ -11,13 +11,10 @@
 #include "checker/core/checker.hpp"
 #include "checker/core/handles.hpp"
 #include "checker/inject/core_steps.hpp"
+#include "checker/tests/no_protection.hpp"
 
 namespace hazardlab::check::inject {
 namespace {
-
-struct NoProtection : PageProtector {
-  void apply(const PageChange&) override {}
-};
 
 struct Replay {
   NoProtection protection;

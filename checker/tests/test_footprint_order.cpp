@@ -8,6 +8,7 @@
 
 #include "checker/core/checker.hpp"
 #include "checker/core/footprint_order.hpp"
+#include "checker/tests/no_protection.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -190,10 +191,6 @@ TEST(FootprintOrder, OnlyTheFootprintsOfLaunchesTheHostKnowsRanAreAskedFor) {
 }
 
 // Through the checker: a launch with a ticket, its footprint handed in later, and the finding says what judged it.
-struct NoProtection : PageProtector {
-  void apply(const PageChange&) override {}
-};
-
 TEST(CheckerFootprints, AFindingSaysTheKernelWasJudgedByItsRecordedFootprint) {
   NoProtection protection;
   Checker checker(protection);

@@ -10,6 +10,7 @@
 
 #include "checker/agreement/checked_program.hpp"
 #include "checker/core/checker.hpp"
+#include "checker/tests/no_protection.hpp"
 #include "conformance/generate/generate.hpp"
 
 namespace hazardlab::check {
@@ -18,10 +19,6 @@ namespace {
 namespace cf = conformance;
 using cf::CommandKind;
 using namespace agreement;
-
-struct NoProtection : PageProtector {
-  void apply(const PageChange&) override {}
-};
 
 const std::uintptr_t kBase = 0x7f0000000000;
 std::uintptr_t address_of(cf::BufferId b) { return kBase + b * 2 * cf::kBufferBytes; }
