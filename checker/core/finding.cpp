@@ -51,8 +51,8 @@ std::string judged_by(const DeviceRace& r) {
     if (w->work != DeviceWorkKind::Kernel || w->source == RangeSource::Named) continue;
     text += w->source == RangeSource::Recorded
                 ? " (kernel " + w->kernel + ": the bytes it touched, as recorded while it ran)"
-                : " (kernel " + w->kernel + ": its footprint was not recorded, so the rule judged it: the element each "
-                  "pointer argument points to, read or written as its signature says)";
+                : " (kernel " + w->kernel + ": judged by the rule, the element each pointer argument points to, read or "
+                  "written as its signature says; `hazardlab check --footprints` judges it by the bytes it touched)";
   }
   return text;
 }

@@ -9,7 +9,6 @@
 // footprints at exit, in launch order, as offsets into their allocations). At exit it prints one line
 // `footprint-probe ...` with what it saw, on stderr; a failed Sanitizer call is named there with its file and line.
 #include <cuda.h>
-#include <cupti.h>
 
 #include <atomic>
 #include <cstdio>
@@ -17,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/footprints/footprint_probe_cupti.hpp"
 #include "checker/footprints/footprint_recorder.hpp"
 #include "hazardlab/environment.hpp"
 #include "hazardlab/settings_table.hpp"
@@ -36,8 +36,6 @@ Options& options() {
   static Options* o = new Options;  // never destroyed: read at the program's exit
   return *o;
 }
-
-std::atomic<long> cupti_launches{0};
 
 [[noreturn]] void refuse(const hazardlab::SettingDeclaration& s, const std::string& value) {
   std::fprintf(stderr, "footprint-probe: %s=%s is not allowed: %s\n", std::string(s.name).c_str(), value.c_str(),
@@ -61,14 +59,6 @@ Options read_options() {
   o.print = std::strtol(print.c_str(), &end, 10);
   if (print.empty() || *end != '\0' || o.print < 0 || o.print > 100000) refuse(kFootprintPrint, print);
   return o;
-}
-
-void CUPTIAPI on_cupti(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  const auto* d = static_cast<const CUpti_CallbackData*>(data);
-  if (domain != CUPTI_CB_DOMAIN_DRIVER_API || d->callbackSite != CUPTI_API_EXIT) return;
-  if (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-      cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx || cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)
-    ++cupti_launches;
 }
 
 void print_one(void*, std::uint64_t ticket, const hl_footprint_range* ranges, std::size_t count, int complete) {
@@ -95,7 +85,7 @@ void report_at_exit() {
                "footprint-probe patching=%d modules_patched=%ld launches=%ld recorded=%ld unrecorded=%ld "
                "cupti_launches=%ld failures=%ld%s%s\n",
                static_cast<int>(o.patching), n.modules_patched, n.launches, n.recorded, n.unrecorded,
-               o.cupti ? cupti_launches.load() : -1L, n.failures, n.failures ? " first: " : "",
+               o.cupti ? fp::cupti_launches() : -1L, n.failures, n.failures ? " first: " : "",
                fp::recorder().first_failure().c_str());
 }
 
@@ -108,10 +98,9 @@ int initialize() {
     return 1;
   }
   if (o.cupti) {
-    CUpti_SubscriberHandle subscriber{};
-    const CUptiResult r = cuptiSubscribe(&subscriber, on_cupti, nullptr);
-    if (r != CUPTI_SUCCESS || cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API) != CUPTI_SUCCESS)
-      std::fprintf(stderr, "footprint-probe: cuptiSubscribe beside the Sanitizer API failed (%d)\n", static_cast<int>(r));
+    const int refused = fp::count_cupti_launches();
+    if (refused != 0)
+      std::fprintf(stderr, "footprint-probe: cuptiSubscribe beside the Sanitizer API failed (%d)\n", refused);
   }
   std::atexit(report_at_exit);
   return 0;
