@@ -60,12 +60,6 @@ int check_main(int argc, char** argv) {
                "may talk through mapped memory while it runs (system-scope atomics and __threadfence_system, a "
                "flag the kernel spins on), which the checker cannot see and would call a race")
       ->check(cli::flag_value());
-  bool footprints = false;
-  app.add_flag("--footprints", footprints,
-               "judge each kernel by the bytes it read and wrote, recorded as it ran (NVIDIA's Compute Sanitizer API "
-               "patches its memory instructions), instead of by the element its pointer arguments point to; costs "
-               "kernel time (checker/README.md measures it)")
-      ->check(cli::flag_value());
   std::string protection;
   app.add_option("--protection", protection,
                  "how owned pages are protected: auto (range keys where the CPU and kernel offer memory "
@@ -95,12 +89,6 @@ int check_main(int argc, char** argv) {
     // A flag given either way wins over the HL_CHECK_* setting the program would inherit.
     if (app.count("--every-occurrence") > 0) options.every_occurrence = every_occurrence;
     if (app.count("--kernels-own-mapped-memory") > 0) options.kernels_own_mapped_memory = kernels_own_mapped_memory;
-    if (footprints) {
-      options.footprints = find_companion("libhazardlab-check-footprints.so", {"../checker/footprints", "../libexec/hazardlab"});
-      if (options.footprints.empty())
-        throw UsageError("--footprints: this hazardlab was built without the footprint recorder (the CUDA Toolkit it "
-                         "was built with had no Compute Sanitizer API under compute-sanitizer/); build it with one that has");
-    }
     if (app.count("--source-root") > 0 && !options.sarif) {
       throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
                        "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");

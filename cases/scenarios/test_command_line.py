@@ -91,14 +91,6 @@ def main(tool):
             rc, out = run([tool, "check", "--source-root", root, "--", "true"])
             expect(rc == 2 and "--source-root" in out and "without --sarif" in out,
                    f"--source-root {root} without --sarif is refused ({rc}): {out.strip()[-200:]}")
-        # --footprints needs the recorder, built only where the toolkit had the Compute Sanitizer API: a build without
-        # it refuses the option before the program runs, never checks without it silently.
-        tools_folder = os.path.dirname(os.path.abspath(tool))
-        recorder = os.path.join(tools_folder, "..", "checker", "footprints", "libhazardlab-check-footprints.so")
-        if not os.path.exists(recorder):
-            rc, out = run([tool, "check", "--footprints", "--", "true"])
-            expect(rc == 2 and "--footprints" in out and "without the footprint recorder" in out,
-                   f"--footprints without a recorder is refused ({rc}): {out.strip()[-200:]}")
 
         # The checker's settings, judged as every setting is: by `hazardlab settings`, under HAZARDLAB_STRICT=1,
         # and by `hazardlab check` before the program runs.

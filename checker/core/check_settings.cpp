@@ -86,12 +86,6 @@ const HandedSetting kHandedSettings[] = {
        return c.protection != ProtectionRequest::Auto ? std::optional(std::string(to_string(c.protection)))
                                                       : std::nullopt;
      }},
-    {setting::kCheckFootprints,
-     [](const SettingSource& s, CheckSettings& c) {
-       const std::string* library = s.text(setting::kCheckFootprints);
-       c.footprints = library != nullptr ? *library : "";
-     },
-     [](const CheckSettings& c) { return c.footprints.empty() ? std::nullopt : std::optional(c.footprints); }},
 };
 
 }  // namespace

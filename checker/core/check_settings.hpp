@@ -44,7 +44,6 @@ struct CheckSettings {
   bool every_occurrence = false;           // every conflicting access, not one per pair of call sites
   bool kernels_own_mapped_memory = false;  // a kernel owns the pinned host memory it is handed, as a copy does
   ProtectionRequest protection = ProtectionRequest::Auto;
-  std::string footprints;  // the footprint recorder's library: kernels judged by their recorded bytes (empty: off)
 };
 // The settings a source gives, each value its declaration refuses said as "HL_CHECK_SAMPLE='abc': why" in
 // `refused`, with the setting left at its default: every copy watched, one finding per pair, kernels owning

@@ -52,7 +52,7 @@ std::string judged_by(const DeviceRace& r) {
     text += w->source == RangeSource::Recorded
                 ? " (kernel " + w->kernel + ": the bytes it touched, as recorded while it ran)"
                 : " (kernel " + w->kernel + ": judged by the rule, the element each pointer argument points to, read or "
-                  "written as its signature says; `hazardlab check --footprints` judges it by the bytes it touched)";
+                  "written as its signature says)";
   }
   return text;
 }

@@ -6,19 +6,10 @@
 #include <cuda.h>
 
 #include <cstddef>
-#include <string>
 
-#include "checker/core/footprint_order.hpp"
 #include "checker/inject/call.hpp"
 
 namespace hazardlab::check::inject {
-
-// footprints.cpp: the recorder started at the entry, a launch's ticket, the footprints the host now knows ran
-// (after each synchronization), and at the end the ones that never came (the rule judges them).
-void start_footprints(const std::string& library);
-FootprintTicket launch_footprint();
-void collect_footprints();
-void footprints_at_exit();
 
 // copies.cpp
 void copy_h2d_async(const Call& c);

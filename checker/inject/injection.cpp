@@ -8,7 +8,6 @@
 #include "checker/core/check_settings.hpp"
 #include "checker/fault/python_stack.hpp"
 #include "checker/inject/dispatch.hpp"
-#include "checker/inject/handlers.hpp"
 #include "checker/inject/session.hpp"
 
 namespace hazardlab::check::inject {
@@ -32,7 +31,6 @@ void at_exit() {
   }
   if (const auto failure = in.protector.first_failure(); failure && !in.said_protection.exchange(true))
     in.writer.note("page protection failed, so some owned bytes were not watched: " + *failure);
-  footprints_at_exit();
   in.writer.summary(in.checker.stats());
 }
 
@@ -122,7 +120,6 @@ int start_watching() {
     in.writer.note("a checker setting was refused, and its default taken: " + refused);
   if (const unsigned long n = in.core.settings.sample; n > 0) in.checker.set_sampling(Sampling{n, n});
   in.checker.set_every_occurrence(in.core.settings.every_occurrence);
-  if (!in.core.settings.footprints.empty()) inject::start_footprints(in.core.settings.footprints);
   pthread_atfork(nullptr, nullptr, inject::in_forked_child);
   std::atexit(inject::at_exit);
   in.writer.header(true, "");

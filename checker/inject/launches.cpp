@@ -55,7 +55,7 @@ void take(const KernelLaunched& launch) {
   if (in.core.settings.kernels_own_mapped_memory) hold_pinned_arguments(launch, accesses);
   in.checker.device_work(launch.stream,
                          DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(accesses.ranges),
-                                        accesses.kernel, launch_footprint()},
+                                        accesses.kernel},
                          [] { return capture_site(); });
   write_races();
 }

@@ -34,7 +34,6 @@
 #include "checker/core/check_session.hpp"
 #include "checker/fault/fault_handler.hpp"
 #include "checker/inject/kernel_layouts.hpp"
-#include "checker/footprints/footprint_api.h"
 #include "checker/inject/process_writer.hpp"
 
 namespace hazardlab::check::inject {
@@ -58,9 +57,6 @@ struct Session {
   // Stream captures begun and not ended: while there are none, no stream is capturing and a launch needs no
   // query (work launched into a capture is not run: it becomes a node of the graph being built).
   std::atomic<std::int64_t> captures_open{0};
-  // The footprint recorder's functions, where `--footprints` asked for it and it started (footprints.cpp).
-  hl_footprints_take_ticket_fn footprint_ticket = nullptr;
-  hl_footprints_collect_fn collect_footprints = nullptr;
 };
 
 // The process's one Session, never destroyed.

@@ -16,11 +16,10 @@ std::uint64_t event_key(CUevent event) { return reinterpret_cast<std::uint64_t>(
 void take(const Synchronized& s) {
   Checker& checker = session().checker;
   switch (s.scope) {
-    case Scope::Stream: checker.stream_synchronized(s.stream); break;
-    case Scope::Event: checker.event_synchronized(s.event); break;
-    case Scope::Context: checker.context_synchronized(s.context); break;
+    case Scope::Stream: return checker.stream_synchronized(s.stream);
+    case Scope::Event: return checker.event_synchronized(s.event);
+    case Scope::Context: return checker.context_synchronized(s.context);
   }
-  collect_footprints();  // the kernels the host now knows ran have whole records
 }
 
 }  // namespace

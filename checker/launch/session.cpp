@@ -25,7 +25,10 @@ namespace hazardlab::check {
 namespace {
 
 // Where execvp would find the program, or empty.
-std::string resolve(const std::string& program) { return find_program(program).value_or(fs::path()).string(); }
+std::string resolve(const std::string& program) {
+  const std::optional<fs::path> found = find_program(program);
+  return found ? found->string() : "";
+}
 
 // The folder the processes write their logs into: made here, private, and removed afterwards with only
 // the files the processes wrote in it.
@@ -58,7 +61,6 @@ CheckSettings decided_settings(const CheckOptions& options) {
   if (options.every_occurrence) settings.every_occurrence = *options.every_occurrence;
   if (options.kernels_own_mapped_memory) settings.kernels_own_mapped_memory = *options.kernels_own_mapped_memory;
   if (options.protection != ProtectionRequest::Auto) settings.protection = options.protection;
-  if (!options.footprints.empty()) settings.footprints = options.footprints.string();
   return settings;
 }
 

@@ -44,7 +44,6 @@ struct CheckOptions {
   std::optional<bool> every_occurrence;  // every conflicting access, not one per pair of call sites
   std::optional<bool> kernels_own_mapped_memory;  // a kernel owns the pinned host memory it is handed, as a copy does
   ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection
-  std::filesystem::path footprints;  // --footprints: the footprint recorder's library (empty: kernels by the rule)
 };
 
 struct CheckOutcome {

@@ -153,11 +153,6 @@ constexpr SettingDeclaration kCheckProtection{
     "which close a held page for every thread but the one whose access is let through, with a system call "
     "per copy), `mprotect`, or `auto` (range keys where the CPU and kernel offer keys, else mprotect)"};
 
-constexpr SettingDeclaration kCheckFootprints{
-    "HL_CHECK_FOOTPRINTS", T::Path, "unset", "a file",
-    "set by `hazardlab check --footprints`: the footprint recorder the injected library loads; each kernel is "
-    "judged by the bytes it touched, recorded as it ran, instead of by the element its pointer arguments point to"};
-
 // The measuring tools of checker/footprints/ and checker/benchmarks/, preloaded into a program by hand.
 constexpr SettingDeclaration kFootprintMode{
     "HL_FOOTPRINT_MODE", T::Choice, "record", "off, null, record",
@@ -216,7 +211,6 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckEveryOccurrence,
                                setting::kCheckKernelsOwnMappedMemory,
                                setting::kCheckProtection,
-                               setting::kCheckFootprints,
                                setting::kFootprintMode,
                                setting::kFootprintPatch,
                                setting::kFootprintCupti,

@@ -75,7 +75,6 @@ extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
 extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
 extern const SettingDeclaration kCheckProtection;
-extern const SettingDeclaration kCheckFootprints;
 extern const SettingDeclaration kFootprintMode;
 extern const SettingDeclaration kFootprintPatch;
 extern const SettingDeclaration kFootprintCupti;
