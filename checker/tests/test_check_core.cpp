@@ -717,7 +717,7 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
 // The launcher hands over what it decided, from the same table: each setting off its default by its one spelling,
 // and each at its default removed (the program inherits no other value); read back, the same settings.
 TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
-  const check::CheckSettings decided{8, true, true, check::ProtectionRequest::RangeKeys,
+  const check::CheckSettings decided{8, true, true, true, check::ProtectionRequest::RangeKeys,
                                      "/opt/hazardlab/libhazardlab-check-footprints.so"};
   std::vector<std::string> entries;
   for (const auto& [name, text] : check::handed_over(decided)) {
@@ -729,6 +729,7 @@ TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheS
   EXPECT_EQ(read.settings.sample, 8u);
   EXPECT_TRUE(read.settings.every_occurrence);
   EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
+  EXPECT_TRUE(read.settings.managed_memory);
   EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
   EXPECT_EQ(read.settings.footprints, decided.footprints);
   for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
