@@ -43,6 +43,7 @@ void Allocations::device_visible(std::uintptr_t base, std::size_t bytes) {
                              [](const DeviceAllocation& d, std::uintptr_t b) { return d.base < b; });
   if (at != device_.end() && at->base == base) {
     at->bytes = bytes;  // an address the driver handed out again, which the checker did not see freed
+    managed_.erase(base);  // whatever it was: managed() marks it managed again after this
     return;
   }
   device_.insert(at, DeviceAllocation{base, bytes});

@@ -294,6 +294,12 @@ TEST(Allocations, ManagedMemoryIsFoundWholeFromAnyByteAndForgottenWhenFreed) {
   EXPECT_FALSE(a.managed_at(kManaged + 3 * kPage));
   EXPECT_EQ(a.device_gone(kManaged), 3 * kPage);
   EXPECT_FALSE(a.managed_at(kManaged));
+  // An address the driver hands out again, its free unseen, is what the new allocation is.
+  a.managed(kManaged, kPage);
+  a.device_visible(kManaged, 2 * kPage);
+  EXPECT_FALSE(a.managed_at(kManaged));
+  a.managed(kManaged, kPage);
+  EXPECT_EQ(a.managed_at(kManaged)->bytes, kPage);
 }
 
 TEST(Checker, AnEventRecordedAfterTheCopyReleasesItWhenSynchronizedOrQueried) {
