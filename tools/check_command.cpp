@@ -60,6 +60,13 @@ int check_main(int argc, char** argv) {
                "may talk through mapped memory while it runs (system-scope atomics and __threadfence_system, a "
                "flag the kernel spins on), which the checker cannot see and would call a race")
       ->check(cli::flag_value());
+  bool managed_memory = false;
+  app.add_flag("--managed-memory", managed_memory,
+               "a kernel handed a pointer into managed memory (cudaMallocManaged) owns the whole allocation until "
+               "the host knows it ran: a host access meanwhile, with no synchronization, is a finding. Off by default "
+               "until protecting managed pages while a kernel runs is measured to leave what the program computes "
+               "unchanged on each GPU (checker/README.md)")
+      ->check(cli::flag_value());
   std::string protection;
   app.add_option("--protection", protection,
                  "how owned pages are protected: auto (range keys where the CPU and kernel offer memory "
@@ -89,6 +96,7 @@ int check_main(int argc, char** argv) {
     // A flag given either way wins over the HL_CHECK_* setting the program would inherit.
     if (app.count("--every-occurrence") > 0) options.every_occurrence = every_occurrence;
     if (app.count("--kernels-own-mapped-memory") > 0) options.kernels_own_mapped_memory = kernels_own_mapped_memory;
+    if (app.count("--managed-memory") > 0) options.managed_memory = managed_memory;
     if (app.count("--source-root") > 0 && !options.sarif) {
       throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
                        "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");

@@ -25,6 +25,11 @@ struct PinnedRange {
   PinnedKind kind = PinnedKind::HostAlloc;
 };
 
+struct ManagedRange {
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
+};
+
 class Allocations {
  public:
   void pinned(std::uintptr_t base, std::size_t bytes, PinnedKind kind);
@@ -34,6 +39,12 @@ class Allocations {
   // The kind of the pinned allocation that starts at or below `address`, whether or not it reaches it (a copy's
   // pinned end names its memory by it).
   [[nodiscard]] std::optional<PinnedKind> pinned_kind_below(std::uintptr_t address) const;
+
+  // Managed memory (cuMemAllocManaged): device-visible too (device_visible is told apart), and reachable by the host
+  // at the same address, so that a kernel handed a pointer into it holds the whole allocation (`--managed-memory`).
+  void managed(std::uintptr_t base, std::size_t bytes);
+  // The managed allocation that holds `address`, whole.
+  [[nodiscard]] std::optional<ManagedRange> managed_at(std::uintptr_t address) const;
 
   // Memory a kernel may be handed a pointer into (pinned memory is too: with unified addressing a kernel reaches
   // it at its host address).
@@ -47,6 +58,7 @@ class Allocations {
   mutable std::shared_mutex mutex_;
   std::map<std::uintptr_t, std::pair<std::size_t, PinnedKind>> pinned_;  // base -> bytes, kind
   std::vector<DeviceAllocation> device_;  // by base, disjoint
+  std::map<std::uintptr_t, std::size_t> managed_;  // base -> bytes, each also among device_
 };
 
 }  // namespace hazardlab::check

@@ -77,6 +77,9 @@ const HandedSetting kHandedSettings[] = {
        c.kernels_own_mapped_memory = s.flag(setting::kCheckKernelsOwnMappedMemory, false);
      },
      [](const CheckSettings& c) { return flag_text(c.kernels_own_mapped_memory); }},
+    {setting::kCheckManagedMemory,
+     [](const SettingSource& s, CheckSettings& c) { c.managed_memory = s.flag(setting::kCheckManagedMemory, false); },
+     [](const CheckSettings& c) { return flag_text(c.managed_memory); }},
     {setting::kCheckProtection,
      [](const SettingSource& s, CheckSettings& c) {
        const std::string word = s.choice(setting::kCheckProtection, std::string(to_string(ProtectionRequest::Auto)));

@@ -43,6 +43,9 @@ struct CheckSettings {
   unsigned long sample = 0;  // 0: every copy watched; N: each host range's first N copies, then one in N
   bool every_occurrence = false;           // every conflicting access, not one per pair of call sites
   bool kernels_own_mapped_memory = false;  // a kernel owns the pinned host memory it is handed, as a copy does
+  // A kernel owns the managed allocations it is handed until the host knows it ran. Off by default until a GPU run
+  // shows that protecting a managed range changes nothing the program computes (checker/README.md).
+  bool managed_memory = false;
   ProtectionRequest protection = ProtectionRequest::Auto;
 };
 // The settings a source gives, each value its declaration refuses said as "HL_CHECK_SAMPLE='abc': why" in

@@ -126,11 +126,38 @@ bool Checker::sampled_in(const HostFootprint& footprint, Hold hold) {
 void Checker::hold_for_kernel(const KernelHold& hold, const SiteOf& site) {
   const CopyEnd host{MemoryKind::PinnedHost, hold.host}, device{MemoryKind::Device, {}};
   const bool reads = hold.use == KernelUse::Reads;
+  const std::optional<PinnedKind> memory =
+      hold.memory == KernelHeldMemory::Managed ? std::optional(PinnedKind::Managed) : std::nullopt;
   own(AsyncCopy{"cuLaunchKernel", hold.stream, reads ? host : device, reads ? device : host, hold.host.bytes()}, site,
-      hold.kernel);
+      hold.kernel, memory);
 }
 
-void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string_view kernel) {
+template <class Which>
+void Checker::let_go_holds(Which which) {
+  for (Owned& o : owned_)
+    if (which(o)) disarm(o);
+  owned_.erase(std::remove_if(owned_.begin(), owned_.end(), which), owned_.end());
+}
+
+void Checker::queued_behind_managed_holds(std::uintptr_t begin, std::uintptr_t end, QueuedBehindKernel queued) {
+  std::lock_guard lock(mutex_);
+  for (Owned& o : owned_)
+    if (o.armed && o.facts.memory == PinnedKind::Managed && o.footprint.base < end && o.footprint.end() > begin)
+      o.facts.queued_behind = queued;
+}
+
+void Checker::let_go_managed_holds() {
+  std::lock_guard lock(mutex_);
+  let_go_holds([](const Owned& o) { return o.facts.memory == PinnedKind::Managed; });
+}
+
+void Checker::holds_freed(std::uintptr_t begin, std::uintptr_t end) {
+  std::lock_guard lock(mutex_);
+  let_go_holds([&](const Owned& o) { return o.footprint.base < end && o.footprint.end() > begin; });
+}
+
+void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string_view kernel,
+                  std::optional<PinnedKind> memory) {
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(copy.stream);
   const StreamKind kind = engines_[0].stream_kind(slot);
@@ -163,7 +190,10 @@ void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string
                             end.host.bytes(), PinnedKind::HostAlloc, copy.origin == CopyOrigin::GraphLaunch, *site,
                             std::string(kernel)};
     owned.api = api_name(copy.api);
-    if (const std::optional<PinnedKind> memory = allocations_.pinned_kind_below(end.host.base)) owned.facts.memory = *memory;
+    if (memory)
+      owned.facts.memory = *memory;
+    else if (const std::optional<PinnedKind> pinned = allocations_.pinned_kind_below(end.host.base))
+      owned.facts.memory = *pinned;
     owned.footprint = end.host;
     owned.stamp = stamp;
     // Only a host function enqueued before the copy and not returned can be one it waits for: with none, no

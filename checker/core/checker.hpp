@@ -85,6 +85,15 @@ class Checker {
     hold_for_kernel(hold, SiteOf(site, 0));
   }
   void kernel_holds(const KernelHold& hold) { hold_for_kernel(hold, SiteOf(hold.site)); }
+  // Work queued behind kernels that hold managed memory in [begin, end): a prefetch to the CPU or an attach to a
+  // stream. Neither waits for a kernel, so neither lets a hold go; a finding on those bytes says the program
+  // may have taken it for a fence.
+  void queued_behind_managed_holds(std::uintptr_t begin, std::uintptr_t end, QueuedBehindKernel queued);
+  // Every kernel hold on managed memory is let go, unwatched: its pages could not be protected.
+  void let_go_managed_holds();
+  // Memory [begin, end) is freed by a call that waits for the device: the holds on it are let go with no finding
+  // (pinned memory, whose free a copy in flight makes a finding, goes through pinned_released).
+  void holds_freed(std::uintptr_t begin, std::uintptr_t end);
   void copy_sync(std::uint64_t context, MemoryKind src_kind, MemoryKind dst_kind);
   // Device work with the memory it touches: it takes its place in its stream's order, as work_enqueued, and each
   // race with earlier device work on another stream becomes a finding (take_races). The site is asked for only
@@ -152,7 +161,12 @@ class Checker {
   void issue(const AsyncCopy& copy, const SiteOf& site) { own(copy, site, {}); }
   void hold_for_kernel(const KernelHold& hold, const SiteOf& site);
   // A copy's order and holds; or, when `kernel` names one, a kernel's hold on its pinned bytes as such a copy's.
-  void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
+  // `memory`: the kind of memory held, where the caller knows it (else looked up among the pinned allocations).
+  void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel,
+           std::optional<PinnedKind> memory = std::nullopt);
+  // Lets go of the holds `which` picks, with no finding (the caller holds the lock).
+  template <class Which>
+  void let_go_holds(Which which);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,

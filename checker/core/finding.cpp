@@ -90,6 +90,11 @@ std::string Finding::hazard() const {
   }
   if (kind == FindingKind::FreedWhileCopyOwns || kind == FindingKind::UnregisteredWhileCopyOwns)
     return "free-while-in-flight";
+  if (copy.held_by_kernel() && copy.memory == PinnedKind::Managed) {
+    if (copy.queued_behind == QueuedBehindKernel::PrefetchToHost) return "managed-prefetch-not-a-fence";
+    if (copy.queued_behind == QueuedBehindKernel::StreamAttach) return "managed-stream-attach";
+    return "managed-host-access-during-kernel";
+  }
   if (copy.held_by_kernel()) return "mapped-memory-visibility";  // a kernel on mapped pinned memory
   if (copy.graph_node) return "graph-memcpy-by-reference";
   if (copy.end == HostEnd::Destination) return "d2h-pinned-read-early";
@@ -107,15 +112,17 @@ std::string Finding::what() const {
   if (copy.held_by_kernel()) {
     // A kernel's extent is not known: it owns the bytes its pointer argument points to.
     const std::string kernel_text = "kernel " + copy.kernel + " (" + copy.api + ")" + on_stream;
+    const std::string memory = copy.memory == PinnedKind::Managed ? std::string("managed memory")
+                                                                  : std::string(to_string(copy.memory)) + " host memory";
     switch (kind) {
       case FindingKind::HostWroteCopySource:
-        out << "host write to " << to_string(copy.memory) << " host memory that " << kernel_text
+        out << "host write to " << memory << " that " << kernel_text
             << " reads (it was handed a pointer to it) before the kernel was known to have finished";
         break;
       case FindingKind::HostReadCopyDestination:
       case FindingKind::HostWroteCopyDestination:
-        out << "host " << (kind == FindingKind::HostReadCopyDestination ? "read of" : "write to") << " "
-            << to_string(copy.memory) << " host memory that " << kernel_text
+        out << "host " << (kind == FindingKind::HostReadCopyDestination ? "read of" : "write to") << " " << memory
+            << " that " << kernel_text
             << " may write (it was handed a pointer to it) before the kernel was known to have finished";
         break;
       case FindingKind::FreedWhileCopyOwns:
@@ -125,6 +132,11 @@ std::string Finding::what() const {
         break;
       case FindingKind::DeviceWorkRace: break;
     }
+    if (copy.queued_behind == QueuedBehindKernel::PrefetchToHost)
+      out << "; a cudaMemPrefetchAsync to the CPU was queued after the kernel, and a prefetch waits for nothing";
+    if (copy.queued_behind == QueuedBehindKernel::StreamAttach)
+      out << "; the memory was attached to a stream (cudaStreamAttachMemAsync) after the kernel, and the attach is "
+             "queued: it orders nothing until the host synchronizes with that stream";
     return out.str();
   }
   const std::string copy_text = copy.api + " of " + std::to_string(copy.bytes) + " bytes" + on_stream;
@@ -188,6 +200,11 @@ std::string Finding::smallest_fix() const {
   if (race)
     return "record an event on the earlier work's stream right after it (cudaEventRecord) and cudaStreamWaitEvent "
            "the later work's stream on it before the later work";
+  if (copy.held_by_kernel() && copy.memory == PinnedKind::Managed)
+    return "cudaDeviceSynchronize, cudaStreamSynchronize the kernel's stream, or cudaEventSynchronize an event "
+           "recorded after the kernel, before the host touches managed memory the kernel was handed; a prefetch to "
+           "the CPU (cudaMemPrefetchAsync) or an attach (cudaStreamAttachMemAsync) is queued like the kernel, so "
+           "synchronize after it";
   if (copy.held_by_kernel())
     return "cudaStreamSynchronize the kernel's stream (or cudaEventSynchronize an event recorded after the kernel) "
            "before the host touches memory the kernel was handed; a host and a kernel that talk through mapped "

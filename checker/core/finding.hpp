@@ -43,11 +43,18 @@ std::string_view to_string(DeviceAccessKind kind);
 std::string_view to_string(DeviceWorkKind kind);
 std::string_view to_string(RangeSource source);
 
-// The kinds of host memory the checker tells apart (from what it saw allocate or register them).
-enum class PinnedKind { HostAlloc, WriteCombined, Registered };
+// The kinds of host-reachable memory the checker tells apart (from what it saw allocate or register them): pinned
+// host memory, and managed memory (cuMemAllocManaged), which a kernel handed a pointer into holds as a copy holds
+// its pinned end (`--managed-memory`).
+enum class PinnedKind { HostAlloc, WriteCombined, Registered, Managed };
 std::string_view to_string(PinnedKind kind);
 
 enum class HostEnd { Source, Destination };
+
+// What the program queued behind a kernel that holds managed memory, before the host touched it: neither waits for
+// the kernel, so the host must still synchronize (hazards managed-prefetch-not-a-fence, managed-stream-attach).
+enum class QueuedBehindKernel { Nothing, PrefetchToHost, StreamAttach };
+std::string_view to_string(QueuedBehindKernel queued);  // "", "prefetch-to-host", "stream-attach"
 
 // "legacy", "blocking", "non-blocking": the stream kinds as the log and the JSON report name them.
 std::string_view to_string(conformance::StreamKind kind);
@@ -67,6 +74,9 @@ struct CopyFacts {
   // Not empty: not a copy but a kernel of this name, handed a pointer into the pinned memory it owns
   // (`--kernels-own-mapped-memory`, a KernelHold): its source is what it reads, its destination what it may write.
   std::string kernel = {};
+  // A kernel's hold on managed memory: a cudaMemPrefetchAsync to the CPU or a cudaStreamAttachMemAsync queued after
+  // the kernel on that memory, which the program may have taken for a fence.
+  QueuedBehindKernel queued_behind = QueuedBehindKernel::Nothing;
   [[nodiscard]] bool held_by_kernel() const { return !kernel.empty(); }
 };
 

@@ -48,6 +48,16 @@ std::string_view to_string(PinnedKind kind) {
     case PinnedKind::HostAlloc: return "pinned";
     case PinnedKind::WriteCombined: return "pinned write-combined";
     case PinnedKind::Registered: return "registered";
+    case PinnedKind::Managed: return "managed";
+  }
+  return "?";
+}
+
+std::string_view to_string(QueuedBehindKernel queued) {
+  switch (queued) {
+    case QueuedBehindKernel::Nothing: return "";
+    case QueuedBehindKernel::PrefetchToHost: return "prefetch-to-host";
+    case QueuedBehindKernel::StreamAttach: return "stream-attach";
   }
   return "?";
 }

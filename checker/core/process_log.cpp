@@ -54,6 +54,8 @@ nlohmann::json finding_facts(const Finding& f) {
           {key::thread, f.thread},
           {key::relies_on, relies}};
   if (f.copy.held_by_kernel()) j[key::copy][key::kernel] = f.copy.kernel;
+  if (f.copy.queued_behind != QueuedBehindKernel::Nothing)
+    j[key::copy][key::queued_behind] = to_string(f.copy.queued_behind);
   if (f.race)
     j[key::race] = {{key::earlier, work_facts(f.race->earlier)},
                     {key::later, work_facts(f.race->later)},

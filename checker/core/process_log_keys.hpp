@@ -34,6 +34,8 @@ constexpr const char *copies_watched = "copies_watched", *pageable_d2h_async = "
 // A race between two items of device work.
 constexpr const char *race = "race", *earlier = "earlier", *later = "later", *work = "work", *access = "access",
                      *kernel = "kernel", *python = "python", *source = "source";
+// A kernel's hold on managed memory: what was queued behind the kernel before the access (written only when any).
+constexpr const char* queued_behind = "queued_behind";
 }  // namespace key
 
 // The words a finding's enumerations are written as, in the order the reader accepts them.
@@ -45,7 +47,9 @@ constexpr DeviceWorkKind kDeviceWorkKinds[] = {DeviceWorkKind::Copy, DeviceWorkK
 constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write,
                                                    DeviceAccessKind::MayWrite};
 constexpr RangeSource kRangeSources[] = {RangeSource::Named, RangeSource::Recorded, RangeSource::PointedElement};
-constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered};
+constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered,
+                                       PinnedKind::Managed};
+constexpr QueuedBehindKernel kQueuedBehindKernel[] = {QueuedBehindKernel::PrefetchToHost, QueuedBehindKernel::StreamAttach};
 
 constexpr conformance::StreamKind kStreamKinds[] = {conformance::StreamKind::Legacy, conformance::StreamKind::Blocking,
                                                     conformance::StreamKind::NonBlocking};

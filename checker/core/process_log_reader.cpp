@@ -87,6 +87,7 @@ Finding finding_from(Fields j) {
   f.copy.graph_node = c.flag(key::graph_node);
   f.copy.site = c.whole(key::site);
   if (c.has(key::kernel)) f.copy.kernel = c.text(key::kernel);
+  if (c.has(key::queued_behind)) f.copy.queued_behind = c.word(key::queued_behind, kQueuedBehindKernel);
   c.done();
   f.address = j.whole(key::address);
   f.offset = j.whole(key::offset);

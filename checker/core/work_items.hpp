@@ -75,13 +75,18 @@ struct AsyncCopy {
 // owns the bytes it points to while it may run, as a copy owns its host end. What it reads, the host may not
 // write; what it may write, the host may neither read nor write. Its extent is not known: the bytes its argument
 // points to. It is no upload: the deviation measured on small pinned uploads is not its rule.
+//
+// Managed memory (`--managed-memory`) is held the same way, the whole allocation: the host reaches it at the
+// kernel's address, and on GPUs with concurrentManagedAccess nothing stops a host access while the kernel runs.
 enum class KernelUse { Reads, MayWrite };
+enum class KernelHeldMemory { MappedPinned, Managed };
 struct KernelHold {
   std::string_view kernel;  // its name (one that outlives the checker)
   StreamKey stream;
   HostFootprint host;
   KernelUse use = KernelUse::Reads;
   SiteId site = 0;  // unless kernel_holds is given a way to name it
+  KernelHeldMemory memory = KernelHeldMemory::MappedPinned;
 };
 
 // An item of device work other than a copy: a memset, a kernel launch or a stream-ordered free.

@@ -73,6 +73,8 @@ class HostPageProtector : public PageProtector {
   // then on some held bytes were not protected, so the run is not wholly watched.
   [[nodiscard]] std::optional<std::string> first_failure() const;
   [[nodiscard]] bool failed() const;  // first_failure() has one: cheap enough for every copy
+  // How many protection changes have failed so far: a hold that changed it was not (wholly) protected.
+  [[nodiscard]] std::uint64_t failures() const;
 };
 
 int protection_of(PageAccess access);

@@ -51,6 +51,7 @@ struct FirstProtectionFailure {
   std::mutex mutex;
   std::optional<std::string> text;
   std::atomic<bool> any{false};  // asked at every copy: no lock, no copy of the text
+  std::atomic<std::uint64_t> count{0};  // every failed change, so that a caller can tell whether its own failed
 };
 
 // The start-up probe of whether the kernel restores a thread's rights from its signal frame (key_faults.cpp).

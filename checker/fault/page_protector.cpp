@@ -14,6 +14,7 @@
 namespace hazardlab::check {
 
 void note_protection_failure(const char* call, std::uintptr_t begin, std::size_t bytes, int err) {
+  fault_state().protection_failure.count.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard lock(fault_state().protection_failure.mutex);
   if (fault_state().protection_failure.text) return;
   fault_state().protection_failure.any.store(true);
@@ -204,6 +205,10 @@ void HostPageProtector::unpinned(std::uintptr_t begin, std::uintptr_t end) {
 }
 
 bool HostPageProtector::failed() const { return fault_state().protection_failure.any.load(std::memory_order_relaxed); }
+
+std::uint64_t HostPageProtector::failures() const {
+  return fault_state().protection_failure.count.load(std::memory_order_relaxed);
+}
 
 std::optional<std::string> HostPageProtector::first_failure() const {
   std::lock_guard lock(fault_state().protection_failure.mutex);

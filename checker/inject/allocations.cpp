@@ -75,7 +75,7 @@ void device_alloc(const Call& c) {
       return take(Allocated{Allocation::Device, *p.dptr, *p.pPitch * p.Height});
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged:
-      return take(Allocated{Allocation::Device, *PARAMS(cuMemAllocManaged).dptr, PARAMS(cuMemAllocManaged).bytesize});
+      return take(Allocated{Allocation::Managed, *PARAMS(cuMemAllocManaged).dptr, PARAMS(cuMemAllocManaged).bytesize});
     case CUPTI_DRIVER_TRACE_CBID_cuMemMap:
       return take(Allocated{Allocation::Device, PARAMS(cuMemMap).ptr, PARAMS(cuMemMap).size});
     default: return take(Allocated{Allocation::Device, *PARAMS(cuMemAlloc_v2).dptr, PARAMS(cuMemAlloc_v2).bytesize});

@@ -1,5 +1,8 @@
 #include "checker/inject/core_steps.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "checker/inject/device_ranges.hpp"
 
 namespace hazardlab::check::inject {
@@ -40,7 +43,10 @@ void allocated(Checker& checker, const Allocated& a) {
   // (mapped pinned memory; registered memory where the device can use the host pointer, as on every GPU this
   // project was measured on).
   if (a.kind == Allocation::Pinned) checker.pinned_allocated(a.base, a.bytes, a.pinned);
-  checker.allocations().device_visible(a.base, a.bytes);
+  if (a.kind == Allocation::Managed)
+    checker.allocations().managed(a.base, a.bytes);
+  else
+    checker.allocations().device_visible(a.base, a.bytes);
   if (a.kind == Allocation::PoolBlock) checker.device_memory_renewed(a.base, a.base + a.bytes);
 }
 
@@ -50,8 +56,41 @@ void released_synchronously(Checker& checker, const Released& r) {
     checker.device_memory_renewed(r.base, r.base + r.bytes);
     return;
   }
-  if (const std::size_t bytes = checker.allocations().device_gone(r.base))
+  if (const std::size_t bytes = checker.allocations().device_gone(r.base)) {
     checker.device_memory_renewed(r.base, r.base + bytes);
+    checker.holds_freed(r.base, r.base + bytes);  // a kernel's hold on managed memory: the free waited for it
+  }
+}
+
+std::vector<KernelHold> managed_holds(const Allocations& allocations, std::string_view kernel, StreamKey stream,
+                                      const std::vector<DeviceRange>& launch_ranges) {
+  std::vector<KernelHold> holds;
+  for (const DeviceRange& r : launch_ranges) {
+    const std::optional<ManagedRange> managed = allocations.managed_at(r.begin);
+    if (!managed) continue;
+    const KernelUse use = r.kind == DeviceAccessKind::Read ? KernelUse::Reads : KernelUse::MayWrite;
+    const auto same = std::find_if(holds.begin(), holds.end(),
+                                   [&](const KernelHold& h) { return h.host.base == managed->base; });
+    if (same != holds.end()) {
+      if (use == KernelUse::MayWrite) same->use = use;
+      continue;
+    }
+    holds.push_back(KernelHold{kernel, stream, HostFootprint::linear(managed->base, managed->bytes), use, 0,
+                               KernelHeldMemory::Managed});
+  }
+  return holds;
+}
+
+void managed_work_queued(Checker& checker, const ManagedWorkQueued& work, bool captured) {
+  checker.work_enqueued(work.stream);
+  if (captured || work.queued == QueuedBehindKernel::Nothing) return;
+  std::uintptr_t begin = work.base, end = work.base + work.bytes;
+  if (work.bytes == 0) {  // an attach of length 0: the whole allocation
+    const std::optional<ManagedRange> whole = checker.allocations().managed_at(work.base);
+    if (!whole) return;
+    begin = whole->base, end = whole->base + whole->bytes;
+  }
+  checker.queued_behind_managed_holds(begin, end, work.queued);
 }
 
 DeviceWorkItem freed_on_stream(Checker& checker, const Released& r, bool captured) {

@@ -6,6 +6,7 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <string_view>
 #include <vector>
 
 #include "checker/core/checker.hpp"
@@ -23,6 +24,14 @@ std::vector<DeviceRange> copy_device_ranges(const CUDA_MEMCPY3D& copy);
 // An allocation of any kind: pinned memory's kind kept for copies, and every kind looked up by launches. A
 // stream-ordered pool's block is renewed: the pool orders its new owner after the free that returned it.
 void allocated(Checker& checker, const Allocated& allocation);
+// The holds a kernel takes on the managed memory its arguments point into (`launch_ranges`, as the launch looked
+// them up): one per allocation, the whole of it (the kernel's extent is not known), may-write if any argument into
+// it may write.
+std::vector<KernelHold> managed_holds(const Allocations& allocations, std::string_view kernel, StreamKey stream,
+                                      const std::vector<DeviceRange>& launch_ranges);
+// A prefetch or an attach, taken on its stream (not while it is captured: `captured`): it lets nothing go, and the
+// holds on its bytes say it was queued behind their kernels.
+void managed_work_queued(Checker& checker, const ManagedWorkQueued& work, bool captured);
 // A synchronous free or an unmap: it waits for the device, so nothing that touched the memory can race with what
 // comes after.
 void released_synchronously(Checker& checker, const Released& release);

@@ -57,6 +57,8 @@ const std::vector<Watched>& watched_table() {
       {{ID(cuMemFree_v2)}, device_free},
       {{ID(cuMemUnmap)}, device_unmap},
       {{PTSZ(cuMemFreeAsync)}, nullptr, device_free_async},
+      {{PTSZ(cuMemPrefetchAsync), PTSZ(cuMemPrefetchAsync_v2)}, nullptr, managed_prefetched},
+      {{PTSZ(cuStreamAttachMemAsync)}, nullptr, managed_attached},
       {{PTSZ(cuStreamBeginCapture), PTSZ(cuStreamBeginCapture_v2), PTSZ(cuStreamBeginCaptureToGraph)}, nullptr,
        capture_begun},
       {{PTSZ(cuStreamEndCapture)}, nullptr, capture_ended},

@@ -53,8 +53,8 @@ struct KernelLaunched {
   void** params = nullptr;  // kernelParams, or
   void** extra = nullptr;   // the packed buffer's description
 };
-// A kernel handed a pointer into pinned host memory (`--kernels-own-mapped-memory`): the core's KernelHold, and the
-// stream as the program passed it.
+// A kernel handed a pointer into pinned host memory (`--kernels-own-mapped-memory`) or managed memory
+// (`--managed-memory`): the core's KernelHold, and the stream as the program passed it.
 struct KernelHeld {
   CUstream handle = nullptr;
   KernelHold hold;
@@ -62,7 +62,7 @@ struct KernelHeld {
 void take(const KernelHeld& held);  // copy_work.cpp
 
 // Memory the program allocated or freed, by its kind.
-enum class Allocation { Device, PoolBlock, Pinned };
+enum class Allocation { Device, PoolBlock, Pinned, Managed };
 struct Allocated {
   Allocation kind = Allocation::Device;
   std::uintptr_t base = 0;
@@ -76,6 +76,17 @@ struct Released {
   std::size_t bytes = 0;      // Unmap only: the driver call names it
   CUstream handle = nullptr;  // StreamOrdered only
   StreamKey stream = {};
+};
+
+// cuMemPrefetchAsync (and _v2) or cuStreamAttachMemAsync on managed memory: stream work that moves or attaches
+// pages and waits for nothing, so it lets no kernel's hold go. `queued` says what the program may have taken for
+// a fence: a prefetch to the CPU, or an attach (a prefetch to a GPU is Nothing). `bytes` 0: the whole allocation.
+struct ManagedWorkQueued {
+  QueuedBehindKernel queued = QueuedBehindKernel::Nothing;
+  CUstream handle = nullptr;
+  StreamKey stream = {};
+  std::uintptr_t base = 0;
+  std::size_t bytes = 0;
 };
 
 // What the host now knows finished (rule 4): a stream's work, an event's, or a context's.

@@ -8,6 +8,7 @@
 #include <cstddef>
 
 #include "checker/inject/call.hpp"
+#include "checker/inject/kernel_layouts.hpp"
 
 namespace hazardlab::check::inject {
 
@@ -32,6 +33,12 @@ void memset_2d_async(const Call& c);
 
 // launches.cpp
 void kernel_launched(const Call& c);
+
+// managed_memory.cpp (`--managed-memory`): a launch's holds on the managed allocations its arguments point into;
+// a prefetch and an attach, queued on their stream.
+void hold_managed_arguments(CUstream handle, StreamKey stream, const LaunchAccesses& accesses);
+void managed_prefetched(const Call& c);
+void managed_attached(const Call& c);
 
 // allocations.cpp
 void host_alloc(const Call& c);

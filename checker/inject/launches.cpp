@@ -1,6 +1,7 @@
 // Kernel launches, decoded into KernelLaunched and taken at the call's exit when it succeeded: device work that
 // touches what its arguments point to, by the parameter layout the driver gives, and under
-// `--kernels-own-mapped-memory` a hold on each pinned byte an argument points to (KernelHold).
+// `--kernels-own-mapped-memory` a hold on each pinned byte an argument points to (KernelHold), and under
+// `--managed-memory` a hold on each managed allocation an argument points into (managed_memory.cpp).
 #include <string>
 #include <vector>
 
@@ -53,6 +54,7 @@ void take(const KernelLaunched& launch) {
     in.writer.note("the driver could not list the parameters of kernel " + std::string(accesses.kernel) +
                    ": what its launches touch on the device was not watched");
   if (in.core.settings.kernels_own_mapped_memory) hold_pinned_arguments(launch, accesses);
+  if (in.core.settings.managed_memory) hold_managed_arguments(launch.handle, launch.stream, accesses);
   in.checker.device_work(launch.stream,
                          DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(accesses.ranges),
                                         accesses.kernel},

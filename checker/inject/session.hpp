@@ -54,6 +54,9 @@ struct Session {
   std::atomic<std::uint64_t> launches_without_layout{0};  // kernels whose parameters the driver could not list
   std::atomic<bool> handler_replaced{false};
   std::atomic<bool> said_protection{false};
+  // Protecting a managed allocation failed once (`--managed-memory`): managed memory is held no more, and the log
+  // says it was not watched (managed_memory.cpp).
+  std::atomic<bool> managed_unwatched{false};
   // Stream captures begun and not ended: while there are none, no stream is capturing and a launch needs no
   // query (work launched into a capture is not run: it becomes a node of the graph being built).
   std::atomic<std::int64_t> captures_open{0};

@@ -13,6 +13,7 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/check_document.hpp"
+#include "checker/launch/decided_settings.hpp"
 #include "checker/launch/symbolize.hpp"
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/environment.hpp"
@@ -53,16 +54,6 @@ struct LogFolder {
     fs::remove(path, ec);  // only if empty: anything else in it is not ours
   }
 };
-
-// The checker's settings, decided once: each option given, either way, over the environment's.
-CheckSettings decided_settings(const CheckOptions& options) {
-  CheckSettings settings = read_check_settings(SettingSource::from_environment()).settings;
-  if (options.sample > 0) settings.sample = options.sample;
-  if (options.every_occurrence) settings.every_occurrence = *options.every_occurrence;
-  if (options.kernels_own_mapped_memory) settings.kernels_own_mapped_memory = *options.kernels_own_mapped_memory;
-  if (options.protection != ProtectionRequest::Auto) settings.protection = options.protection;
-  return settings;
-}
 
 ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   // The checker's preloads go first, before the program's own, which stay. The thread shim (pthread_create and

@@ -337,6 +337,77 @@ void kernel_publishes_through_flag(Gpu& g, Waiter&) {
   CHECK(cudaFreeHost(data));
 }
 
+// Managed memory (`hazardlab check --managed-memory`): a kernel handed a pointer into a cudaMallocManaged
+// allocation may touch all of it until the host knows it ran. On GPUs with concurrentManagedAccess nothing faults:
+// the host reads stale data or changes the kernel's input.
+// managed-kernel-writes: a kernel writes managed memory; the host reads it.
+void managed_kernel_writes(Gpu& g, Waiter& w) {
+  float* out;
+  CHECK(cudaMallocManaged(&out, kBytes));
+  CHECK(cudaMemsetAsync(g.device, 0, kBytes, g.stream));
+  scale<<<64, 256, 0, g.stream>>>(reinterpret_cast<const float*>(g.device), out, kFloats);
+  CHECK(cudaGetLastError());
+  w.after_copy();
+  w.wait();
+  volatile float seen = out[kFloats / 2];
+  (void)seen;
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(out));
+}
+
+// managed-kernel-reads: a kernel reads its input from managed memory; the host rewrites it.
+void managed_kernel_reads(Gpu& g, Waiter& w) {
+  float* in;
+  CHECK(cudaMallocManaged(&in, kBytes));
+  std::fill(in, in + kFloats, 1.0f);
+  scale<<<64, 256, 0, g.stream>>>(in, reinterpret_cast<float*>(g.device), kFloats);
+  CHECK(cudaGetLastError());
+  w.after_copy();
+  w.wait();
+  in[kFloats - 1] = 3.0f;  // the next input
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(in));
+}
+
+// managed-prefetch-not-a-fence: a kernel writes managed memory, the host prefetches it to the CPU and reads it.
+// The prefetch is queued behind the kernel and waits for nothing.
+void managed_prefetch(Gpu& g, Waiter& w) {
+  float* out;
+  CHECK(cudaMallocManaged(&out, kBytes));
+  CHECK(cudaMemsetAsync(g.device, 0, kBytes, g.stream));
+  scale<<<64, 256, 0, g.stream>>>(reinterpret_cast<const float*>(g.device), out, kFloats);
+  CHECK(cudaGetLastError());
+#if CUDART_VERSION >= 13000
+  cudaMemLocation host{};
+  host.type = cudaMemLocationTypeHost;
+  CHECK(cudaMemPrefetchAsync(out, kBytes, host, 0, g.stream));
+#else
+  CHECK(cudaMemPrefetchAsync(out, kBytes, cudaCpuDeviceId, g.stream));
+#endif
+  w.after_copy();
+  w.wait();
+  volatile float seen = out[0];
+  (void)seen;
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(out));
+}
+
+// managed-not-handed: a kernel writes one managed allocation while the host uses another: correct in every form.
+void managed_not_handed(Gpu& g, Waiter& w) {
+  float *out, *mine;
+  CHECK(cudaMallocManaged(&out, kBytes));
+  CHECK(cudaMallocManaged(&mine, kBytes));
+  CHECK(cudaMemsetAsync(g.device, 0, kBytes, g.stream));
+  scale<<<64, 256, 0, g.stream>>>(reinterpret_cast<const float*>(g.device), out, kFloats);
+  CHECK(cudaGetLastError());
+  w.after_copy();
+  std::fill(mine, mine + kFloats, 4.0f);
+  w.wait();
+  CHECK(cudaDeviceSynchronize());
+  CHECK(cudaFree(mine));
+  CHECK(cudaFree(out));
+}
+
 const std::map<std::string, Pattern>& patterns() {
   static const std::map<std::string, Pattern> all{
       {"h2d-pinned-mutate", h2d_pinned},   {"d2h-pinned-read-early", d2h_pinned},
@@ -346,7 +417,9 @@ const std::map<std::string, Pattern>& patterns() {
       {"pitched-copy", pitched},           {"free-while-in-flight", free_in_flight},
       {"relies-on-small-upload-sync", relies_on_small_upload},
       {"kernel-writes-mapped", kernel_writes_mapped}, {"kernel-reads-mapped", kernel_reads_mapped},
-      {"kernel-publishes-through-flag", kernel_publishes_through_flag}};
+      {"kernel-publishes-through-flag", kernel_publishes_through_flag},
+      {"managed-kernel-writes", managed_kernel_writes}, {"managed-kernel-reads", managed_kernel_reads},
+      {"managed-prefetch-not-a-fence", managed_prefetch}, {"managed-not-handed", managed_not_handed}};
   return all;
 }
 const std::vector<std::string> kForms{"unsafe",     "stream-synchronize", "event-synchronize", "event-query",
@@ -359,7 +432,9 @@ int main(int argc, char** argv) {
         if ((name != "chunked-readback-wrong-event" && name != "relies-on-small-upload-sync") || f == "unsafe" ||
             f == "event-synchronize")
           std::printf("%s %s %s\n", name.c_str(), f.c_str(),
-                      f == "unsafe" && name != "kernel-publishes-through-flag" ? "found" : "clean");
+                      f == "unsafe" && name != "kernel-publishes-through-flag" && name != "managed-not-handed"
+                          ? "found"
+                          : "clean");
     return 0;
   }
   const bool known = argc == 3 && patterns().count(argv[1]) &&

@@ -4,6 +4,7 @@
 #include <rapidcheck/gtest.h>
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 #include "checker/core/check_settings.hpp"
@@ -164,6 +165,141 @@ TEST(Checker, AKernelHandedMappedPinnedMemoryOwnsWhatItsPointersPointTo) {
   EXPECT_TRUE(w.touch(kBase + kPage + 64, true).findings.empty());
   w.checker.stream_synchronized(s);
   EXPECT_FALSE(w.touch(kBase + kPage, true).ours);
+}
+
+// `--managed-memory`: a kernel handed a pointer into managed memory holds the whole allocation (its extent is not
+// known), read or may-write as its signature says, until the host knows it ran.
+const std::uintptr_t kManaged = 0x7e0000000000;
+const StreamKey kKernelStream{0, 0x5a};
+
+struct ManagedWorld : World {
+  ManagedWorld() {
+    checker.stream_created(kKernelStream, StreamKind::NonBlocking);
+    checker.allocations().managed(kManaged, 4 * kPage);
+    checker.allocations().managed(kManaged + 8 * kPage, kPage);  // never handed to a kernel
+  }
+  void launch(KernelUse use, SiteId site = 5) {
+    checker.kernel_holds(KernelHold{"fill", kKernelStream, HostFootprint::linear(kManaged, 4 * kPage), use, site,
+                                    KernelHeldMemory::Managed});
+  }
+};
+
+TEST(Checker, AHostReadOfManagedMemoryAKernelMayWriteBeforeSynchronizingIsAFinding) {
+  ManagedWorld w;
+  w.launch(KernelUse::MayWrite);
+  EXPECT_EQ(w.protection.at(kManaged + 3 * kPage), PageAccess::None);
+  const auto read = w.touch(kManaged + kPage + 3, false, 101);
+  ASSERT_EQ(read.findings.size(), 1u);
+  const Finding& f = read.findings[0];
+  EXPECT_EQ(f.kind, FindingKind::HostReadCopyDestination);
+  EXPECT_EQ(f.copy.memory, PinnedKind::Managed);
+  EXPECT_EQ(f.copy.kernel, "fill");
+  EXPECT_EQ(f.hazard(), "managed-host-access-during-kernel");
+  EXPECT_NE(f.what().find("host read of managed memory that kernel fill"), std::string::npos) << f.what();
+  for (const char* fix : {"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize"})
+    EXPECT_NE(f.smallest_fix().find(fix), std::string::npos) << f.smallest_fix();
+  EXPECT_EQ(f.second_heading(), "Kernel launched:");
+  // Managed memory the kernel was not handed is not held.
+  EXPECT_FALSE(w.touch(kManaged + 8 * kPage, true).ours);
+}
+
+TEST(Checker, ManagedMemoryIsTheHostsAgainAfterEachDocumentedSynchronization) {
+  const std::function<void(Checker&)> synchronizations[] = {
+      [](Checker& c) { c.context_synchronized(0); },  // cudaDeviceSynchronize
+      [](Checker& c) { c.stream_synchronized(kKernelStream); },
+      [](Checker& c) {
+        c.event_created(0xe5);
+        c.event_recorded(0xe5, kKernelStream);
+        c.event_synchronized(0xe5);
+      },
+      [](Checker& c) {  // a host function queued after the kernel has started
+        c.host_function_started(c.host_function_enqueued(kKernelStream));
+      },
+  };
+  for (const auto& synchronize : synchronizations) {
+    ManagedWorld w;
+    w.launch(KernelUse::MayWrite);
+    synchronize(w.checker);
+    EXPECT_EQ(w.protection.at(kManaged), PageAccess::ReadWrite);
+    EXPECT_FALSE(w.touch(kManaged + 5, true).ours);
+  }
+  // Another stream's synchronization is no synchronization with the kernel.
+  ManagedWorld w;
+  w.launch(KernelUse::MayWrite);
+  const StreamKey other{0, 0x5b};
+  w.checker.stream_created(other, StreamKind::NonBlocking);
+  w.checker.stream_synchronized(other);
+  EXPECT_EQ(w.touch(kManaged + 5, false).findings.size(), 1u);
+}
+
+TEST(Checker, APrefetchOrAnAttachQueuedAfterTheKernelLetsNothingGoAndIsNamed) {
+  for (const auto& [queued, hazard] : {std::pair{QueuedBehindKernel::PrefetchToHost, "managed-prefetch-not-a-fence"},
+                                      std::pair{QueuedBehindKernel::StreamAttach, "managed-stream-attach"}}) {
+    ManagedWorld w;
+    w.launch(KernelUse::MayWrite);
+    w.checker.work_enqueued(kKernelStream);  // the prefetch or the attach, queued behind the kernel
+    w.checker.queued_behind_managed_holds(kManaged, kManaged + kPage, queued);
+    const auto read = w.touch(kManaged + 7, false);
+    ASSERT_EQ(read.findings.size(), 1u) << hazard;
+    EXPECT_EQ(read.findings[0].hazard(), hazard);
+    EXPECT_EQ(read.findings[0].copy.queued_behind, queued);
+    EXPECT_NE(read.findings[0].what().find(queued == QueuedBehindKernel::PrefetchToHost ? "cudaMemPrefetchAsync"
+                                                                                         : "cudaStreamAttachMemAsync"),
+              std::string::npos);
+  }
+  // Synchronizing the stream after the attach is the documented way: the host may use the memory.
+  ManagedWorld w;
+  w.launch(KernelUse::MayWrite);
+  w.checker.work_enqueued(kKernelStream);
+  w.checker.queued_behind_managed_holds(kManaged, kManaged + 4 * kPage, QueuedBehindKernel::StreamAttach);
+  w.checker.stream_synchronized(kKernelStream);
+  EXPECT_FALSE(w.touch(kManaged + 7, false).ours);
+}
+
+TEST(Checker, TheHostMayReadManagedMemoryAKernelOnlyReadsButNotWriteIt) {
+  ManagedWorld w;
+  w.launch(KernelUse::Reads);
+  EXPECT_EQ(w.protection.at(kManaged), PageAccess::ReadOnly);
+  EXPECT_TRUE(w.touch(kManaged + 9, false).findings.empty());
+  const auto wrote = w.touch(kManaged + 9, true);
+  ASSERT_EQ(wrote.findings.size(), 1u);
+  EXPECT_EQ(wrote.findings[0].kind, FindingKind::HostWroteCopySource);
+  EXPECT_EQ(wrote.findings[0].hazard(), "managed-host-access-during-kernel");
+  EXPECT_NE(wrote.findings[0].what().find("host write to managed memory that kernel fill"), std::string::npos);
+}
+
+// Managed holds that could not be protected are let go unwatched, and a synchronous free lets go the holds on the
+// memory it frees, neither with a finding; a copy's hold on pinned memory stays.
+TEST(Checker, ManagedHoldsAreLetGoWhenUnwatchedOrFreed) {
+  ManagedWorld w;
+  w.checker.copy_async(w.download(kBase, 64));
+  w.launch(KernelUse::MayWrite);
+  w.checker.let_go_managed_holds();
+  EXPECT_EQ(w.protection.at(kManaged), PageAccess::ReadWrite);
+  EXPECT_FALSE(w.touch(kManaged, false).ours);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::None);
+  w.launch(KernelUse::MayWrite, 6);
+  w.checker.holds_freed(kManaged, kManaged + 4 * kPage);
+  EXPECT_EQ(w.protection.at(kManaged), PageAccess::ReadWrite);
+  EXPECT_EQ(w.protection.at(kBase), PageAccess::None);
+}
+
+TEST(Allocations, ManagedMemoryIsFoundWholeFromAnyByteAndForgottenWhenFreed) {
+  Allocations a;
+  a.managed(kManaged, 3 * kPage);
+  const std::optional<ManagedRange> found = a.managed_at(kManaged + 2 * kPage + 1);
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->base, kManaged);
+  EXPECT_EQ(found->bytes, 3 * kPage);
+  EXPECT_FALSE(a.managed_at(kManaged + 3 * kPage));
+  EXPECT_EQ(a.device_gone(kManaged), 3 * kPage);
+  EXPECT_FALSE(a.managed_at(kManaged));
+  // An address the driver hands out again, its free unseen, is what the new allocation is.
+  a.managed(kManaged, kPage);
+  a.device_visible(kManaged, 2 * kPage);
+  EXPECT_FALSE(a.managed_at(kManaged));
+  a.managed(kManaged, kPage);
+  EXPECT_EQ(a.managed_at(kManaged)->bytes, kPage);
 }
 
 TEST(Checker, AnEventRecordedAfterTheCopyReleasesItWhenSynchronizedOrQueried) {
@@ -587,7 +723,7 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
 // The launcher hands over what it decided, from the same table: each setting off its default by its one spelling,
 // and each at its default removed (the program inherits no other value); read back, the same settings.
 TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
-  const check::CheckSettings decided{8, true, true, check::ProtectionRequest::RangeKeys};
+  const check::CheckSettings decided{8, true, true, true, check::ProtectionRequest::RangeKeys};
   std::vector<std::string> entries;
   for (const auto& [name, text] : check::handed_over(decided)) {
     ASSERT_TRUE(text.has_value()) << name;
@@ -598,6 +734,7 @@ TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheS
   EXPECT_EQ(read.settings.sample, 8u);
   EXPECT_TRUE(read.settings.every_occurrence);
   EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
+  EXPECT_TRUE(read.settings.managed_memory);
   EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
   for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
     EXPECT_FALSE(text.has_value()) << name << " handed over at its default";

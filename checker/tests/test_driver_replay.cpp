@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "checker/core/checker.hpp"
@@ -123,6 +124,95 @@ TEST(DriverReplay, PinnedMemoryIsFoundByLaunchesAndKeepsItsKind) {
   EXPECT_EQ(r.checker.allocations().kernel_ranges(std::span(&argument, 1)).size(), 1u);
   released_synchronously(r.checker, Released{Release::PinnedFree, kBlock});
   EXPECT_TRUE(r.checker.allocations().kernel_ranges(std::span(&argument, 1)).empty());
+}
+
+// `--managed-memory`: cudaMallocManaged, a launch handed pointers into it, what the launch holds, and the host's
+// accesses before and after each step the program takes.
+constexpr std::uintptr_t kManaged = 0x7e0000200000;
+constexpr std::size_t kManagedBytes = 3 * 4096;
+
+struct ManagedReplay : Replay {
+  ManagedReplay() { allocated(checker, Allocated{Allocation::Managed, kManaged, kManagedBytes}); }
+  // A kernel handed `pointers` (each read-only or not), as the launch looks them up and takes its holds.
+  std::vector<KernelHold> launch(StreamKey stream, std::vector<std::pair<std::uintptr_t, ArgumentAccess>> pointers) {
+    std::vector<KernelArgument> arguments;
+    for (auto& [pointer, access] : pointers) arguments.push_back({std::as_bytes(std::span(&pointer, 1)), access});
+    const std::vector<DeviceRange> ranges = checker.allocations().kernel_ranges(arguments);
+    std::vector<KernelHold> holds = managed_holds(checker.allocations(), "fill", stream, ranges);
+    for (const KernelHold& hold : holds) checker.kernel_holds(hold);
+    return holds;
+  }
+  std::vector<Finding> read(std::uintptr_t address) {
+    return checker.host_access(address, false, std::nullopt, SiteId{100}, 1).findings;
+  }
+};
+
+TEST(DriverReplay, AKernelHandedAPointerIntoManagedMemoryHoldsTheWholeAllocationUntilTheHostSynchronizes) {
+  ManagedReplay r;
+  const std::vector<KernelHold> holds = r.launch(r.a, {{kManaged + 4096 + 8, ArgumentAccess::MayWrite}});
+  ASSERT_EQ(holds.size(), 1u);
+  EXPECT_EQ(holds[0].host.base, kManaged);
+  EXPECT_EQ(holds[0].host.bytes(), kManagedBytes);
+  EXPECT_EQ(holds[0].use, KernelUse::MayWrite);
+  EXPECT_EQ(holds[0].memory, KernelHeldMemory::Managed);
+  const std::vector<Finding> early = r.read(kManaged + 2);  // before the pointer: the whole allocation is held
+  ASSERT_EQ(early.size(), 1u);
+  EXPECT_EQ(early[0].hazard(), "managed-host-access-during-kernel");
+  r.checker.context_synchronized(1);  // cudaDeviceSynchronize
+  EXPECT_TRUE(r.read(kManaged + 2).empty());
+}
+
+TEST(DriverReplay, OneHoldPerManagedAllocationMayWriteIfAnyPointerMayAndNoneOnOtherMemory) {
+  ManagedReplay r;
+  allocated(r.checker, Allocated{Allocation::Device, kDevice, 4096});
+  allocated(r.checker, Allocated{Allocation::Pinned, kBlock, 4096, PinnedKind::HostAlloc});
+  const std::vector<KernelHold> holds = r.launch(r.a, {{kManaged, ArgumentAccess::ReadOnly},
+                                                       {kManaged + 64, ArgumentAccess::MayWrite},
+                                                       {kDevice, ArgumentAccess::MayWrite},
+                                                       {kBlock, ArgumentAccess::MayWrite}});
+  ASSERT_EQ(holds.size(), 1u);
+  EXPECT_EQ(holds[0].use, KernelUse::MayWrite);
+  ManagedReplay reading;
+  ASSERT_EQ(reading.launch(reading.a, {{kManaged, ArgumentAccess::ReadOnly}}).size(), 1u);
+  EXPECT_TRUE(reading.read(kManaged).empty());  // the host may read what a kernel only reads
+}
+
+TEST(DriverReplay, APrefetchToTheCpuOrAnAttachIsQueuedWorkThatLetsNothingGo) {
+  ManagedReplay r;
+  r.launch(r.a, {{kManaged, ArgumentAccess::MayWrite}});
+  managed_work_queued(r.checker, ManagedWorkQueued{QueuedBehindKernel::PrefetchToHost, nullptr, r.a, kManaged, 4096},
+                      false);
+  const std::vector<Finding> after_prefetch = r.read(kManaged + 8);
+  ASSERT_EQ(after_prefetch.size(), 1u);
+  EXPECT_EQ(after_prefetch[0].hazard(), "managed-prefetch-not-a-fence");
+
+  ManagedReplay attached;
+  attached.launch(attached.a, {{kManaged, ArgumentAccess::MayWrite}});
+  // Length 0: the whole allocation is attached.
+  managed_work_queued(attached.checker,
+                      ManagedWorkQueued{QueuedBehindKernel::StreamAttach, nullptr, attached.a, kManaged + 64, 0}, false);
+  const std::vector<Finding> after_attach = attached.read(kManaged + 2 * 4096);
+  ASSERT_EQ(after_attach.size(), 1u);
+  EXPECT_EQ(after_attach[0].hazard(), "managed-stream-attach");
+  attached.checker.stream_synchronized(attached.a);  // the stream idle after the attach ran: the host's again
+  EXPECT_TRUE(attached.read(kManaged + 8).empty());
+
+  // A prefetch recorded into a capture is not run: it names nothing.
+  ManagedReplay captured;
+  captured.launch(captured.a, {{kManaged, ArgumentAccess::MayWrite}});
+  managed_work_queued(captured.checker,
+                      ManagedWorkQueued{QueuedBehindKernel::PrefetchToHost, nullptr, captured.a, kManaged, 4096}, true);
+  const std::vector<Finding> read = captured.read(kManaged);
+  ASSERT_EQ(read.size(), 1u);
+  EXPECT_EQ(read[0].hazard(), "managed-host-access-during-kernel");
+}
+
+TEST(DriverReplay, FreeingManagedMemoryLetsItsHoldsGoAndForgetsIt) {
+  ManagedReplay r;
+  r.launch(r.b, {{kManaged, ArgumentAccess::MayWrite}});
+  released_synchronously(r.checker, Released{Release::Free, kManaged});
+  EXPECT_FALSE(r.checker.allocations().managed_at(kManaged));
+  EXPECT_FALSE(r.checker.host_access(kManaged, true, std::nullopt, SiteId{100}, 1).ours);
 }
 
 // A graph built with a memcpy node into pinned memory and a host node, cloned, and the clone instantiated: each

@@ -89,6 +89,36 @@ TEST_P(FaultPath, AWriteToOwnedBytesIsFoundAndStillHappens) {
   EXPECT_EQ(read_byte(memory + 300), 0x22);  // the program computes what it computes without the checker
 }
 
+// `--managed-memory` on ordinary memory standing in for a managed allocation (no pinned range: under keys, the
+// held pages move to a strict key): a kernel's hold protects it through the same protector, a host read is found
+// and still reads what it would. A hold on pages that cannot be protected (here: unmapped) counts a failure, which
+// the injected library takes as "managed memory not watched"; a hold that was protected counts none.
+TEST_P(FaultPath, AKernelsHoldOnManagedMemoryIsProtectedOrCountsAFailure) {
+  void* p = ::mmap(nullptr, 2 * page_size(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  auto* managed = static_cast<unsigned char*>(p);
+  std::memset(managed, 0x5a, 2 * page_size());
+  const auto base = reinterpret_cast<std::uintptr_t>(managed);
+  const StreamKey s{0, 0x5a};
+  checker.stream_created(s, StreamKind::NonBlocking);
+  const std::uint64_t failures_before = protector.failures();
+  checker.kernel_holds(KernelHold{"fill", s, HostFootprint::linear(base, 2 * page_size()), KernelUse::MayWrite, 7,
+                                  KernelHeldMemory::Managed});
+  EXPECT_EQ(protector.failures(), failures_before);
+  EXPECT_EQ(read_byte(managed + page_size() + 3), 0x5a);
+  ASSERT_EQ(findings(), 1u);
+  EXPECT_EQ(found[0].hazard(), "managed-host-access-during-kernel");
+  checker.stream_synchronized(s);
+  write_byte(managed, 0x66);
+  EXPECT_EQ(findings(), 1u);
+  ::munmap(p, 2 * page_size());
+
+  checker.kernel_holds(KernelHold{"fill", s, HostFootprint::linear(base, 2 * page_size()), KernelUse::MayWrite, 8,
+                                  KernelHeldMemory::Managed});
+  EXPECT_GT(protector.failures(), failures_before);
+  checker.let_go_managed_holds();
+}
+
 TEST_P(FaultPath, TheDriversOwnAccessInsideACudaCallIsNoFindingAndLeavesTheCopyWatched) {
   download(100, 1000);
   FaultHandler::set_inside_cuda_call(true);  // e.g. an upload the driver stages with the CPU at its call

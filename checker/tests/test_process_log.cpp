@@ -175,6 +175,24 @@ TEST(ProcessLog, AKernelsHoldIsReadBackWithItsName) {
   EXPECT_EQ(finding_line(a_finding()).find("\"kernel\""), std::string::npos);  // a copy's line is as before
 }
 
+// A kernel's hold on managed memory is read back with its memory and what was queued behind the kernel, which
+// name its hazard; a line without `queued_behind` had nothing queued.
+TEST(ProcessLog, AKernelsHoldOnManagedMemoryIsReadBackWithWhatWasQueuedBehindIt) {
+  LoggedFinding prefetched = a_finding();
+  prefetched.finding.copy.api = "cuLaunchKernel";
+  prefetched.finding.copy.kernel = "fill";
+  prefetched.finding.copy.memory = PinnedKind::Managed;
+  prefetched.finding.copy.queued_behind = QueuedBehindKernel::PrefetchToHost;
+  LoggedFinding plain = prefetched;
+  plain.finding.copy.queued_behind = QueuedBehindKernel::Nothing;
+  const ProcessLog log = read_process_log(written("log.jsonl", header() + finding_line(prefetched) + finding_line(plain)));
+  ASSERT_EQ(log.findings.size(), 2u);
+  EXPECT_EQ(log.findings[0].finding.copy.memory, PinnedKind::Managed);
+  EXPECT_EQ(log.findings[0].finding.hazard(), "managed-prefetch-not-a-fence");
+  EXPECT_EQ(log.findings[1].finding.hazard(), "managed-host-access-during-kernel");
+  EXPECT_EQ(finding_line(plain).find("queued_behind"), std::string::npos);
+}
+
 // A race between device work carries both items, and only such a finding may carry them.
 TEST(ProcessLog, ARaceBetweenDeviceWorkIsReadBackWithBothItems) {
   LoggedFinding race = a_finding();

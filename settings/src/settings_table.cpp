@@ -146,6 +146,10 @@ constexpr SettingDeclaration kCheckKernelsOwnMappedMemory{
     "HL_CHECK_KERNELS_OWN_MAPPED_MEMORY", T::Flag, "0", "a flag",
     "set by `hazardlab check --kernels-own-mapped-memory`: a kernel handed a pointer into pinned host memory "
     "owns the bytes it points to while it may run, as a copy owns its host end"};
+constexpr SettingDeclaration kCheckManagedMemory{
+    "HL_CHECK_MANAGED_MEMORY", T::Flag, "0", "a flag",
+    "set by `hazardlab check --managed-memory`: a kernel handed a pointer into managed memory owns the whole "
+    "allocation until the host knows it ran, and a host access meanwhile is a finding"};
 constexpr SettingDeclaration kCheckProtection{
     "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
     "set by `hazardlab check --protection`: how owned pages are protected: `range-keys` (memory protection "
@@ -210,6 +214,7 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckSample,
                                setting::kCheckEveryOccurrence,
                                setting::kCheckKernelsOwnMappedMemory,
+                               setting::kCheckManagedMemory,
                                setting::kCheckProtection,
                                setting::kFootprintMode,
                                setting::kFootprintPatch,

@@ -74,6 +74,7 @@ extern const SettingDeclaration kCheckLogFolder;
 extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
 extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
+extern const SettingDeclaration kCheckManagedMemory;
 extern const SettingDeclaration kCheckProtection;
 extern const SettingDeclaration kFootprintMode;
 extern const SettingDeclaration kFootprintPatch;
