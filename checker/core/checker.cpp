@@ -20,15 +20,6 @@ Checker::Checker(PageProtector& protector) : protector_(protector) {
   engines_.emplace_back(RuleSet::all().with_seen_deviations());
 }
 
-template <class Step>
-WorkStamp Checker::on_every_engine(Step step) {
-  // Every engine sees the same items in the same order, so an item has one stamp in all of them.
-  const WorkStamp stamp = step(engines_[0]);
-  for (std::size_t e = 1; e < live_engines_; ++e)
-    if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
-  return stamp;
-}
-
 void Checker::before_step(const conformance::StreamWorkFacts& facts) {
   if (live_engines_ == engines_.size()) return;
   const bool documented = conformance::skips_implicit_sync(engines_[0].rules(), facts);
@@ -236,13 +227,12 @@ void Checker::give_up_footprints() {
 }
 
 void Checker::record_races(const std::vector<DeviceConflict>& found) {
-  const OrderEngine& order = engines_[kDocumented];
   for (const DeviceConflict& c : found) {
     Finding f;
     f.kind = FindingKind::DeviceWorkRace;
     f.copy.api = std::string(c.earlier.api);
     f.copy.stream = stream_of_slot_.at(c.earlier.stamp.stream).handle;
-    f.copy.stream_kind = order.stream_kind(c.earlier.stamp.stream);
+    f.copy.stream_kind = named_stream_kind(c.earlier.stamp.stream);
     f.copy.site = c.earlier.site;
     f.address = c.address;
     f.access_site = c.later.site;
@@ -255,7 +245,7 @@ void Checker::record_races(const std::vector<DeviceConflict>& found) {
 
 DeviceWorkFacts Checker::work_facts(const DeviceAccess& access) const {
   return DeviceWorkFacts{std::string(access.api), stream_of_slot_.at(access.stamp.stream).handle,
-                         engines_[kDocumented].stream_kind(access.stamp.stream), access.work, access.kind,
+                         named_stream_kind(access.stamp.stream), access.work, access.kind,
                          std::string(access.name), access.source};
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -24,6 +25,7 @@
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/site_of.hpp"
 #include "checker/core/finding.hpp"
+#include "checker/core/graph_nodes.hpp"
 #include "checker/core/order.hpp"
 #include "checker/core/page_protection.hpp"
 #include "checker/core/pages.hpp"
@@ -93,6 +95,13 @@ class Checker {
   WorkStamp device_work(StreamKey stream, const DeviceWorkItem& item, Site&& site) {
     return enqueue_device_work(stream, item, SiteOf(site, 0));
   }
+  // A launch of an executable graph whose nodes are known: each node is an item on a lane of its own, after the
+  // launch stream's earlier work, the executable's previous launch and its predecessors; the launch stream's later
+  // work after every node (graph_launch.cpp). The site is the launch's, asked for once.
+  template <class Site>
+  WorkStamp graph_launched(StreamKey stream, const GraphNodes& graph, Site&& site) {
+    return launch_graph(stream, graph, SiteOf(site, 0));
+  }
   // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
   void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
   // Exact footprints (footprint_order.hpp): those awaited for launches the host knows ran by every rule the driver
@@ -154,12 +163,16 @@ class Checker {
   // A copy's order and holds; or, when `kernel` names one, a kernel's hold on its pinned bytes as such a copy's.
   void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
+  WorkStamp launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site);
+  StreamSlot graph_lane(std::uint64_t instance, std::size_t node, StreamKey launch_stream);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
                        std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
                        FootprintTicket footprint = 0);
   void record_races(const std::vector<DeviceConflict>& found);
   [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
+  // The kind of the stream a finding names: a graph node's lane is named by its launch's stream.
+  [[nodiscard]] StreamKind named_stream_kind(StreamSlot slot) const;
   bool sampled_in(const HostFootprint& footprint, Hold hold);
   // The driver call's name, kept once: a watched copy then allocates no string of its own.
   std::string_view api_name(std::string_view api);
@@ -178,8 +191,14 @@ class Checker {
   };
   StreamSlot slot_of(StreamKey stream);
   EventSlot event_slot(std::uint64_t event);
+  // Every engine sees the same items in the same order, so an item has one stamp in all of them.
   template <class Step>
-  WorkStamp on_every_engine(Step step);
+  WorkStamp on_every_engine(Step step) {
+    const WorkStamp stamp = step(engines_[0]);
+    for (std::size_t e = 1; e < live_engines_; ++e)
+      if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
+    return stamp;
+  }
   // The engines that take each step: the documented one alone until a step the rule sets tell apart.
   std::span<OrderEngine> live_engines() { return {engines_.data(), live_engines_}; }
   // Engine `e` as it stands: the documented one while the others have taken no step of their own.
@@ -208,6 +227,8 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
+  std::map<std::pair<std::uint64_t, std::size_t>, StreamSlot> graph_lanes_;  // (instance, node) -> its lane
+  std::set<StreamSlot> lane_slots_;
   Allocations allocations_;
   std::vector<Owned> owned_;
   // Started and not returned: a host-function thread's access is made inside one of these.

@@ -1,0 +1,80 @@
+// A launch of an executable graph whose nodes are known, in the order engines. CUDA documents that a launch runs
+// after its stream's earlier work and after the executable's previous launch, and that work enqueued on the
+// stream after it runs after the whole graph; inside, a node waits for its predecessors only. So:
+// - a start item on the launch stream, after the executable's previous launch (every lane's latest item: each
+//   lane holds one item per launch, so their join is that launch, whole);
+// - each node an item on its own lane (a non-blocking pseudo-stream, made once per instantiation and node: the
+//   legacy stream's implicit synchronization neither waits for it nor makes it wait), after the start and its
+//   predecessors; a kernel, memcpy or memset node's ranges judged as any device work's;
+// - an end item on the launch stream after every node, which later work, events and synchronizations see.
+#include <optional>
+
+#include "checker/core/checker.hpp"
+
+namespace hazardlab::check {
+
+StreamSlot Checker::graph_lane(std::uint64_t instance, std::size_t node, StreamKey launch_stream) {
+  const auto key = std::pair{instance, node};
+  if (auto it = graph_lanes_.find(key); it != graph_lanes_.end()) {
+    // A finding names the stream of the node's latest launch.
+    stream_of_slot_.at(it->second) = launch_stream;
+    return it->second;
+  }
+  const StreamSlot slot = engines_[0].stream_count();
+  for (OrderEngine& e : live_engines()) e.add_stream(slot, StreamKind::NonBlocking, launch_stream.context);
+  graph_lanes_[key] = slot;
+  lane_slots_.insert(slot);
+  stream_of_slot_.push_back(launch_stream);
+  return slot;
+}
+
+StreamKind Checker::named_stream_kind(StreamSlot slot) const {
+  if (lane_slots_.count(slot) != 0)
+    if (const auto launch = streams_.find(stream_of_slot_.at(slot)); launch != streams_.end())
+      return engines_[0].stream_kind(launch->second);
+  return engines_[0].stream_kind(slot);
+}
+
+WorkStamp Checker::launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site) {
+  std::lock_guard lock(mutex_);
+  const StreamSlot slot = slot_of(stream);
+  std::vector<StreamSlot> lanes;
+  lanes.reserve(graph.nodes.size());
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) lanes.push_back(graph_lane(graph.instance, i, stream));
+  auto join_lanes = [&](const OrderEngine& e, Clock& into) {
+    for (const StreamSlot lane : lanes) join(into, e.latest_clock(lane));
+  };
+
+  const StreamWorkFacts launch_facts{.stream = engines_[0].stream_kind(slot)};
+  before_step(launch_facts);
+  on_every_engine([&](OrderEngine& e) {
+    Clock previous_launch;
+    join_lanes(e, previous_launch);
+    return e.enqueue(slot, launch_facts, &previous_launch);
+  });
+
+  // One stack for every node of the launch, walked only if a node needs it.
+  std::optional<SiteId> named;
+  auto launch_site = [&]() -> SiteId { return *(named = named ? named : site.get()); };
+  const StreamWorkFacts lane_facts{.stream = StreamKind::NonBlocking};
+  before_step(lane_facts);
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    const GraphNode& node = graph.nodes[i];
+    const WorkStamp stamp = on_every_engine([&](OrderEngine& e) {
+      Clock after = e.latest_clock(slot);  // the start: the stream's earlier work, the previous launch
+      for (const std::size_t p : node.after) join(after, e.latest_clock(lanes.at(p)));
+      return e.enqueue(lanes[i], lane_facts, &after);
+    });
+    if (node.role == GraphNodeRole::DeviceWork && !node.ranges.empty())
+      device_accesses(lanes[i], stamp, api_name(node.api), node.kind, node.kernel.empty() ? "" : api_name(node.kernel),
+                      node.ranges, SiteOf(launch_site, 0));
+  }
+
+  return on_every_engine([&](OrderEngine& e) {
+    Clock every_node;
+    join_lanes(e, every_node);
+    return e.enqueue(slot, launch_facts, &every_node);
+  });
+}
+
+}  // namespace hazardlab::check
