@@ -1,5 +1,7 @@
 #include "checker/core/handles.hpp"
 
+#include <utility>
+
 namespace hazardlab::check {
 
 StreamKey Handles::stream(std::uint64_t handle, const std::function<StreamKey()>& make) {
@@ -41,6 +43,20 @@ void Handles::instantiated(std::uint64_t executable, std::uint64_t graph) {
   executables_[executable] = graph;
 }
 
+bool Handles::executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes) {
+  std::optional<std::vector<GraphNode>> ordered = nodes ? ordered_graph(std::move(*nodes)) : std::nullopt;
+  std::lock_guard lock(mutex_);
+  executable_nodes_.erase(executable);
+  if (!ordered) return false;
+  executable_nodes_[executable] = std::make_shared<const GraphNodes>(GraphNodes{++instances_, std::move(*ordered)});
+  return true;
+}
+
+void Handles::executable_changed(std::uint64_t executable) {
+  std::lock_guard lock(mutex_);
+  executable_nodes_.erase(executable);
+}
+
 GraphHostNodes Handles::host_nodes_of(std::uint64_t executable) const {
   std::lock_guard lock(mutex_);
   const auto e = executables_.find(executable);
@@ -55,6 +71,7 @@ GraphLaunchWork Handles::launch_of(std::uint64_t executable) const {
     if (auto g = graph_copies_.find(e->second); g != graph_copies_.end()) work.copies = g->second;
     if (graphs_with_host_nodes_.count(e->second)) work.host_nodes = GraphHostNodes::Present;
   }
+  if (auto n = executable_nodes_.find(executable); n != executable_nodes_.end()) work.nodes = n->second;
   return work;
 }
 

@@ -1,5 +1,6 @@
 // The program's handles as the checker keeps them: each stream it named with its key, and what each of its graphs
-// does at a launch that the checker must see (the copies that touch host memory, whether it has host nodes). No
+// does at a launch that the checker must see (the copies that touch host memory, whether it has host nodes, and
+// the nodes each executable runs on the device, with their edges). No
 // CUDA: a handle is its value. The injected library fills it from the driver's calls; it locks itself, and the
 // lock is held across what `make` does for a stream first seen (a driver query, the Checker told), so that a
 // stream is made once.
@@ -9,11 +10,14 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "checker/core/graph_nodes.hpp"
 #include "checker/core/work_items.hpp"
 
 namespace hazardlab::check {
@@ -30,6 +34,9 @@ struct GraphCopy {
 struct GraphLaunchWork {
   std::vector<GraphCopy> copies;
   GraphHostNodes host_nodes = GraphHostNodes::None;
+  // Its nodes as items of device work (graph_nodes.hpp); null where they were not read or cannot be followed: the
+  // launch is then one item of its stream.
+  std::shared_ptr<const GraphNodes> nodes;
 };
 
 class Handles {
@@ -44,6 +51,12 @@ class Handles {
   // A clone launches the same copies and host nodes as its original.
   void graph_cloned(std::uint64_t original, std::uint64_t clone);
   void instantiated(std::uint64_t executable, std::uint64_t graph);
+  // The nodes an instantiation read (nullopt: not read, or a node the checker does not follow), each instantiation
+  // an instance of its own. False where the edges are refused (ordered_graph): the nodes are then not followed.
+  bool executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes);
+  // What the executable runs is no longer what was read (an update, a node's parameters set or a node disabled on
+  // it), or it was destroyed: its launches are one item of their stream from now on.
+  void executable_changed(std::uint64_t executable);
   [[nodiscard]] GraphLaunchWork launch_of(std::uint64_t executable) const;
   [[nodiscard]] GraphHostNodes host_nodes_of(std::uint64_t executable) const;
 
@@ -53,6 +66,8 @@ class Handles {
   std::map<std::uint64_t, std::vector<GraphCopy>> graph_copies_;
   std::set<std::uint64_t> graphs_with_host_nodes_;  // explicit host nodes, or host functions captured from a stream
   std::map<std::uint64_t, std::uint64_t> executables_;  // executable graph -> the graph it was made from
+  std::map<std::uint64_t, std::shared_ptr<const GraphNodes>> executable_nodes_;
+  std::uint64_t instances_ = 0;
 };
 
 }  // namespace hazardlab::check

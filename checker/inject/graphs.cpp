@@ -1,6 +1,7 @@
 // Graphs: stream captures begun and ended, the nodes that touch host memory (memcpy nodes, host nodes), clones
-// and instantiations, kept in the session's registries; and a graph's launch, decoded into GraphLaunched, which
-// issues its copies on the launch's stream.
+// and instantiations (whose nodes graph_nodes.cpp reads), kept in the session's registries; and a graph's launch,
+// decoded into GraphLaunched, which runs its nodes as device work with the graph's edges and issues the copies
+// that touch host memory on the launch's stream.
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include "checker/inject/core_steps.hpp"
 #include "checker/inject/events.hpp"
 #include "checker/inject/handlers.hpp"
+#include "checker/inject/reporting.hpp"
 #include "checker/inject/session.hpp"
 
 namespace hazardlab::check::inject {
@@ -28,13 +30,20 @@ void memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
 void take(const GraphLaunched& launch) {
   Session& in = session();
   const GraphLaunchWork work = in.core.handles.launch_of(key_of(launch.exec));
+  // Its nodes on the device, with the graph's edges; launched into a capture, it is a node of the graph being
+  // built instead, and runs only when that graph is launched.
+  const bool nodes_run = work.nodes != nullptr && !capturing(launch.handle);
+  if (nodes_run) {
+    in.checker.graph_launched(launch.stream, *work.nodes, [] { return capture_site(); });
+    write_races();
+  }
   // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
   for (const GraphCopy& g : work.copies) {
     const std::string api = "cuGraphLaunch of " + g.api;
     take(CopyEnqueued{api, launch.handle, launch.stream, g.src, g.dst, g.bytes, {}, CopyOrigin::GraphLaunch,
                       work.host_nodes});
   }
-  if (work.copies.empty()) in.checker.work_enqueued(launch.stream);
+  if (work.copies.empty() && !nodes_run) in.checker.work_enqueued(launch.stream);
 }
 
 }  // namespace
@@ -59,13 +68,12 @@ void graph_cloned(const Call& c) {
   session().core.handles.graph_cloned(key_of(PARAMS(cuGraphClone).originalGraph), key_of(*PARAMS(cuGraphClone).phGraphClone));
 }
 void graph_instantiated(const Call& c) {
-  Handles& handles = session().core.handles;
-  if (c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags))
-    handles.instantiated(key_of(*PARAMS(cuGraphInstantiateWithFlags).phGraphExec),
-                         key_of(PARAMS(cuGraphInstantiateWithFlags).hGraph));
-  else
-    handles.instantiated(key_of(*PARAMS(cuGraphInstantiateWithParams).phGraphExec),
-                         key_of(PARAMS(cuGraphInstantiateWithParams).hGraph));
+  const bool with_flags = c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags);
+  const CUgraphExec executable = with_flags ? *PARAMS(cuGraphInstantiateWithFlags).phGraphExec
+                                            : *PARAMS(cuGraphInstantiateWithParams).phGraphExec;
+  const CUgraph graph = with_flags ? PARAMS(cuGraphInstantiateWithFlags).hGraph : PARAMS(cuGraphInstantiateWithParams).hGraph;
+  session().core.handles.instantiated(key_of(executable), key_of(graph));
+  read_graph_nodes(executable, graph);
 }
 
 // At the launch's entry: a graph with host nodes gets the marker of the host-function thread ahead of it.
