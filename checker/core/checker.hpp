@@ -164,7 +164,7 @@ class Checker {
   void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
   WorkStamp launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site);
-  StreamSlot graph_lane(std::uint64_t instance, std::size_t node, StreamKey launch_stream);
+  StreamSlot graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
                        std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
@@ -227,7 +227,7 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
-  std::map<std::pair<std::uint64_t, std::size_t>, StreamSlot> graph_lanes_;  // (instance, node) -> its lane
+  std::map<std::pair<std::uint64_t, std::size_t>, StreamSlot> graph_lanes_;  // (instance, lane) -> its slot
   std::set<StreamSlot> lane_slots_;
   Allocations allocations_;
   std::vector<Owned> owned_;

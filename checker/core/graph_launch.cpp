@@ -3,18 +3,20 @@
 // stream after it runs after the whole graph; inside, a node waits for its predecessors only. So:
 // - a start item on the launch stream, after the executable's previous launch (every lane's latest item: each
 //   lane holds one item per launch, so their join is that launch, whole);
-// - each node an item on its own lane (a non-blocking pseudo-stream, made once per instantiation and node: the
-//   legacy stream's implicit synchronization neither waits for it nor makes it wait), after the start and its
-//   predecessors; a kernel, memcpy or memset node's ranges judged as any device work's;
+// - each node an item on its lane (a non-blocking pseudo-stream, made once per instantiation and lane: the legacy
+//   stream's implicit synchronization neither waits for it nor makes it wait; a lane is a chain of nodes the edges
+//   order, graph_nodes.hpp), after the start and its predecessors; a kernel, memcpy or memset node's ranges judged
+//   as any device work's;
 // - an end item on the launch stream after every node, which later work, events and synchronizations see.
 #include <optional>
+#include <vector>
 
 #include "checker/core/checker.hpp"
 
 namespace hazardlab::check {
 
-StreamSlot Checker::graph_lane(std::uint64_t instance, std::size_t node, StreamKey launch_stream) {
-  const auto key = std::pair{instance, node};
+StreamSlot Checker::graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream) {
+  const auto key = std::pair{instance, lane};
   if (auto it = graph_lanes_.find(key); it != graph_lanes_.end()) {
     // A finding names the stream of the node's latest launch.
     stream_of_slot_.at(it->second) = launch_stream;
@@ -39,34 +41,41 @@ WorkStamp Checker::launch_graph(StreamKey stream, const GraphNodes& graph, const
   std::lock_guard lock(mutex_);
   const StreamSlot slot = slot_of(stream);
   std::vector<StreamSlot> lanes;
-  lanes.reserve(graph.nodes.size());
-  for (std::size_t i = 0; i < graph.nodes.size(); ++i) lanes.push_back(graph_lane(graph.instance, i, stream));
+  lanes.reserve(graph.lanes);
+  for (std::size_t lane = 0; lane < graph.lanes; ++lane) lanes.push_back(graph_lane(graph.instance, lane, stream));
   auto join_lanes = [&](const OrderEngine& e, Clock& into) {
     for (const StreamSlot lane : lanes) join(into, e.latest_clock(lane));
   };
-
   const StreamWorkFacts launch_facts{.stream = engines_[0].stream_kind(slot)};
+  const StreamWorkFacts lane_facts{.stream = StreamKind::NonBlocking};
   before_step(launch_facts);
+  before_step(lane_facts);
+
   on_every_engine([&](OrderEngine& e) {
     Clock previous_launch;
     join_lanes(e, previous_launch);
     return e.enqueue(slot, launch_facts, &previous_launch);
   });
 
+  // Each node's clock in each engine, for its successors: a lane's latest item may be a later node of the lane
+  // than the predecessor, which a successor of the predecessor alone does not follow.
+  std::vector<std::vector<Clock>> clocks(live_engines_, std::vector<Clock>(graph.nodes.size()));
   // One stack for every node of the launch, walked only if a node needs it.
   std::optional<SiteId> named;
   auto launch_site = [&]() -> SiteId { return *(named = named ? named : site.get()); };
-  const StreamWorkFacts lane_facts{.stream = StreamKind::NonBlocking};
-  before_step(lane_facts);
   for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
+    const StreamSlot lane = lanes.at(node.lane);
     const WorkStamp stamp = on_every_engine([&](OrderEngine& e) {
+      std::vector<Clock>& of_node = clocks[static_cast<std::size_t>(&e - engines_.data())];
       Clock after = e.latest_clock(slot);  // the start: the stream's earlier work, the previous launch
-      for (const std::size_t p : node.after) join(after, e.latest_clock(lanes.at(p)));
-      return e.enqueue(lanes[i], lane_facts, &after);
+      for (const std::size_t p : node.after) join(after, of_node.at(p));
+      const WorkStamp item = e.enqueue(lane, lane_facts, &after);
+      of_node[i] = e.latest_clock(lane);
+      return item;
     });
     if (node.role == GraphNodeRole::DeviceWork && !node.ranges.empty())
-      device_accesses(lanes[i], stamp, api_name(node.api), node.kind, node.kernel.empty() ? "" : api_name(node.kernel),
+      device_accesses(lane, stamp, api_name(node.api), node.kind, node.kernel.empty() ? "" : api_name(node.kernel),
                       node.ranges, SiteOf(launch_site, 0));
   }
 

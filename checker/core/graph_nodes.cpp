@@ -33,6 +33,26 @@ std::optional<std::vector<GraphNode>> ordered_graph(std::vector<GraphNode> nodes
   return ordered;
 }
 
+std::optional<GraphNodes> graph_nodes(std::uint64_t instance, std::vector<GraphNode> nodes) {
+  std::optional<std::vector<GraphNode>> ordered = ordered_graph(std::move(nodes));
+  if (!ordered) return std::nullopt;
+  GraphNodes graph{instance, std::move(*ordered), 0};
+  std::vector<std::size_t> latest_on_lane;  // the index of each lane's latest node
+  for (std::size_t i = 0; i < graph.nodes.size(); ++i) {
+    GraphNode& node = graph.nodes[i];
+    node.lane = latest_on_lane.size();
+    for (const std::size_t p : node.after)
+      if (latest_on_lane[graph.nodes[p].lane] == p) {
+        node.lane = graph.nodes[p].lane;
+        break;
+      }
+    if (node.lane == latest_on_lane.size()) latest_on_lane.push_back(i);
+    latest_on_lane[node.lane] = i;
+  }
+  graph.lanes = latest_on_lane.size();
+  return graph;
+}
+
 void add_edges(std::vector<GraphNode>& nodes, const std::vector<GraphEdge>& edges) {
   for (const GraphEdge& e : edges)
     if (e.to < nodes.size()) nodes[e.to].after.push_back(e.from);

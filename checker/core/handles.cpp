@@ -44,11 +44,12 @@ void Handles::instantiated(std::uint64_t executable, std::uint64_t graph) {
 }
 
 bool Handles::executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes) {
-  std::optional<std::vector<GraphNode>> ordered = nodes ? ordered_graph(std::move(*nodes)) : std::nullopt;
   std::lock_guard lock(mutex_);
   executable_nodes_.erase(executable);
-  if (!ordered) return false;
-  executable_nodes_[executable] = std::make_shared<const GraphNodes>(GraphNodes{++instances_, std::move(*ordered)});
+  std::optional<GraphNodes> graph = nodes ? graph_nodes(instances_ + 1, std::move(*nodes)) : std::nullopt;
+  if (!graph) return false;
+  ++instances_;
+  executable_nodes_[executable] = std::make_shared<const GraphNodes>(std::move(*graph));
   return true;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "checker/core/checker.hpp"
@@ -55,7 +56,7 @@ struct Program {
 };
 
 GraphNodes graph_of(std::uint64_t instance, std::vector<GraphNode> nodes) {
-  return GraphNodes{instance, *ordered_graph(std::move(nodes))};
+  return *graph_nodes(instance, std::move(nodes));
 }
 
 TEST(DeviceGraphNodes, TwoKernelNodesOfOneGraphWithNoEdgeBetweenThemRace) {
@@ -69,6 +70,8 @@ TEST(DeviceGraphNodes, TwoKernelNodesOfOneGraphWithNoEdgeBetweenThemRace) {
   EXPECT_EQ(races[0].race->earlier.stream, p.a.handle) << "a node is named by its launch's stream";
   EXPECT_EQ(races[0].race->earlier.stream_kind, StreamKind::NonBlocking);
   EXPECT_EQ(races[0].address, kBuffer);
+  EXPECT_NE(races[0].smallest_fix().find("cudaGraphAddDependencies"), std::string::npos) << races[0].smallest_fix();
+  EXPECT_NE(races[0].missing().find("no path of edges"), std::string::npos) << races[0].missing();
 }
 
 TEST(DeviceGraphNodes, TwoKernelNodesOrderedByAnEdgeAreClean) {
@@ -99,6 +102,35 @@ TEST(DeviceGraphNodes, NodesOnDisjointBytesNeverRaceAndAReadBesideAReadIsClean) 
   EXPECT_TRUE(p.checker.take_races().empty());
 }
 
+// A fork: B follows A on A's lane, C follows A alone on a lane of its own, D joins both. C is ordered after A, not
+// after B, though B is the latest item of the lane C's predecessor is on.
+TEST(DeviceGraphNodes, ANodeAfterAForkIsOrderedAfterItsPredecessorAndNotAfterItsSibling) {
+  Program p;
+  const GraphNodes graph = graph_of(
+      1, {p.memset_node(kOther), p.memset_node(kBuffer, {0}), p.kernel_node(kBuffer, {0}, ArgumentAccess::ReadOnly),
+          p.memset_node(kBuffer, {1, 2})});
+  EXPECT_EQ(graph.lanes, 2u);
+  EXPECT_EQ(graph.nodes[1].lane, graph.nodes[0].lane);
+  EXPECT_NE(graph.nodes[2].lane, graph.nodes[0].lane);
+  p.launch(p.a, graph, 7);
+  const std::vector<Finding> races = p.checker.take_races();
+  ASSERT_EQ(races.size(), 1u) << "B and C race; A orders both, and D follows both";
+  EXPECT_EQ(races[0].race->earlier.work, DeviceWorkKind::Memset);
+  EXPECT_EQ(races[0].race->later.kernel, "fill");
+}
+
+TEST(DeviceGraphNodes, AChainCapturedFromOneStreamIsOneLane) {
+  Program p;
+  std::vector<GraphNode> chain;
+  for (std::size_t i = 0; i < 100; ++i)
+    chain.push_back(i == 0 ? p.memset_node(kBuffer) : p.memset_node(kBuffer, {i - 1}));
+  const GraphNodes graph = graph_of(1, std::move(chain));
+  EXPECT_EQ(graph.lanes, 1u);
+  p.launch(p.a, graph, 7);
+  p.launch(p.b, graph, 8);
+  EXPECT_TRUE(p.checker.take_races().empty());
+}
+
 TEST(DeviceGraphNodes, AGraphWritingWhatAKernelOnAnotherStreamReadsWithNoEventRaces) {
   Program p;
   p.launch(p.a, graph_of(1, {p.kernel_node(kOther), p.kernel_node(kBuffer, {0})}), 7);
@@ -108,6 +140,8 @@ TEST(DeviceGraphNodes, AGraphWritingWhatAKernelOnAnotherStreamReadsWithNoEventRa
   EXPECT_EQ(races[0].race->earlier.api, "cuGraphLaunch kernel node");
   EXPECT_EQ(races[0].race->later.api, "cuLaunchKernel");
   EXPECT_EQ(races[0].access_site, 8u);
+  EXPECT_NE(races[0].smallest_fix().find("cudaStreamWaitEvent the later work's stream"), std::string::npos)
+      << "a graph against a stream's work is fixed as two streams' work is: " << races[0].smallest_fix();
 }
 
 TEST(DeviceGraphNodes, AGraphAndAKernelOnAnotherStreamOrderedByAnEventAreClean) {
@@ -146,8 +180,10 @@ TEST(DeviceGraphNodes, TheHostSynchronizingTheLaunchStreamKnowsEveryNodeRan) {
 
 TEST(DeviceGraphNodes, ASecondLaunchOfTheSameExecutableRunsAfterTheFirstOnAnyStream) {
   Program p;
-  // The second launch's first node writes what the first launch's last node reads.
-  const GraphNodes graph = graph_of(1, {p.memset_node(kBuffer), p.kernel_node(kBuffer, {0}, ArgumentAccess::ReadOnly)});
+  // The second launch's first node writes what a node of the first launch on another lane reads.
+  const GraphNodes graph = graph_of(
+      1, {p.memset_node(kBuffer), p.memset_node(kOther, {0}), p.kernel_node(kBuffer, {0}, ArgumentAccess::ReadOnly)});
+  ASSERT_NE(graph.nodes[2].lane, graph.nodes[0].lane);
   p.launch(p.a, graph, 7);
   p.launch(p.b, graph, 8);
   EXPECT_TRUE(p.checker.take_races().empty()) << "CUDA runs the launches of one executable one after another";
