@@ -25,6 +25,7 @@
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/site_of.hpp"
 #include "checker/core/finding.hpp"
+#include "checker/core/graph_lanes.hpp"
 #include "checker/core/graph_nodes.hpp"
 #include "checker/core/order.hpp"
 #include "checker/core/page_protection.hpp"
@@ -95,13 +96,14 @@ class Checker {
   WorkStamp device_work(StreamKey stream, const DeviceWorkItem& item, Site&& site) {
     return enqueue_device_work(stream, item, SiteOf(site, 0));
   }
-  // A launch of an executable graph whose nodes are known: each node is an item on a lane of its own, after the
-  // launch stream's earlier work, the executable's previous launch and its predecessors; the launch stream's later
-  // work after every node (graph_launch.cpp). The site is the launch's, asked for once.
+  // A launch of a graph's executable whose nodes are known: each node an item on its lane, after the launch stream's
+  // earlier work, the previous launch and its predecessors; then the stream's later work (graph_launch.cpp).
   template <class Site>
   WorkStamp graph_launched(StreamKey stream, const GraphNodes& graph, Site&& site) {
     return launch_graph(stream, graph, SiteOf(site, 0));
   }
+  void graph_instance_gone(std::uint64_t instance);  // its lanes are given back (graph_lanes.hpp)
+  [[nodiscard]] std::size_t graph_lanes_made() const;
   // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
   void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
   // Exact footprints (footprint_order.hpp): those awaited for launches the host knows ran by every rule the driver
@@ -163,7 +165,7 @@ class Checker {
   // A copy's order and holds; or, when `kernel` names one, a kernel's hold on its pinned bytes as such a copy's.
   void own(const AsyncCopy& copy, const SiteOf& site, std::string_view kernel);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
-  WorkStamp launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site);
+  WorkStamp launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site);  // the site asked for once
   StreamSlot graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
@@ -171,8 +173,7 @@ class Checker {
                        FootprintTicket footprint = 0);
   void record_races(const std::vector<DeviceConflict>& found);
   [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
-  // The kind of the stream a finding names: a graph node's lane is named by its launch's stream.
-  [[nodiscard]] StreamKind named_stream_kind(StreamSlot slot) const;
+  [[nodiscard]] StreamKind named_stream_kind(StreamSlot slot) const;  // a graph node's lane: its launch stream's
   bool sampled_in(const HostFootprint& footprint, Hold hold);
   // The driver call's name, kept once: a watched copy then allocates no string of its own.
   std::string_view api_name(std::string_view api);
@@ -227,8 +228,7 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
-  std::map<std::pair<std::uint64_t, std::size_t>, StreamSlot> graph_lanes_;  // (instance, lane) -> its slot
-  std::set<StreamSlot> lane_slots_;
+  GraphLanes graph_lanes_;
   Allocations allocations_;
   std::vector<Owned> owned_;
   // Started and not returned: a host-function thread's access is made inside one of these.

@@ -5,8 +5,8 @@
 //   lane holds one item per launch, so their join is that launch, whole);
 // - each node an item on its lane (a non-blocking pseudo-stream, made once per instantiation and lane: the legacy
 //   stream's implicit synchronization neither waits for it nor makes it wait; a lane is a chain of nodes the edges
-//   order, graph_nodes.hpp), after the start and its predecessors; a kernel, memcpy or memset node's ranges judged
-//   as any device work's;
+//   order, graph_nodes.hpp, given back when its executable is gone, graph_lanes.hpp), after the start and its
+//   predecessors; a kernel, memcpy or memset node's ranges judged as any device work's;
 // - an end item on the launch stream after every node, which later work, events and synchronizations see.
 #include <optional>
 #include <vector>
@@ -16,22 +16,30 @@
 namespace hazardlab::check {
 
 StreamSlot Checker::graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream) {
-  const auto key = std::pair{instance, lane};
-  if (auto it = graph_lanes_.find(key); it != graph_lanes_.end()) {
-    // A finding names the stream of the node's latest launch.
-    stream_of_slot_.at(it->second) = launch_stream;
-    return it->second;
+  std::optional<StreamSlot> slot = graph_lanes_.slot(instance, lane, launch_stream.context);
+  if (slot) {
+    stream_of_slot_.at(*slot) = launch_stream;  // a finding names the stream of the node's latest launch
+    return *slot;
   }
-  const StreamSlot slot = engines_[0].stream_count();
-  for (OrderEngine& e : live_engines()) e.add_stream(slot, StreamKind::NonBlocking, launch_stream.context);
-  graph_lanes_[key] = slot;
-  lane_slots_.insert(slot);
+  slot = engines_[0].stream_count();
+  for (OrderEngine& e : live_engines()) e.add_stream(*slot, StreamKind::NonBlocking, launch_stream.context);
+  graph_lanes_.made(instance, lane, launch_stream.context, *slot);
   stream_of_slot_.push_back(launch_stream);
-  return slot;
+  return *slot;
+}
+
+void Checker::graph_instance_gone(std::uint64_t instance) {
+  std::lock_guard lock(mutex_);
+  graph_lanes_.instance_gone(instance);
+}
+
+std::size_t Checker::graph_lanes_made() const {
+  std::lock_guard lock(mutex_);
+  return graph_lanes_.made_count();
 }
 
 StreamKind Checker::named_stream_kind(StreamSlot slot) const {
-  if (lane_slots_.count(slot) != 0)
+  if (graph_lanes_.is_lane(slot))
     if (const auto launch = streams_.find(stream_of_slot_.at(slot)); launch != streams_.end())
       return engines_[0].stream_kind(launch->second);
   return engines_[0].stream_kind(slot);

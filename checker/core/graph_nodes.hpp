@@ -25,8 +25,8 @@ enum class GraphNodeRole {
 struct GraphNode {
   GraphNodeRole role = GraphNodeRole::OrderOnly;
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
-  std::string api;     // how a finding names the node's work ("cuGraphLaunch kernel node")
-  std::string kernel;  // a kernel node's kernel
+  std::string api;                  // how a finding names the node's work ("cuGraphLaunch kernel node")
+  std::string kernel;               // a kernel node's kernel
   std::vector<DeviceRange> ranges;  // a copy's or memset's exactly; a kernel's by the rule (kernel_ranges)
   std::vector<std::size_t> after;   // its predecessors, as indices into the graph's nodes
   std::size_t lane = 0;             // its lane among the graph's (graph_nodes below)

@@ -43,9 +43,13 @@ void Handles::instantiated(std::uint64_t executable, std::uint64_t graph) {
   executables_[executable] = graph;
 }
 
-bool Handles::executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes) {
+bool Handles::executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes,
+                               std::optional<std::uint64_t>* gone) {
   std::lock_guard lock(mutex_);
-  executable_nodes_.erase(executable);
+  if (auto old = executable_nodes_.find(executable); old != executable_nodes_.end()) {
+    if (gone != nullptr) *gone = old->second->instance;
+    executable_nodes_.erase(old);
+  }
   std::optional<GraphNodes> graph = nodes ? graph_nodes(instances_ + 1, std::move(*nodes)) : std::nullopt;
   if (!graph) return false;
   ++instances_;
@@ -53,9 +57,13 @@ bool Handles::executable_nodes(std::uint64_t executable, std::optional<std::vect
   return true;
 }
 
-void Handles::executable_changed(std::uint64_t executable) {
+std::optional<std::uint64_t> Handles::executable_changed(std::uint64_t executable) {
   std::lock_guard lock(mutex_);
-  executable_nodes_.erase(executable);
+  const auto it = executable_nodes_.find(executable);
+  if (it == executable_nodes_.end()) return std::nullopt;
+  const std::uint64_t instance = it->second->instance;
+  executable_nodes_.erase(it);
+  return instance;
 }
 
 GraphHostNodes Handles::host_nodes_of(std::uint64_t executable) const {

@@ -53,10 +53,13 @@ class Handles {
   void instantiated(std::uint64_t executable, std::uint64_t graph);
   // The nodes an instantiation read (nullopt: not read, or a node the checker does not follow), each instantiation
   // an instance of its own. False where the edges are refused (ordered_graph): the nodes are then not followed.
-  bool executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes);
+  // A re-instantiation into a handle still followed gives back the old instance (`gone`).
+  bool executable_nodes(std::uint64_t executable, std::optional<std::vector<GraphNode>> nodes,
+                        std::optional<std::uint64_t>* gone = nullptr);
   // What the executable runs is no longer what was read (an update, a node's parameters set or a node disabled on
-  // it), or it was destroyed: its launches are one item of their stream from now on.
-  void executable_changed(std::uint64_t executable);
+  // it), or it was destroyed: its launches are one item of their stream from now on. The instance no longer
+  // followed, if one was (its lanes can be given back: Checker::graph_instance_gone).
+  std::optional<std::uint64_t> executable_changed(std::uint64_t executable);
   [[nodiscard]] GraphLaunchWork launch_of(std::uint64_t executable) const;
   [[nodiscard]] GraphHostNodes host_nodes_of(std::uint64_t executable) const;
 

@@ -36,9 +36,12 @@ bool read_kernel(CUgraphNode node, DriverNode& out) {
 bool read_node(CUgraphNode node, DriverNode& out, int depth) {
   if (cuGraphNodeGetType(node, &out.type) != CUDA_SUCCESS) return false;
   switch (out.type) {
-    case CU_GRAPH_NODE_TYPE_KERNEL: return read_kernel(node, out);
-    case CU_GRAPH_NODE_TYPE_MEMCPY: return cuGraphMemcpyNodeGetParams(node, &out.copy) == CUDA_SUCCESS;
-    case CU_GRAPH_NODE_TYPE_MEMSET: return cuGraphMemsetNodeGetParams(node, &out.memset) == CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_KERNEL:
+      return read_kernel(node, out);
+    case CU_GRAPH_NODE_TYPE_MEMCPY:
+      return cuGraphMemcpyNodeGetParams(node, &out.copy) == CUDA_SUCCESS;
+    case CU_GRAPH_NODE_TYPE_MEMSET:
+      return cuGraphMemsetNodeGetParams(node, &out.memset) == CUDA_SUCCESS;
     case CU_GRAPH_NODE_TYPE_GRAPH: {
       CUgraph child = nullptr;
       if (depth >= kDeepestChildGraph || cuGraphChildGraphNodeGetGraph(node, &child) != CUDA_SUCCESS) return false;
@@ -46,7 +49,8 @@ bool read_node(CUgraphNode node, DriverNode& out, int depth) {
       if (graph) out.child.push_back(std::move(*graph));
       return graph.has_value();
     }
-    default: return true;  // the type is all the checker uses of it
+    default:
+      return true;  // the type is all the checker uses of it
   }
 }
 
@@ -73,9 +77,10 @@ std::optional<DriverGraph> read_graph(CUgraph graph, int depth) {
     return std::nullopt;
   for (std::size_t e = 0; e < edges; ++e) {
     const auto f = index.find(from[e]), t = index.find(to[e]);
-    const bool full = data[e].type == CU_GRAPH_DEPENDENCY_TYPE_DEFAULT && data[e].from_port == 0 && data[e].to_port == 0;
-    out.edges.push_back(DriverEdge{f != index.end() ? f->second : nodes.size(), t != index.end() ? t->second : nodes.size(),
-                                   full});
+    const bool full =
+        data[e].type == CU_GRAPH_DEPENDENCY_TYPE_DEFAULT && data[e].from_port == 0 && data[e].to_port == 0;
+    out.edges.push_back(
+        DriverEdge{f != index.end() ? f->second : nodes.size(), t != index.end() ? t->second : nodes.size(), full});
   }
   return out;
 }
@@ -95,8 +100,10 @@ void read_graph_nodes(CUgraphExec executable, CUgraph graph) {
     if (in.launches_without_layout++ == 0)
       in.writer.note("the driver could not list the parameters of kernel " + kernel +
                      ": what its launches touch on the device was not watched");
+  std::optional<std::uint64_t> gone;
   const bool followed_nodes =
-      in.core.handles.executable_nodes(reinterpret_cast<std::uint64_t>(executable), std::move(followed.nodes));
+      in.core.handles.executable_nodes(reinterpret_cast<std::uint64_t>(executable), std::move(followed.nodes), &gone);
+  if (gone) in.checker.graph_instance_gone(*gone);
   if (!followed_nodes && in.graphs_not_followed++ == 0)
     in.writer.note("a graph was instantiated with " +
                    (followed.not_followed_because.empty() ? std::string("edges that make no order")
@@ -109,7 +116,9 @@ void graph_executable_changed(const Call& c) {
   // Each of these calls names the executable first.
   const CUgraphExec executable = *static_cast<const CUgraphExec*>(c.d->functionParams);
   Session& in = session();
-  in.core.handles.executable_changed(reinterpret_cast<std::uint64_t>(executable));
+  if (const std::optional<std::uint64_t> gone =
+          in.core.handles.executable_changed(reinterpret_cast<std::uint64_t>(executable)))
+    in.checker.graph_instance_gone(*gone);
   if (!c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphExecDestroy) && in.graphs_changed++ == 0)
     in.writer.note("an executable graph was changed after its instantiation (" + std::string(c.name()) +
                    "): what its later launches touch on the device was not watched");

@@ -9,12 +9,25 @@ namespace hazardlab::check::inject {
 
 namespace {
 
-constexpr const char* kUnmodeled[] = {
-    nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-    "an event wait node", "an event record node", "an external semaphore signal node",
-    "an external semaphore wait node", nullptr, nullptr, "a batch memory operation node", "a conditional node"};
+// The nodes whose order with the program's other work the checker cannot know.
+const char* unmodeled(CUgraphNodeType type) {
+  switch (type) {
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT: return "an event wait node";
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD: return "an event record node";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_SIGNAL: return "an external semaphore signal node";
+    case CU_GRAPH_NODE_TYPE_EXT_SEMAS_WAIT: return "an external semaphore wait node";
+    case CU_GRAPH_NODE_TYPE_BATCH_MEM_OP: return "a batch memory operation node";
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return "a conditional node";
+    default: return "a node of a type the checker does not know";
+  }
+}
 
-GraphNode order_only(const char* api) { return GraphNode{GraphNodeRole::OrderOnly, DeviceWorkKind::Kernel, api, {}, {}, {}}; }
+GraphNode device_work(DeviceWorkKind kind, const char* api, std::string kernel, std::vector<DeviceRange> ranges) {
+  return GraphNode{GraphNodeRole::DeviceWork, kind, api, std::move(kernel), std::move(ranges), {}};
+}
+GraphNode order_only(const char* api) {
+  return GraphNode{GraphNodeRole::OrderOnly, DeviceWorkKind::Kernel, api, {}, {}, {}};
+}
 
 struct Flattening {
   std::vector<GraphNode> out;
@@ -44,16 +57,16 @@ struct Flattening {
     switch (node.type) {
       case CU_GRAPH_NODE_TYPE_KERNEL:
         if (!node.kernel.layout_known) result.kernels_without_layout.emplace_back(node.kernel.kernel);
-        out.push_back(GraphNode{GraphNodeRole::DeviceWork, DeviceWorkKind::Kernel, "cuGraphLaunch kernel node",
-                                std::string(node.kernel.kernel), node.kernel.ranges, {}});
+        out.push_back(device_work(DeviceWorkKind::Kernel, "cuGraphLaunch kernel node", std::string(node.kernel.kernel),
+                                  node.kernel.ranges));
         return true;
       case CU_GRAPH_NODE_TYPE_MEMCPY:
-        out.push_back(GraphNode{GraphNodeRole::DeviceWork, DeviceWorkKind::Copy, "cuGraphLaunch memcpy node", {},
-                                copy_device_ranges(node.copy), {}});
+        out.push_back(
+            device_work(DeviceWorkKind::Copy, "cuGraphLaunch memcpy node", {}, copy_device_ranges(node.copy)));
         return true;
       case CU_GRAPH_NODE_TYPE_MEMSET:
-        out.push_back(GraphNode{GraphNodeRole::DeviceWork, DeviceWorkKind::Memset, "cuGraphLaunch memset node", {},
-                                memset_node_ranges(node.memset), {}});
+        out.push_back(
+            device_work(DeviceWorkKind::Memset, "cuGraphLaunch memset node", {}, memset_node_ranges(node.memset)));
         return true;
       case CU_GRAPH_NODE_TYPE_HOST: out.push_back(order_only("cuGraphLaunch host node")); return true;
       case CU_GRAPH_NODE_TYPE_EMPTY: out.push_back(order_only("cuGraphLaunch empty node")); return true;
@@ -71,11 +84,7 @@ struct Flattening {
         out.push_back(std::move(exit));
         return true;
       }
-      default: {
-        const auto t = static_cast<std::size_t>(node.type);
-        return refuse(t < std::size(kUnmodeled) && kUnmodeled[t] != nullptr ? kUnmodeled[t]
-                                                                            : "a node of a type the checker does not know");
-      }
+      default: return refuse(unmodeled(node.type));
     }
   }
 

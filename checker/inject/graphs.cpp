@@ -69,9 +69,10 @@ void graph_cloned(const Call& c) {
 }
 void graph_instantiated(const Call& c) {
   const bool with_flags = c.is(CUPTI_DRIVER_TRACE_CBID_cuGraphInstantiateWithFlags);
-  const CUgraphExec executable = with_flags ? *PARAMS(cuGraphInstantiateWithFlags).phGraphExec
-                                            : *PARAMS(cuGraphInstantiateWithParams).phGraphExec;
-  const CUgraph graph = with_flags ? PARAMS(cuGraphInstantiateWithFlags).hGraph : PARAMS(cuGraphInstantiateWithParams).hGraph;
+  const CUgraphExec executable =
+      with_flags ? *PARAMS(cuGraphInstantiateWithFlags).phGraphExec : *PARAMS(cuGraphInstantiateWithParams).phGraphExec;
+  const CUgraph graph =
+      with_flags ? PARAMS(cuGraphInstantiateWithFlags).hGraph : PARAMS(cuGraphInstantiateWithParams).hGraph;
   session().core.handles.instantiated(key_of(executable), key_of(graph));
   read_graph_nodes(executable, graph);
 }

@@ -37,18 +37,21 @@ struct Program {
   }
   GraphNode kernel_node(std::uintptr_t pointer, std::vector<std::size_t> after = {},
                         ArgumentAccess access = ArgumentAccess::MayWrite) {
-    return GraphNode{GraphNodeRole::DeviceWork, DeviceWorkKind::Kernel, "cuGraphLaunch kernel node", "fill",
+    return GraphNode{GraphNodeRole::DeviceWork,       DeviceWorkKind::Kernel, "cuGraphLaunch kernel node", "fill",
                      kernel_touches(pointer, access), std::move(after)};
   }
   GraphNode memset_node(std::uintptr_t begin, std::vector<std::size_t> after = {}) {
-    return GraphNode{GraphNodeRole::DeviceWork, DeviceWorkKind::Memset, "cuGraphLaunch memset node", "",
-                     {{begin, begin + 64, DeviceAccessKind::Write}}, std::move(after)};
+    return GraphNode{GraphNodeRole::DeviceWork,
+                     DeviceWorkKind::Memset,
+                     "cuGraphLaunch memset node",
+                     "",
+                     {{begin, begin + 64, DeviceAccessKind::Write}},
+                     std::move(after)};
   }
-  void kernel(StreamKey stream, std::uintptr_t pointer, SiteId site,
-              ArgumentAccess access = ArgumentAccess::MayWrite) {
-    checker.device_work(stream, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, kernel_touches(pointer, access),
-                                               "use"},
-                        [site] { return site; });
+  void kernel(StreamKey stream, std::uintptr_t pointer, SiteId site, ArgumentAccess access = ArgumentAccess::MayWrite) {
+    checker.device_work(
+        stream, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, kernel_touches(pointer, access), "use"},
+        [site] { return site; });
   }
   void launch(StreamKey stream, const GraphNodes& graph, SiteId site) {
     checker.graph_launched(stream, graph, [site] { return site; });
@@ -83,8 +86,12 @@ TEST(DeviceGraphNodes, TwoKernelNodesOrderedByAnEdgeAreClean) {
 TEST(DeviceGraphNodes, AChainOfNodesThroughNodesThatOnlyOrderIsClean) {
   Program p;
   GraphNode host_node{GraphNodeRole::OrderOnly, DeviceWorkKind::Kernel, "cuGraphLaunch host node", "", {}, {1}};
-  GraphNode memset{GraphNodeRole::DeviceWork, DeviceWorkKind::Memset, "cuGraphLaunch memset node", "",
-                   {{kBuffer, kBuffer + 64, DeviceAccessKind::Write}}, {2}};
+  GraphNode memset{GraphNodeRole::DeviceWork,
+                   DeviceWorkKind::Memset,
+                   "cuGraphLaunch memset node",
+                   "",
+                   {{kBuffer, kBuffer + 64, DeviceAccessKind::Write}},
+                   {2}};
   // Listed out of order: the graph's edges, not the driver's listing, decide.
   p.launch(p.a,
            graph_of(1, {p.kernel_node(kBuffer, {3}, ArgumentAccess::ReadOnly), p.kernel_node(kBuffer),
@@ -96,7 +103,8 @@ TEST(DeviceGraphNodes, AChainOfNodesThroughNodesThatOnlyOrderIsClean) {
 TEST(DeviceGraphNodes, NodesOnDisjointBytesNeverRaceAndAReadBesideAReadIsClean) {
   Program p;
   p.launch(p.a,
-           graph_of(1, {p.kernel_node(kBuffer), p.kernel_node(kOther), p.kernel_node(kBuffer + 8, {}, ArgumentAccess::ReadOnly),
+           graph_of(1, {p.kernel_node(kBuffer), p.kernel_node(kOther),
+                        p.kernel_node(kBuffer + 8, {}, ArgumentAccess::ReadOnly),
                         p.kernel_node(kBuffer + 8, {}, ArgumentAccess::ReadOnly)}),
            7);
   EXPECT_TRUE(p.checker.take_races().empty());
@@ -106,9 +114,9 @@ TEST(DeviceGraphNodes, NodesOnDisjointBytesNeverRaceAndAReadBesideAReadIsClean) 
 // after B, though B is the latest item of the lane C's predecessor is on.
 TEST(DeviceGraphNodes, ANodeAfterAForkIsOrderedAfterItsPredecessorAndNotAfterItsSibling) {
   Program p;
-  const GraphNodes graph = graph_of(
-      1, {p.memset_node(kOther), p.memset_node(kBuffer, {0}), p.kernel_node(kBuffer, {0}, ArgumentAccess::ReadOnly),
-          p.memset_node(kBuffer, {1, 2})});
+  const GraphNodes graph =
+      graph_of(1, {p.memset_node(kOther), p.memset_node(kBuffer, {0}),
+                   p.kernel_node(kBuffer, {0}, ArgumentAccess::ReadOnly), p.memset_node(kBuffer, {1, 2})});
   EXPECT_EQ(graph.lanes, 2u);
   EXPECT_EQ(graph.nodes[1].lane, graph.nodes[0].lane);
   EXPECT_NE(graph.nodes[2].lane, graph.nodes[0].lane);
@@ -129,6 +137,23 @@ TEST(DeviceGraphNodes, AChainCapturedFromOneStreamIsOneLane) {
   p.launch(p.a, graph, 7);
   p.launch(p.b, graph, 8);
   EXPECT_TRUE(p.checker.take_races().empty());
+}
+
+// A program that instantiates, launches and destroys a graph each step reuses the lanes of the executable gone.
+TEST(DeviceGraphNodes, TheLanesOfAnExecutableGoneAreReusedInItsContext) {
+  Program p;
+  for (std::uint64_t step = 1; step <= 10; ++step) {
+    p.launch(p.a, graph_of(step, {p.memset_node(kBuffer), p.memset_node(kOther)}), 7);
+    p.checker.stream_synchronized(p.a);
+    p.checker.graph_instance_gone(step);
+  }
+  EXPECT_EQ(p.checker.graph_lanes_made(), 2u);
+  EXPECT_TRUE(p.checker.take_races().empty());
+  // Another context's graph gets lanes of its own.
+  const StreamKey elsewhere{2, 0xa};
+  p.checker.stream_created(elsewhere, StreamKind::NonBlocking);
+  p.launch(elsewhere, graph_of(11, {p.memset_node(kBuffer + 1024)}), 8);
+  EXPECT_EQ(p.checker.graph_lanes_made(), 3u);
 }
 
 TEST(DeviceGraphNodes, AGraphWritingWhatAKernelOnAnotherStreamReadsWithNoEventRaces) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -66,7 +67,8 @@ struct Replay {
 // two nodes and no edge between them.
 TEST(DriverReplayGraphs, TwoNodesOfACapturedGraphWithNoEdgeRace) {
   Replay r;
-  ASSERT_TRUE(r.instantiate(0xe1, DriverGraph{{r.kernel_node(kBuffer, ArgumentAccess::ReadOnly), Replay::memset_node(kBuffer)}, {}}));
+  ASSERT_TRUE(r.instantiate(
+      0xe1, DriverGraph{{r.kernel_node(kBuffer, ArgumentAccess::ReadOnly), Replay::memset_node(kBuffer)}, {}}));
   r.launch(0xe1, r.a);
   const std::vector<Finding> races = r.checker.take_races();
   ASSERT_EQ(races.size(), 1u);
@@ -79,7 +81,8 @@ TEST(DriverReplayGraphs, TwoNodesOfACapturedGraphWithNoEdgeRace) {
 TEST(DriverReplayGraphs, TheSameNodesOrderedByTheEdgeTheDriverListsAreClean) {
   Replay r;
   ASSERT_TRUE(r.instantiate(
-      0xe1, DriverGraph{{r.kernel_node(kBuffer, ArgumentAccess::ReadOnly), Replay::memset_node(kBuffer)}, {{0, 1, true}}}));
+      0xe1,
+      DriverGraph{{r.kernel_node(kBuffer, ArgumentAccess::ReadOnly), Replay::memset_node(kBuffer)}, {{0, 1, true}}}));
   r.launch(0xe1, r.a);
   r.launch(0xe1, r.b);
   EXPECT_TRUE(r.checker.take_races().empty());
@@ -99,13 +102,16 @@ TEST(DriverReplayGraphs, AMemcpyNodeRacesWithAKernelOnAnotherStreamReadingItsDes
   r.launch(0xe1, r.a);
   const std::uintptr_t past_the_copy = kBuffer + 256;
   const KernelArgument beyond{std::as_bytes(std::span(&past_the_copy, 1)), ArgumentAccess::ReadOnly};
-  r.checker.device_work(r.b, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel,
-                                            r.checker.allocations().kernel_ranges(std::span(&beyond, 1)), "sum"},
+  r.checker.device_work(r.b,
+                        DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel,
+                                       r.checker.allocations().kernel_ranges(std::span(&beyond, 1)), "sum"},
                         [] { return SiteId{8}; });
   EXPECT_TRUE(r.checker.take_races().empty()) << "a byte the copy does not write";
-  r.checker.device_work(r.b, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel,
-                                            {{kBuffer + 8, kBuffer + 9, DeviceAccessKind::Read}}, "sum"},
-                        [] { return SiteId{9}; });
+  r.checker.device_work(
+      r.b,
+      DeviceWorkItem{
+          "cuLaunchKernel", DeviceWorkKind::Kernel, {{kBuffer + 8, kBuffer + 9, DeviceAccessKind::Read}}, "sum"},
+      [] { return SiteId{9}; });
   ASSERT_EQ(r.checker.take_races().size(), 1u);
 }
 
@@ -114,7 +120,8 @@ TEST(DriverReplayGraphs, AChildGraphsNodesAreOrderedByTheChildNodesEdges) {
   Replay r;
   DriverNode child = Replay::of_type(CU_GRAPH_NODE_TYPE_GRAPH);
   child.child.push_back(DriverGraph{{r.kernel_node(kBuffer, ArgumentAccess::ReadOnly)}, {}});
-  const DriverGraph ordered{{Replay::memset_node(kBuffer), child, Replay::memset_node(kBuffer)}, {{0, 1, true}, {1, 2, true}}};
+  const DriverGraph ordered{{Replay::memset_node(kBuffer), child, Replay::memset_node(kBuffer)},
+                            {{0, 1, true}, {1, 2, true}}};
   ASSERT_TRUE(r.instantiate(0xe1, ordered));
   r.launch(0xe1, r.a);
   EXPECT_TRUE(r.checker.take_races().empty());
@@ -129,9 +136,9 @@ TEST(DriverReplayGraphs, AChildGraphsNodesAreOrderedByTheChildNodesEdges) {
 // one item of its stream) and says why.
 TEST(DriverReplayGraphs, NodesThatOnlyOrderAreFollowedAndAGraphWithAnUnmodeledNodeOrEdgeIsNot) {
   Replay r;
-  const DriverGraph through_host{{Replay::memset_node(kBuffer), Replay::of_type(CU_GRAPH_NODE_TYPE_HOST),
-                                  Replay::memset_node(kBuffer)},
-                                 {{0, 1, true}, {1, 2, true}}};
+  const DriverGraph through_host{
+      {Replay::memset_node(kBuffer), Replay::of_type(CU_GRAPH_NODE_TYPE_HOST), Replay::memset_node(kBuffer)},
+      {{0, 1, true}, {1, 2, true}}};
   ASSERT_TRUE(r.instantiate(0xe1, through_host));
   r.launch(0xe1, r.a);
   EXPECT_TRUE(r.checker.take_races().empty());
@@ -152,8 +159,15 @@ TEST(DriverReplayGraphs, AnExecutableChangedAfterItsInstantiationIsNoLongerFollo
   Replay r;
   ASSERT_TRUE(r.instantiate(0xe1, DriverGraph{{Replay::memset_node(kBuffer)}, {}}));
   EXPECT_NE(r.handles.launch_of(0xe1).nodes, nullptr);
-  r.handles.executable_changed(0xe1);
+  EXPECT_EQ(r.handles.executable_changed(0xe1), std::optional<std::uint64_t>{1}) << "its instance, whose lanes go back";
   EXPECT_EQ(r.handles.launch_of(0xe1).nodes, nullptr);
+  EXPECT_EQ(r.handles.executable_changed(0xe1), std::nullopt);
+  // Instantiated again into the same handle: the instance it replaces is given back.
+  ASSERT_TRUE(r.instantiate(0xe1, DriverGraph{{Replay::memset_node(kBuffer)}, {}}));
+  std::optional<std::uint64_t> gone;
+  ASSERT_TRUE(
+      r.handles.executable_nodes(0xe1, followed_graph(DriverGraph{{Replay::memset_node(kBuffer)}, {}}).nodes, &gone));
+  EXPECT_EQ(gone, std::optional<std::uint64_t>{2});
 }
 
 TEST(DriverReplayGraphs, AKernelNodeWhoseParametersTheDriverCannotListTouchesNothingAndIsNamed) {
