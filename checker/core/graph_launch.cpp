@@ -1,8 +1,8 @@
 // A launch of an executable graph whose nodes are known, in the order engines. CUDA documents that a launch runs
 // after its stream's earlier work and after the executable's previous launch, and that work enqueued on the
 // stream after it runs after the whole graph; inside, a node waits for its predecessors only. So:
-// - a start item on the launch stream, after the executable's previous launch (every lane's latest item: each
-//   lane holds one item per launch, so their join is that launch, whole);
+// - a start item on the launch stream, after the executable's previous launch (every lane's latest item: each node
+//   of that launch is on one of its lanes, at or before the latest, so their join is that launch, whole);
 // - each node an item on its lane (a non-blocking pseudo-stream, made once per instantiation and lane: the legacy
 //   stream's implicit synchronization neither waits for it nor makes it wait; a lane is a chain of nodes the edges
 //   order, graph_nodes.hpp, given back when its executable is gone, graph_lanes.hpp), after the start and its

@@ -1,9 +1,8 @@
 // The program's handles as the checker keeps them: each stream it named with its key, and what each of its graphs
 // does at a launch that the checker must see (the copies that touch host memory, whether it has host nodes, and
-// the nodes each executable runs on the device, with their edges). No
-// CUDA: a handle is its value. The injected library fills it from the driver's calls; it locks itself, and the
-// lock is held across what `make` does for a stream first seen (a driver query, the Checker told), so that a
-// stream is made once.
+// the nodes each executable runs on the device, with their edges). No CUDA: a handle is its value. The injected
+// library fills it from the driver's calls; it locks itself, and the lock is held across what `make` does for a
+// stream first seen (a driver query, the Checker told), so that a stream is made once.
 #pragma once
 
 #include <cstddef>
