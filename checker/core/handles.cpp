@@ -66,6 +66,14 @@ std::optional<std::uint64_t> Handles::executable_changed(std::uint64_t executabl
   return instance;
 }
 
+void Handles::executable_events(std::uint64_t executable, GraphEvents events) {
+  std::lock_guard lock(mutex_);
+  if (events.recorded.empty() && events.waited.empty())
+    executable_events_.erase(executable);
+  else
+    executable_events_[executable] = std::move(events);
+}
+
 GraphHostNodes Handles::host_nodes_of(std::uint64_t executable) const {
   std::lock_guard lock(mutex_);
   const auto e = executables_.find(executable);
@@ -81,6 +89,7 @@ GraphLaunchWork Handles::launch_of(std::uint64_t executable) const {
     if (graphs_with_host_nodes_.count(e->second)) work.host_nodes = GraphHostNodes::Present;
   }
   if (auto n = executable_nodes_.find(executable); n != executable_nodes_.end()) work.nodes = n->second;
+  if (auto v = executable_events_.find(executable); v != executable_events_.end()) work.events = v->second;
   return work;
 }
 

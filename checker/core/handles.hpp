@@ -29,6 +29,13 @@ struct GraphCopy {
   std::size_t bytes = 0;
 };
 
+// The events the event record and wait nodes of a graph the checker does not follow name. Its launch is taken to
+// wait for the one before it and to record the other after it, whole: a stronger order than the nodes' own, so that
+// a race may be missed but work the graph orders is never called racing.
+struct GraphEvents {
+  std::vector<std::uint64_t> recorded, waited;
+};
+
 // What a launch of an executable graph issues.
 struct GraphLaunchWork {
   std::vector<GraphCopy> copies;
@@ -36,6 +43,7 @@ struct GraphLaunchWork {
   // Its nodes as items of device work (graph_nodes.hpp); null where they were not read or cannot be followed: the
   // launch is then one item of its stream.
   std::shared_ptr<const GraphNodes> nodes;
+  GraphEvents events;
 };
 
 class Handles {
@@ -59,6 +67,7 @@ class Handles {
   // it), or it was destroyed: its launches are one item of their stream from now on. The instance no longer
   // followed, if one was (its lanes can be given back: Checker::graph_instance_gone).
   std::optional<std::uint64_t> executable_changed(std::uint64_t executable);
+  void executable_events(std::uint64_t executable, GraphEvents events);
   [[nodiscard]] GraphLaunchWork launch_of(std::uint64_t executable) const;
   [[nodiscard]] GraphHostNodes host_nodes_of(std::uint64_t executable) const;
 
@@ -69,6 +78,7 @@ class Handles {
   std::set<std::uint64_t> graphs_with_host_nodes_;  // explicit host nodes, or host functions captured from a stream
   std::map<std::uint64_t, std::uint64_t> executables_;  // executable graph -> the graph it was made from
   std::map<std::uint64_t, std::shared_ptr<const GraphNodes>> executable_nodes_;
+  std::map<std::uint64_t, GraphEvents> executable_events_;
   std::uint64_t instances_ = 0;
 };
 

@@ -33,8 +33,14 @@ bool read_kernel(CUgraphNode node, DriverNode& out) {
   return true;
 }
 
+bool read_event(CUresult got, CUevent event, DriverNode& out) {
+  out.event = reinterpret_cast<std::uint64_t>(event);  // the key synchronization.cpp gives an event
+  return got == CUDA_SUCCESS;
+}
+
 bool read_node(CUgraphNode node, DriverNode& out, int depth) {
   if (cuGraphNodeGetType(node, &out.type) != CUDA_SUCCESS) return false;
+  CUevent event = nullptr;
   switch (out.type) {
     case CU_GRAPH_NODE_TYPE_KERNEL:
       return read_kernel(node, out);
@@ -49,6 +55,10 @@ bool read_node(CUgraphNode node, DriverNode& out, int depth) {
       if (graph) out.child.push_back(std::move(*graph));
       return graph.has_value();
     }
+    case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+      return read_event(cuGraphEventRecordNodeGetEvent(node, &event), event, out);
+    case CU_GRAPH_NODE_TYPE_WAIT_EVENT:
+      return read_event(cuGraphEventWaitNodeGetEvent(node, &event), event, out);
     default:
       return true;  // the type is all the checker uses of it
   }
@@ -95,6 +105,8 @@ void read_graph_nodes(CUgraphExec executable, CUgraph graph) {
     driver = read_graph(graph, 0);
   }
   FollowedGraph followed = driver ? followed_graph(*driver) : FollowedGraph{};
+  in.core.handles.executable_events(reinterpret_cast<std::uint64_t>(executable),
+                                    driver && !followed.nodes ? graph_events(*driver) : GraphEvents{});
   if (!driver) followed.not_followed_because = "a node or an edge the driver did not describe";
   for (const std::string& kernel : followed.kernels_without_layout)
     if (in.launches_without_layout++ == 0)

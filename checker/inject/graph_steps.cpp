@@ -103,6 +103,27 @@ FollowedGraph followed_graph(const DriverGraph& graph) {
   return result;
 }
 
+GraphEvents graph_events(const DriverGraph& graph) {
+  GraphEvents events;
+  for (const DriverNode& node : graph.nodes) {
+    if (node.type == CU_GRAPH_NODE_TYPE_EVENT_RECORD) events.recorded.push_back(node.event);
+    if (node.type == CU_GRAPH_NODE_TYPE_WAIT_EVENT) events.waited.push_back(node.event);
+    for (const DriverGraph& child : node.child) {
+      GraphEvents inner = graph_events(child);
+      events.recorded.insert(events.recorded.end(), inner.recorded.begin(), inner.recorded.end());
+      events.waited.insert(events.waited.end(), inner.waited.begin(), inner.waited.end());
+    }
+  }
+  return events;
+}
+
+void unfollowed_launch(Checker& checker, StreamKey stream, const GraphEvents& events,
+                       const std::function<void()>& launch) {
+  for (const std::uint64_t event : events.waited) checker.stream_waited_event(stream, event);
+  launch();
+  for (const std::uint64_t event : events.recorded) checker.event_recorded(event, stream);
+}
+
 std::vector<DeviceRange> memset_node_ranges(const CUDA_MEMSET_NODE_PARAMS& m) {
   std::vector<DeviceRange> ranges;
   const std::size_t row = m.width * m.elementSize;

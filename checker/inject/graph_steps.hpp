@@ -7,11 +7,15 @@
 #include <cuda.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "checker/core/checker.hpp"
 #include "checker/core/graph_nodes.hpp"
+#include "checker/core/handles.hpp"
 #include "checker/inject/kernel_layouts.hpp"
 
 namespace hazardlab::check::inject {
@@ -24,6 +28,7 @@ struct DriverNode {
   CUDA_MEMCPY3D copy{};                   // a memcpy node
   CUDA_MEMSET_NODE_PARAMS memset{};       // a memset node
   std::vector<DriverGraph> child = {};    // a child graph node: its graph (one)
+  std::uint64_t event = 0;                // an event record or wait node: its event's key
 };
 
 // An edge, by index into the graph's nodes. `full`: an ordinary dependency on the upstream node's completion (the
@@ -49,6 +54,13 @@ struct FollowedGraph {
   std::vector<std::string> kernels_without_layout;  // kernel nodes whose parameters the driver could not list
 };
 FollowedGraph followed_graph(const DriverGraph& graph);
+
+// The events the graph's event record and wait nodes name, child graphs' included (GraphEvents).
+GraphEvents graph_events(const DriverGraph& graph);
+// A launch of a graph whose nodes are not followed: the launch stream waits for the events its nodes wait for,
+// then `launch` enqueues the launch's own items, then the events its nodes record are recorded on the stream.
+void unfollowed_launch(Checker& checker, StreamKey stream, const GraphEvents& events,
+                       const std::function<void()>& launch);
 
 // The bytes a memset node writes: `height` rows of `width` elements, `pitch` apart.
 std::vector<DeviceRange> memset_node_ranges(const CUDA_MEMSET_NODE_PARAMS& memset);

@@ -8,6 +8,7 @@
 #include "checker/inject/call.hpp"
 #include "checker/inject/core_steps.hpp"
 #include "checker/inject/events.hpp"
+#include "checker/inject/graph_steps.hpp"
 #include "checker/inject/handlers.hpp"
 #include "checker/inject/reporting.hpp"
 #include "checker/inject/session.hpp"
@@ -27,23 +28,32 @@ void memcpy_node_added(CUgraph graph, const CUDA_MEMCPY3D& m, const char* api) {
   session().core.handles.graph_copy(key_of(graph), GraphCopy{api, src, dst, copy_bytes(m)});
 }
 
-void take(const GraphLaunched& launch) {
-  Session& in = session();
-  const GraphLaunchWork work = in.core.handles.launch_of(key_of(launch.exec));
-  // Its nodes on the device, with the graph's edges; launched into a capture, it is a node of the graph being
-  // built instead, and runs only when that graph is launched.
-  const bool nodes_run = work.nodes != nullptr && !capturing(launch.handle);
-  if (nodes_run) {
-    in.checker.graph_launched(launch.stream, *work.nodes, [] { return capture_site(); });
-    write_races();
-  }
-  // A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
+// A graph's memcpy nodes read and write their host buffers when the launch runs, by reference.
+void issue_host_copies(const GraphLaunched& launch, const GraphLaunchWork& work) {
   for (const GraphCopy& g : work.copies) {
     const std::string api = "cuGraphLaunch of " + g.api;
     take(CopyEnqueued{api, launch.handle, launch.stream, g.src, g.dst, g.bytes, {}, CopyOrigin::GraphLaunch,
                       work.host_nodes});
   }
-  if (work.copies.empty() && !nodes_run) in.checker.work_enqueued(launch.stream);
+}
+
+void take(const GraphLaunched& launch) {
+  Session& in = session();
+  const GraphLaunchWork work = in.core.handles.launch_of(key_of(launch.exec));
+  // Launched into a capture, it is a node of the graph being built, and runs only when that graph is launched.
+  const bool captured = capturing(launch.handle);
+  if (work.nodes != nullptr && !captured) {
+    // Its nodes on the device, with the graph's edges; then the copies that touch host memory.
+    in.checker.graph_launched(launch.stream, *work.nodes, [] { return capture_site(); });
+    write_races();
+    issue_host_copies(launch, work);
+    return;
+  }
+  const GraphEvents events = captured ? GraphEvents{} : work.events;
+  unfollowed_launch(in.checker, launch.stream, events, [&] {
+    issue_host_copies(launch, work);
+    if (work.copies.empty()) in.checker.work_enqueued(launch.stream);
+  });
 }
 
 }  // namespace

@@ -154,6 +154,45 @@ TEST(DriverReplayGraphs, NodesThatOnlyOrderAreFollowedAndAGraphWithAnUnmodeledNo
   EXPECT_EQ(r.handles.launch_of(0xe2).nodes, nullptr);
 }
 
+// A graph not followed for its event nodes still orders by them, whole: the launch stream waits for what its wait
+// nodes wait for before the launch, and records what its record nodes record after it.
+TEST(DriverReplayGraphs, AGraphNotFollowedOrdersByItsEventNodesAsAWholeLaunch) {
+  Replay r;
+  DriverNode record = Replay::of_type(CU_GRAPH_NODE_TYPE_EVENT_RECORD);
+  DriverNode wait = Replay::of_type(CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+  record.event = 0xe1;
+  wait.event = 0xe2;
+  DriverNode child = Replay::of_type(CU_GRAPH_NODE_TYPE_GRAPH);
+  child.child.push_back(DriverGraph{{record}, {}});
+  const DriverGraph graph{{wait, Replay::memset_node(kOther), child}, {{0, 1, true}, {1, 2, true}}};
+  ASSERT_FALSE(followed_graph(graph).nodes);
+  const GraphEvents events = graph_events(graph);
+  EXPECT_EQ(events.recorded, std::vector<std::uint64_t>{0xe1});
+  EXPECT_EQ(events.waited, std::vector<std::uint64_t>{0xe2});
+
+  r.checker.event_created(0xe1);
+  r.checker.event_created(0xe2);
+  auto kernel = [&](StreamKey stream, std::uintptr_t pointer, ArgumentAccess access, SiteId site) {
+    r.checker.device_work(stream, DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel,
+                                                 r.kernel_node(pointer, access).kernel.ranges, "k"},
+                          [site] { return site; });
+  };
+  kernel(r.b, kOther, ArgumentAccess::MayWrite, 1);  // b writes what a reads after the graph waited for it
+  r.checker.event_recorded(0xe2, r.b);
+  kernel(r.a, kBuffer, ArgumentAccess::MayWrite, 2);  // a writes what b reads after waiting for the graph's record
+  unfollowed_launch(r.checker, r.a, events, [&] { r.checker.work_enqueued(r.a); });
+  kernel(r.a, kOther, ArgumentAccess::ReadOnly, 3);
+  r.checker.stream_waited_event(r.b, 0xe1);
+  kernel(r.b, kBuffer, ArgumentAccess::ReadOnly, 4);
+  EXPECT_TRUE(r.checker.take_races().empty());
+  // Without its events, the same launch orders nothing.
+  kernel(r.b, kOther + 64, ArgumentAccess::MayWrite, 5);
+  r.checker.event_recorded(0xe2, r.b);
+  unfollowed_launch(r.checker, r.a, GraphEvents{}, [&] { r.checker.work_enqueued(r.a); });
+  kernel(r.a, kOther + 64, ArgumentAccess::ReadOnly, 6);
+  EXPECT_EQ(r.checker.take_races().size(), 1u);
+}
+
 // An executable updated, or a node's parameters set on it, no longer runs what was read: not followed from then on.
 TEST(DriverReplayGraphs, AnExecutableChangedAfterItsInstantiationIsNoLongerFollowed) {
   Replay r;
