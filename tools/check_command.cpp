@@ -60,6 +60,12 @@ int check_main(int argc, char** argv) {
                "may talk through mapped memory while it runs (system-scope atomics and __threadfence_system, a "
                "flag the kernel spins on), which the checker cannot see and would call a race")
       ->check(cli::flag_value());
+  bool graph_nodes = false;
+  app.add_flag("--graph-nodes", graph_nodes,
+               "follow each kernel, memcpy and memset node of a launched CUDA graph as device work of its own, "
+               "ordered by the graph's edges: races inside a graph and between a graph and a stream are found. Off by "
+               "default until its GPU tests (check/graphs/*) have run (checker/README.md)")
+      ->check(cli::flag_value());
   bool managed_memory = false;
   app.add_flag("--managed-memory", managed_memory,
                "a kernel handed a pointer into managed memory (cudaMallocManaged) owns the whole allocation until "
@@ -97,6 +103,7 @@ int check_main(int argc, char** argv) {
     if (app.count("--every-occurrence") > 0) options.every_occurrence = every_occurrence;
     if (app.count("--kernels-own-mapped-memory") > 0) options.kernels_own_mapped_memory = kernels_own_mapped_memory;
     if (app.count("--managed-memory") > 0) options.managed_memory = managed_memory;
+    if (app.count("--graph-nodes") > 0) options.graph_nodes = graph_nodes;
     if (app.count("--source-root") > 0 && !options.sarif) {
       throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
                        "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <optional>
+#include <vector>
 
+#include "checker/core/finding.hpp"
 #include "checker/core/order.hpp"
 
 namespace hazardlab::check {
@@ -26,6 +28,13 @@ struct Accessor {
   static Accessor host_function_thread() { return {Kind::HostFunctionThread, {}}; }
   // The replay's spelling: a host function's item, or none for a program thread.
   static Accessor of(std::optional<WorkStamp> item) { return item ? host_function(*item) : program_thread(); }
+};
+
+// What the checker made of a host access that faulted.
+struct FaultOutcome {
+  bool ours = false;  // the page is one the checker holds
+  bool step = false;  // the page still forbids this access: let one instruction through, then protect again
+  std::vector<Finding> findings;
 };
 
 }  // namespace hazardlab::check

@@ -80,6 +80,9 @@ const HandedSetting kHandedSettings[] = {
     {setting::kCheckManagedMemory,
      [](const SettingSource& s, CheckSettings& c) { c.managed_memory = s.flag(setting::kCheckManagedMemory, false); },
      [](const CheckSettings& c) { return flag_text(c.managed_memory); }},
+    {setting::kCheckGraphNodes,
+     [](const SettingSource& s, CheckSettings& c) { c.graph_nodes = s.flag(setting::kCheckGraphNodes, false); },
+     [](const CheckSettings& c) { return flag_text(c.graph_nodes); }},
     {setting::kCheckProtection,
      [](const SettingSource& s, CheckSettings& c) {
        const std::string word = s.choice(setting::kCheckProtection, std::string(to_string(ProtectionRequest::Auto)));

@@ -20,15 +20,6 @@ Checker::Checker(PageProtector& protector) : protector_(protector) {
   engines_.emplace_back(RuleSet::all().with_seen_deviations());
 }
 
-template <class Step>
-WorkStamp Checker::on_every_engine(Step step) {
-  // Every engine sees the same items in the same order, so an item has one stamp in all of them.
-  const WorkStamp stamp = step(engines_[0]);
-  for (std::size_t e = 1; e < live_engines_; ++e)
-    if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
-  return stamp;
-}
-
 void Checker::before_step(const conformance::StreamWorkFacts& facts) {
   if (live_engines_ == engines_.size()) return;
   const bool documented = conformance::skips_implicit_sync(engines_[0].rules(), facts);
@@ -231,48 +222,36 @@ WorkStamp Checker::enqueue_device_work(StreamKey stream, const DeviceWorkItem& i
   const StreamSlot slot = slot_of(stream);
   const StreamWorkFacts facts{.stream = engines_[0].stream_kind(slot)};
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
-  if (!item.ranges.empty() || item.footprint != 0)
+  if (!item.ranges.empty())
     device_accesses(slot, stamp, api_name(item.api), item.kind, item.kernel.empty() ? "" : api_name(item.kernel),
-                    item.ranges, site, item.footprint);
+                    item.ranges, site);
   return stamp;
 }
 
 void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
-                              FootprintTicket footprint) {
+                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site) {
   // The documented rules decide the device's half: a deviation was measured on copies the host waits for, not
   // on the order of work between streams.
   const OrderEngine& order = engines_[kDocumented];
   const SiteId named = order.stream_count() > 1 ? site.get() : 0;
-  // A kernel's bytes come from the rule until its footprint replaces them (footprint_order.hpp).
+  // A kernel's bytes come from the rule: no recorder hands the checker footprints yet (footprint_order.hpp).
   const RangeSource source = kind == DeviceWorkKind::Kernel ? RangeSource::PointedElement : RangeSource::Named;
   record_races(device_in_order_.enqueued(
-      DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel, source}, footprint));
+      DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel, source}));
 }
 
-void Checker::kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact) {
+std::size_t Checker::engines_taking_steps() const {
   std::lock_guard lock(mutex_);
-  record_races(device_in_order_.footprint(ticket, std::move(exact)));
-}
-
-std::vector<FootprintTicket> Checker::footprints_known() const {
-  std::lock_guard lock(mutex_);
-  return device_in_order_.awaited_known(engine(kAllDeviations).host_clock());
-}
-
-void Checker::give_up_footprints() {
-  std::lock_guard lock(mutex_);
-  record_races(device_in_order_.give_up_waiting());
+  return live_engines_;
 }
 
 void Checker::record_races(const std::vector<DeviceConflict>& found) {
-  const OrderEngine& order = engines_[kDocumented];
   for (const DeviceConflict& c : found) {
     Finding f;
     f.kind = FindingKind::DeviceWorkRace;
     f.copy.api = std::string(c.earlier.api);
     f.copy.stream = stream_of_slot_.at(c.earlier.stamp.stream).handle;
-    f.copy.stream_kind = order.stream_kind(c.earlier.stamp.stream);
+    f.copy.stream_kind = named_stream_kind(c.earlier.stamp.stream);
     f.copy.site = c.earlier.site;
     f.address = c.address;
     f.access_site = c.later.site;
@@ -285,7 +264,7 @@ void Checker::record_races(const std::vector<DeviceConflict>& found) {
 
 DeviceWorkFacts Checker::work_facts(const DeviceAccess& access) const {
   return DeviceWorkFacts{std::string(access.api), stream_of_slot_.at(access.stamp.stream).handle,
-                         engines_[kDocumented].stream_kind(access.stamp.stream), access.work, access.kind,
+                         named_stream_kind(access.stamp.stream), access.work, access.kind,
                          std::string(access.name), access.source};
 }
 

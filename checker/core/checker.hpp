@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -24,6 +25,8 @@
 #include "checker/core/device_conflicts.hpp"
 #include "checker/core/site_of.hpp"
 #include "checker/core/finding.hpp"
+#include "checker/core/graph_lanes.hpp"
+#include "checker/core/graph_nodes.hpp"
 #include "checker/core/order.hpp"
 #include "checker/core/page_protection.hpp"
 #include "checker/core/pages.hpp"
@@ -102,13 +105,16 @@ class Checker {
   WorkStamp device_work(StreamKey stream, const DeviceWorkItem& item, Site&& site) {
     return enqueue_device_work(stream, item, SiteOf(site, 0));
   }
+  // A launch of a graph's executable whose nodes are known: each node an item on its lane, after the launch stream's
+  // earlier work, the previous launch and its predecessors; then the stream's later work (graph_launch.cpp).
+  template <class Site>
+  WorkStamp graph_launched(StreamKey stream, const GraphNodes& graph, Site&& site) {
+    return launch_graph(stream, graph, SiteOf(site, 0));
+  }
+  void graph_instance_gone(std::uint64_t instance);  // its lanes are given back (graph_lanes.hpp)
+  [[nodiscard]] std::size_t graph_lanes_made() const;
   // The memory no longer holds what earlier work touched (a synchronous free; a block a pool handed out again).
   void device_memory_renewed(std::uintptr_t begin, std::uintptr_t end);
-  // Exact footprints (footprint_order.hpp): those awaited for launches the host knows ran by every rule the driver
-  // was measured to keep; one that came (nullopt: never will, the rule judges); at the end, every one given up.
-  [[nodiscard]] std::vector<FootprintTicket> footprints_known() const;
-  void kernel_footprint(FootprintTicket ticket, std::optional<std::vector<DeviceRange>> exact);
-  void give_up_footprints();
   // The races found since the last call, each a DeviceWorkRace finding.
   std::vector<Finding> take_races();
   WorkStamp work_enqueued(StreamKey stream);
@@ -121,14 +127,9 @@ class Checker {
   void event_synchronized(std::uint64_t event);  // also a cuEventQuery that returned CUDA_SUCCESS
   void context_synchronized(std::uint64_t context);
 
-  struct FaultOutcome {
-    bool ours = false;     // the page is one the checker holds
-    bool step = false;     // the page still forbids this access: let one instruction through, then protect again
-    std::vector<Finding> findings;
-  };
-  // A host access that faulted on a page the checker may hold, made by `by`.
-  // `site` names the access; it is asked for only when the access conflicts with a copy (a fault handler
-  // then spends the time to name the Python line too, and never for a neighbour).
+  using FaultOutcome = check::FaultOutcome;  // accessor.hpp
+  // A host access that faulted on a page the checker may hold, made by `by`. `site` names the access; it is asked
+  // for only when it conflicts with a copy (a fault handler then names the Python line too; never for a neighbour).
   template <class Site>
   FaultOutcome host_access(std::uintptr_t address, bool write, Accessor by, Site&& site, std::uint64_t thread) {
     if constexpr (std::is_invocable_r_v<SiteId, Site&>) {
@@ -150,10 +151,7 @@ class Checker {
   void restore_page(std::uintptr_t page);
   [[nodiscard]] CheckerStats stats() const;
   // How many order engines take each step (the documented one alone until a deviation could tell them apart).
-  [[nodiscard]] std::size_t engines_taking_steps() const {
-    std::lock_guard lock(mutex_);
-    return live_engines_;
-  }
+  [[nodiscard]] std::size_t engines_taking_steps() const;
   // Removes every hold (a forked child, which has no CUDA, gets its memory back as it was).
   void release_everything();
 
@@ -168,12 +166,14 @@ class Checker {
   template <class Which>
   void let_go_holds(Which which);
   WorkStamp enqueue_device_work(StreamKey stream, const DeviceWorkItem& item, const SiteOf& site);
+  WorkStamp launch_graph(StreamKey stream, const GraphNodes& graph, const SiteOf& site);  // the site asked for once
+  StreamSlot graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site,
-                       FootprintTicket footprint = 0);
+                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site);
   void record_races(const std::vector<DeviceConflict>& found);
   [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
+  [[nodiscard]] StreamKind named_stream_kind(StreamSlot slot) const;  // a graph node's lane: its launch stream's
   bool sampled_in(const HostFootprint& footprint, Hold hold);
   // The driver call's name, kept once: a watched copy then allocates no string of its own.
   std::string_view api_name(std::string_view api);
@@ -192,8 +192,14 @@ class Checker {
   };
   StreamSlot slot_of(StreamKey stream);
   EventSlot event_slot(std::uint64_t event);
+  // Every engine sees the same items in the same order, so an item has one stamp in all of them.
   template <class Step>
-  WorkStamp on_every_engine(Step step);
+  WorkStamp on_every_engine(Step step) {
+    const WorkStamp stamp = step(engines_[0]);
+    for (std::size_t e = 1; e < live_engines_; ++e)
+      if (step(engines_[e]) != stamp) throw std::logic_error("the order engines disagree on an item's position");
+    return stamp;
+  }
   // The engines that take each step: the documented one alone until a step the rule sets tell apart.
   std::span<OrderEngine> live_engines() { return {engines_.data(), live_engines_}; }
   // Engine `e` as it stands: the documented one while the others have taken no step of their own.
@@ -222,6 +228,7 @@ class Checker {
   std::map<StreamKey, StreamSlot> streams_;
   std::vector<StreamKey> stream_of_slot_;  // the reverse, to name a stream in a finding
   std::map<std::uint64_t, EventSlot> events_;
+  GraphLanes graph_lanes_;
   Allocations allocations_;
   std::vector<Owned> owned_;
   // Started and not returned: a host-function thread's access is made inside one of these.

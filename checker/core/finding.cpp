@@ -29,6 +29,11 @@ bool legacy_and_non_blocking(const DeviceRace& r) {
          std::count(kinds.begin(), kinds.end(), StreamKind::NonBlocking) == 1;
 }
 
+// Both sides are nodes of launched graphs (their driver call is named "cuGraphLaunch <kind> node").
+bool graph_nodes(const DeviceRace& r) {
+  return r.earlier.api.starts_with("cuGraphLaunch ") && r.later.api.starts_with("cuGraphLaunch ");
+}
+
 std::string work_text(const DeviceWorkFacts& w) {
   std::string text = w.work == DeviceWorkKind::Kernel && !w.kernel.empty() ? "kernel " + w.kernel + " (" + w.api + ")"
                                                                            : w.api;
@@ -169,6 +174,10 @@ std::string Finding::missing() const {
                        "synchronization with the earlier work before the later was enqueued";
     if (legacy_and_non_blocking(*race))
       text += "; a stream created with cudaStreamNonBlocking does not synchronize with the legacy default stream";
+    if (graph_nodes(*race))
+      text = "nothing orders the two graph nodes: no path of edges leads from the earlier node to the later in their "
+             "graph (a stream capture makes an edge from each stream's order and from each event recorded and waited "
+             "for while capturing), and, for nodes of two launches, nothing orders the later launch after the earlier";
     return text;
   }
   if (!relies_on.empty()) {
@@ -194,6 +203,10 @@ std::string Finding::smallest_fix() const {
            "tensor used on a side stream and then freed needs `tensor.record_stream(side)` first, so that its block "
            "is not handed out before the side stream is done; in CuPy, record a cupy.cuda.Event on the earlier "
            "stream and `stream.wait_event(event)` on the later";
+  if (race && graph_nodes(*race))
+    return "add a dependency from the earlier node to the later (cudaGraphAddDependencies), or, when the graph is "
+           "captured, make the later node's stream wait for an event recorded after the earlier node "
+           "(cudaStreamWaitEvent) before capturing the later node";
   if (race && frees(*race))
     return "free the block on the stream that used it last, or record an event after the last use and "
            "cudaStreamWaitEvent the freeing stream on it before cudaFreeAsync";

@@ -9,7 +9,8 @@
 //
 // Where a footprint cannot be had (the kernel was not patched, its record overflowed or was not read back), the
 // rule's ranges judge it (the element each pointer argument points to, kernel_ranges), and the access says so.
-// CUDA-free: the injected library hands in tickets and footprints; the tests hand in their own.
+// CUDA-free. The checker's items pass through it today with no ticket (no recorder runs beside the checker's CUPTI
+// subscriber: checker/README.md, "Exact footprints"); the tests hand in tickets and footprints of their own.
 #pragma once
 
 #include <cstdint>

@@ -95,8 +95,6 @@ struct DeviceWorkItem {
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
   std::vector<DeviceRange> ranges;
   std::string_view kernel = {};  // a launch's kernel name
-  // A launch whose exact footprint will be recorded: `ranges` are the rule's, judged only if it never comes.
-  FootprintTicket footprint = 0;
 };
 
 }  // namespace hazardlab::check

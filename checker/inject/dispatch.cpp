@@ -73,6 +73,11 @@ const std::vector<Watched>& watched_table() {
       {{ID(cuGraphAddNode), ID(cuGraphAddNode_v2)}, nullptr, graph_node},
       {{ID(cuGraphClone)}, nullptr, graph_cloned},
       {{ID(cuGraphInstantiateWithFlags), PTSZ(cuGraphInstantiateWithParams)}, nullptr, graph_instantiated},
+      {{ID(cuGraphExecUpdate), ID(cuGraphExecUpdate_v2), ID(cuGraphExecKernelNodeSetParams),
+        ID(cuGraphExecKernelNodeSetParams_v2), ID(cuGraphExecMemcpyNodeSetParams), ID(cuGraphExecMemsetNodeSetParams),
+        ID(cuGraphExecChildGraphNodeSetParams), ID(cuGraphExecNodeSetParams), ID(cuGraphNodeSetEnabled),
+        ID(cuGraphExecDestroy)},
+       nullptr, graph_executable_changed},
       {{PTSZ(cuMemcpyBatchAsync), PTSZ(cuMemcpyBatchAsync_v2)}, nullptr, batch_copy},
   };
   return table;

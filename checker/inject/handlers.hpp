@@ -72,6 +72,11 @@ void graph_instantiated(const Call& c);
 void graph_launch_entering(const Call& c);
 void graph_launched(const Call& c);
 
+// graph_nodes.cpp: at an instantiation, the graph's nodes and edges read from the driver and kept per executable;
+// an executable changed after it (updated, a node's parameters set, a node disabled) or destroyed.
+void read_graph_nodes(CUgraphExec executable, CUgraph graph);
+void graph_executable_changed(const Call& c);
+
 // host_functions.cpp
 void launch_host_func_entering(const Call& c);
 void launch_host_func_queued(const Call& c);

@@ -52,6 +52,8 @@ struct Session {
   std::atomic<std::uint64_t> captured_copies{0};  // copies issued into a capture whose graph the driver did not name
   std::atomic<std::uint64_t> batch_copies{0};     // cuMemcpyBatchAsync, which the checker does not read yet
   std::atomic<std::uint64_t> launches_without_layout{0};  // kernels whose parameters the driver could not list
+  std::atomic<std::uint64_t> graphs_not_followed{0};  // instantiated with a node or an edge the checker does not model
+  std::atomic<std::uint64_t> graphs_changed{0};       // executables updated after their instantiation
   std::atomic<bool> handler_replaced{false};
   std::atomic<bool> said_protection{false};
   // Protecting a managed allocation failed once (`--managed-memory`): managed memory is held no more, and the log

@@ -723,7 +723,8 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
 // The launcher hands over what it decided, from the same table: each setting off its default by its one spelling,
 // and each at its default removed (the program inherits no other value); read back, the same settings.
 TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
-  const check::CheckSettings decided{8, true, true, true, check::ProtectionRequest::RangeKeys};
+  check::CheckSettings decided{8, true, true, true, check::ProtectionRequest::RangeKeys};
+  decided.graph_nodes = true;
   std::vector<std::string> entries;
   for (const auto& [name, text] : check::handed_over(decided)) {
     ASSERT_TRUE(text.has_value()) << name;
@@ -735,6 +736,7 @@ TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheS
   EXPECT_TRUE(read.settings.every_occurrence);
   EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
   EXPECT_TRUE(read.settings.managed_memory);
+  EXPECT_TRUE(read.settings.graph_nodes);
   EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
   for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
     EXPECT_FALSE(text.has_value()) << name << " handed over at its default";

@@ -6,9 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "checker/core/checker.hpp"
 #include "checker/core/footprint_order.hpp"
-#include "checker/tests/no_protection.hpp"
 
 namespace hazardlab::check {
 namespace {
@@ -188,26 +186,6 @@ TEST(FootprintOrder, OnlyTheFootprintsOfLaunchesTheHostKnowsRanAreAskedFor) {
   EXPECT_EQ(p.in_order.awaited_known(p.order.host_clock()), std::vector<FootprintTicket>{12});
   p.synchronize(Program::kFirst);
   EXPECT_EQ(p.in_order.awaited_known(p.order.host_clock()), (std::vector<FootprintTicket>{11, 12}));
-}
-
-// Through the checker: a launch with a ticket, its footprint handed in later, and the finding says what judged it.
-TEST(CheckerFootprints, AFindingSaysTheKernelWasJudgedByItsRecordedFootprint) {
-  NoProtection protection;
-  Checker checker(protection);
-  const StreamKey first{1, 0x10}, second{1, 0x20};
-  checker.stream_created(first, StreamKind::NonBlocking);
-  checker.stream_created(second, StreamKind::NonBlocking);
-  DeviceWorkItem launch{"cuLaunchKernel", DeviceWorkKind::Kernel, {Program::may_write(kBuffer)}, "scale", 5};
-  checker.device_work(first, launch, [] { return SiteId{1}; });
-  DeviceWorkItem copy{"cuMemcpyDtoHAsync_v2", DeviceWorkKind::Copy, {Program::reads(kBuffer + kChunk, 4)}};
-  checker.device_work(second, copy, [] { return SiteId{2}; });
-  EXPECT_TRUE(checker.take_races().empty());
-  checker.kernel_footprint(5, std::vector<DeviceRange>{Program::writes(kBuffer, 2 * kChunk)});
-  const std::vector<Finding> races = checker.take_races();
-  ASSERT_EQ(races.size(), 1u);
-  ASSERT_TRUE(races[0].race.has_value());
-  EXPECT_EQ(races[0].race->earlier.source, RangeSource::Recorded);
-  EXPECT_NE(races[0].what().find("as recorded while it ran"), std::string::npos) << races[0].what();
 }
 
 }  // namespace

@@ -150,6 +150,10 @@ constexpr SettingDeclaration kCheckManagedMemory{
     "HL_CHECK_MANAGED_MEMORY", T::Flag, "0", "a flag",
     "set by `hazardlab check --managed-memory`: a kernel handed a pointer into managed memory owns the whole "
     "allocation until the host knows it ran, and a host access meanwhile is a finding"};
+constexpr SettingDeclaration kCheckGraphNodes{
+    "HL_CHECK_GRAPH_NODES", T::Flag, "0", "a flag",
+    "set by `hazardlab check --graph-nodes`: each kernel, memcpy and memset node of a launched CUDA graph is device "
+    "work of its own, ordered by the graph's edges, instead of the launch being one item of its stream"};
 constexpr SettingDeclaration kCheckProtection{
     "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
     "set by `hazardlab check --protection`: how owned pages are protected: `range-keys` (memory protection "
@@ -215,6 +219,7 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckEveryOccurrence,
                                setting::kCheckKernelsOwnMappedMemory,
                                setting::kCheckManagedMemory,
+                               setting::kCheckGraphNodes,
                                setting::kCheckProtection,
                                setting::kFootprintMode,
                                setting::kFootprintPatch,

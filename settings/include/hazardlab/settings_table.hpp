@@ -75,6 +75,7 @@ extern const SettingDeclaration kCheckSample;
 extern const SettingDeclaration kCheckEveryOccurrence;
 extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
 extern const SettingDeclaration kCheckManagedMemory;
+extern const SettingDeclaration kCheckGraphNodes;
 extern const SettingDeclaration kCheckProtection;
 extern const SettingDeclaration kFootprintMode;
 extern const SettingDeclaration kFootprintPatch;
