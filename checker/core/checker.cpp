@@ -234,9 +234,9 @@ void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::stri
   // on the order of work between streams.
   const OrderEngine& order = engines_[kDocumented];
   const SiteId named = order.stream_count() > 1 ? site.get() : 0;
-  // A kernel's bytes come from the rule: no recorder hands the checker footprints yet (footprint_order.hpp).
+  // A kernel's bytes come from the rule: no recorder runs beside the checker (footprint_order.hpp waits for one).
   const RangeSource source = kind == DeviceWorkKind::Kernel ? RangeSource::PointedElement : RangeSource::Named;
-  record_races(device_in_order_.enqueued(
+  record_races(device_.enqueued(
       DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel, source}));
 }
 
@@ -270,7 +270,7 @@ DeviceWorkFacts Checker::work_facts(const DeviceAccess& access) const {
 
 void Checker::device_memory_renewed(std::uintptr_t begin, std::uintptr_t end) {
   std::lock_guard lock(mutex_);
-  device_in_order_.forget(begin, end);
+  device_.forget(begin, end);
 }
 
 std::vector<Finding> Checker::take_races() {
@@ -344,13 +344,10 @@ void Checker::context_synchronized(std::uint64_t context) {
 }
 
 void Checker::release_known() {
-  device_in_order_.host_knows(engines_[kDocumented].host_clock());
+  device_.forget_known(engines_[kDocumented]);
   // A copy is let go once the host knows it ran even under every deviation; until then an access the
   // documented rules allow is still a finding, one that names the deviation the program relies on.
-  auto done = [&](const Owned& o) { return engine(kAllDeviations).host_knows(o.stamp); };
-  for (Owned& o : owned_)
-    if (done(o)) disarm(o);
-  owned_.erase(std::remove_if(owned_.begin(), owned_.end(), done), owned_.end());
+  let_go_holds([&](const Owned& o) { return engine(kAllDeviations).host_knows(o.stamp); });
 }
 
 bool Checker::host_function_orders(std::size_t engine, const Owned& owned, const WorkStamp& host_function) const {

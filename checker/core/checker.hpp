@@ -243,7 +243,6 @@ class Checker {
   EventSlot next_event_slot_ = 0;
   CheckerStats stats_;
   DeviceConflicts device_;
-  FootprintOrder device_in_order_{device_};  // judges device_'s items in enqueue order, kernels once measured
   std::vector<Finding> races_;
 };
 

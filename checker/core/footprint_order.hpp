@@ -9,8 +9,8 @@
 //
 // Where a footprint cannot be had (the kernel was not patched, its record overflowed or was not read back), the
 // rule's ranges judge it (the element each pointer argument points to, kernel_ranges), and the access says so.
-// CUDA-free. The checker's items pass through it today with no ticket (no recorder runs beside the checker's CUPTI
-// subscriber: checker/README.md, "Exact footprints"); the tests hand in tickets and footprints of their own.
+// CUDA-free. The Checker does not use it yet: no recorder runs beside the checker's CUPTI subscriber (checker/README.md,
+// "Exact footprints"), so it judges with DeviceConflicts directly; the tests hand in tickets and footprints.
 #pragma once
 
 #include <cstdint>

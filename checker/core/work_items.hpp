@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "checker/core/device_conflicts.hpp"
-#include "checker/core/footprint_order.hpp"
 #include "checker/core/finding.hpp"
 
 namespace hazardlab::check {
