@@ -16,7 +16,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -53,7 +55,11 @@ void write_profile() {
   timer_delete(timer);
   const std::optional<std::string> out_path = hazardlab::environment_value_given(kProfileOut.name);
   FILE* out = out_path ? std::fopen(out_path->c_str(), "w") : stderr;
-  if (out == nullptr) return;
+  if (out == nullptr) {  // said, never silently dropped; the program's own exit status stays its own
+    std::fprintf(stderr, "launching-thread-profiler: cannot write %s=%s: %s\n", std::string(kProfileOut.name).c_str(),
+                 out_path->c_str(), std::strerror(errno));
+    return;
+  }
   const std::size_t n = std::min(taken.load(), kCapacity);
   std::map<std::string, long> inclusive, self;
   std::map<std::pair<std::string, std::uintptr_t>, long> frames;
