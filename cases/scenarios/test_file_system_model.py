@@ -184,11 +184,13 @@ class StandIns:
     command once, as node n1), and unpacked packages for stage-unpacked, in a folder of this test's outside every
     case's tree."""
 
+    PACKAGE_FILES = {"include/gtest/gtest.h": "the package's header\n", "lib/libgtest.a": "a library\n"}
+
     def __init__(self, work):
         self.bin = os.path.join(work, "stand-ins")
         os.makedirs(self.bin)
         self.unpacked = os.path.join(work, "unpacked", "usr")
-        for path, text in (("include/gtest/gtest.h", "the package's header\n"), ("lib/libgtest.a", "a library\n")):
+        for path, text in self.PACKAGE_FILES.items():
             os.makedirs(os.path.dirname(os.path.join(self.unpacked, path)), exist_ok=True)
             with open(os.path.join(self.unpacked, path), "w") as f:
                 f.write(text)
@@ -217,9 +219,13 @@ def script_commands_of(rng, tool, stand_ins, base, count):
             commands.append((["bash", os.path.join(SOURCE, "tools/health/hazardlab-health-check")],
                              {**env, "HEALTH_CONFIG_TEXT": config}, []))
         elif kind == "stage-unpacked":  # stage-deps --with-packages's staging, into a prefix among a user's files
+            # --replace asks by name to write over the user's files in the package's places (never a link or a
+            # folder): those, and only those, may change.
             replace = ["--replace"] if rng.random() < 0.5 else []
+            prefix = os.path.join(base, "deps")
+            asked = [os.path.join(prefix, path) for path in StandIns.PACKAGE_FILES] if replace else []
             commands.append((["bash", os.path.join(SOURCE, "tools/deps/stage-unpacked"), *replace, stand_ins.unpacked,
-                              os.path.join(base, "deps")], env, []))
+                              prefix], env, asked))
         elif kind == "nhc":
             script = (f'die() {{ echo "die $*"; }}; . {os.path.join(SOURCE, "tools/health/hazardlab.nhc")}; '
                       f'HAZARDLAB_BIN={tool} HAZARDLAB_HEALTH_DIR={health} check_hazardlab')
@@ -292,8 +298,12 @@ def run_case(tool, report_tool, fixtures, work, seed, keep_entries=None, keep_co
             if out.returncode < 0:
                 return f"{said}: crashed", entries, commands
             asked = {os.path.relpath(n, base) for n in named}
-            for path, state in user.items():
-                if path in asked:
+            for path, state in list(user.items()):
+                if path in asked:  # what the user asked for is the user's new state, kept from here on
+                    if path in after:
+                        user[path] = after[path]
+                    else:
+                        del user[path]
                     continue
                 if after.get(path) != state:
                     what = "removed" if path not in after else "changed"
