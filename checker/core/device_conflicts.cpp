@@ -36,18 +36,15 @@ void DeviceConflicts::touch(Cell& cell, std::uintptr_t begin, const DeviceWork& 
   auto unordered = [&](const DeviceAccess& earlier) {
     return !OrderEngine::clock_knows(work.ordered_after, earlier.stamp);
   };
-  if (cell.write && unordered(*cell.write)) report(*cell.write, access, begin, found);
-  for (const DeviceAccess& other : cell.reads)
+  for (const DeviceAccess& other : cell.accesses)
     if (conflicting(other.kind, access.kind) && unordered(other)) report(other, access, begin, found);
-  if (access.kind == DeviceAccessKind::Write) {
-    cell.write = access;
-    cell.reads.clear();
-    return;
-  }
-  // A read supersedes the reads of its kind that it is ordered after (its own stream's among them): what races
-  // with them races with it. A read and a may-write race with different things, so neither stands for the other.
-  std::erase_if(cell.reads, [&](const DeviceAccess& other) { return other.kind == access.kind && !unordered(other); });
-  cell.reads.push_back(access);
+  // What the new access stands for (device_conflicts.hpp): a write, everything it is ordered after; a read or a
+  // may-write, what it is ordered after of its own kind. A read and a may-write race with different things, so
+  // neither stands for the other; nothing stands for an access it is not ordered after.
+  std::erase_if(cell.accesses, [&](const DeviceAccess& other) {
+    return (access.kind == DeviceAccessKind::Write || other.kind == access.kind) && !unordered(other);
+  });
+  cell.accesses.push_back(access);
 }
 
 std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
@@ -63,10 +60,7 @@ std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
       if (cell == cells_.end() || cell->first > at) {
         // Memory no remembered work touched: the new item is its first access.
         const std::uintptr_t gap_end = cell == cells_.end() ? range.end : std::min(range.end, cell->first);
-        Cell fresh{gap_end, std::nullopt, {}};
-        if (access.kind == DeviceAccessKind::Write) fresh.write = access;
-        else fresh.reads.push_back(access);
-        cells_.emplace_hint(cell, at, std::move(fresh));
+        cells_.emplace_hint(cell, at, Cell{gap_end, {access}});
         at = gap_end;
         continue;
       }
@@ -81,10 +75,8 @@ std::vector<DeviceConflict> DeviceConflicts::enqueued(const DeviceWork& work) {
 void DeviceConflicts::forget_known(const Clock& host_clock) {
   const auto known = [&](const DeviceAccess& a) { return OrderEngine::clock_knows(host_clock, a.stamp); };
   for (auto cell = cells_.begin(); cell != cells_.end();) {
-    Cell& c = cell->second;
-    if (c.write && known(*c.write)) c.write.reset();
-    std::erase_if(c.reads, known);
-    cell = !c.write && c.reads.empty() ? cells_.erase(cell) : std::next(cell);
+    std::erase_if(cell->second.accesses, known);
+    cell = cell->second.accesses.empty() ? cells_.erase(cell) : std::next(cell);
   }
 }
 

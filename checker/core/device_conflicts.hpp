@@ -11,15 +11,17 @@
 // pointer to their own chunk of one allocation; a kernel that reaches past its pointer into another stream's
 // chunk is not seen. CUDA-free: the injected library supplies the stamps, clocks and pointer values.
 //
-// Memory is kept as shadow intervals, as ThreadSanitizer's FastTrack keeps words: for each interval, the last
-// write and the reads since it. A write ordered after the interval's last write and reads supersedes them (any
-// later item that races with them races with it too, or is ordered after all of them), so the cost of an item is
-// the intervals it touches, never the history of the program.
+// Memory is kept as shadow intervals, as ThreadSanitizer's FastTrack keeps words: for each interval, the accesses
+// no later access stands for. A write stands for every access it is ordered after, and a read or a may-write for
+// those of its own kind it is ordered after: a later item unordered with the earlier access is unordered with the
+// one that stands for it (enqueued later, it cannot be ordered before it) and conflicts with it too. An access
+// nothing is ordered after stays, so two unordered writes are both kept and a third stream's read ordered after
+// one of them still races with the other. On one stream each access stands for the one before, so the cost of an
+// item is the intervals it touches and the streams that touched them, never the history of the program.
 #pragma once
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -90,9 +92,8 @@ class DeviceConflicts {
  private:
   struct Cell {
     std::uintptr_t end = 0;
-    std::optional<DeviceAccess> write;
-    // Reads and may-writes since the write, at most one of each kind per stream.
-    std::vector<DeviceAccess> reads;
+    // The accesses no later one stands for, in the order they were enqueued: at most one of each kind per stream.
+    std::vector<DeviceAccess> accesses;
   };
   using Cells = std::map<std::uintptr_t, Cell>;
   void split_at(std::uintptr_t address);

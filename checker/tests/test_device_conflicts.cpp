@@ -188,6 +188,28 @@ TEST(DeviceConflicts, AnOrderedWriteSupersedesTheHistoryAndAnUnorderedOneDoesNot
   EXPECT_EQ(p.found[0].address, kBuffer + 32);
 }
 
+// Two unordered writes are both kept: a third stream's read ordered after the second still races with the first
+// (kept as one write per interval, the first was forgotten when the second came, and this race was missed).
+TEST(DeviceConflicts, AnUnorderedWriteKeepsTheWriteItRacedWith) {
+  Program p;
+  p.work(Program::kSide, {Program::writes(kBuffer, 64)}, 1);
+  p.work(Program::kOtherSide, {Program::writes(kBuffer, 64)}, 2);
+  ASSERT_EQ(p.found.size(), 1u);
+  p.order.record_event(0, Program::kOtherSide);
+  p.order.wait_event(Program::kBlocking, 0);
+  p.work(Program::kBlocking, {Program::reads(kBuffer, 64)}, 3);  // after the second write, not the first
+  ASSERT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.found[1].earlier.site, 1u);
+  EXPECT_EQ(p.found[1].later.site, 3u);
+  // Once the first stream's write is ordered before a write, that write stands for both.
+  p.order.record_event(1, Program::kSide);
+  p.order.wait_event(Program::kBlocking, 1);
+  p.work(Program::kBlocking, {Program::writes(kBuffer, 64)}, 4);
+  p.work(Program::kBlocking, {Program::reads(kBuffer, 64)}, 5);
+  EXPECT_EQ(p.found.size(), 2u);
+  EXPECT_EQ(p.conflicts.remembered(), 1u);
+}
+
 // A read keeps the reads of other streams it is not ordered after, so that a later write races with each.
 TEST(DeviceConflicts, ReadsOfTwoStreamsAreBothRememberedForALaterWrite) {
   Program p;
