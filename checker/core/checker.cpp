@@ -164,7 +164,8 @@ void Checker::own(const AsyncCopy& copy, const SiteOf& site_of_copy, std::string
   if (!copy.device.empty()) {
     // One stack for both halves: the device's half asks for it first only when it needs it.
     auto named = [&]() -> SiteId { return *(site = site ? site : site_of_copy.get()); };
-    device_accesses(slot, stamp, api_name(copy.api), DeviceWorkKind::Copy, {}, copy.device, SiteOf(named, 0));
+    device_accesses(slot, stamp, api_name(copy.api), DeviceWorkKind::Copy, {}, copy.device, RangeSource::Named,
+                    SiteOf(named, 0));
   }
   // Rule 5: a pinned end is read or written when the copy runs. A pageable source is staged at the call
   // (rule 6); a pageable destination is written by the driver on the CPU, which a held page would stop.
@@ -224,18 +225,20 @@ WorkStamp Checker::enqueue_device_work(StreamKey stream, const DeviceWorkItem& i
   const WorkStamp stamp = on_every_engine([&](OrderEngine& e) { return e.enqueue(slot, facts); });
   if (!item.ranges.empty())
     device_accesses(slot, stamp, api_name(item.api), item.kind, item.kernel.empty() ? "" : api_name(item.kernel),
-                    item.ranges, site);
+                    item.ranges, item.kernel_ranges_from, site);
   return stamp;
 }
 
 void Checker::device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                              std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site) {
+                              std::string_view kernel, const std::vector<DeviceRange>& ranges,
+                              RangeSource kernel_ranges_from, const SiteOf& site) {
   // The documented rules decide the device's half: a deviation was measured on copies the host waits for, not
   // on the order of work between streams.
   const OrderEngine& order = engines_[kDocumented];
   const SiteId named = order.stream_count() > 1 ? site.get() : 0;
-  // A kernel's bytes come from the rule: no recorder runs beside the checker (footprint_order.hpp waits for one).
-  const RangeSource source = kind == DeviceWorkKind::Kernel ? RangeSource::PointedElement : RangeSource::Named;
+  // A kernel's bytes come from its PTX or the rule: no recorder runs beside the checker (footprint_order.hpp waits
+  // for one).
+  const RangeSource source = kind == DeviceWorkKind::Kernel ? kernel_ranges_from : RangeSource::Named;
   record_races(device_.enqueued(
       DeviceWork{stamp, order.latest_clock(slot), api, named, ranges, kind, kernel, source}));
 }

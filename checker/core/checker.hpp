@@ -170,7 +170,8 @@ class Checker {
   StreamSlot graph_lane(std::uint64_t instance, std::size_t lane, StreamKey launch_stream);
   // The device's half, for work just enqueued on `slot` (the caller holds the lock).
   void device_accesses(StreamSlot slot, const WorkStamp& stamp, std::string_view api, DeviceWorkKind kind,
-                       std::string_view kernel, const std::vector<DeviceRange>& ranges, const SiteOf& site);
+                       std::string_view kernel, const std::vector<DeviceRange>& ranges,
+                       RangeSource kernel_ranges_from, const SiteOf& site);
   void record_races(const std::vector<DeviceConflict>& found);
   [[nodiscard]] DeviceWorkFacts work_facts(const DeviceAccess& access) const;
   [[nodiscard]] StreamKind named_stream_kind(StreamSlot slot) const;  // a graph node's lane: its launch stream's

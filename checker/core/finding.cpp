@@ -54,10 +54,13 @@ std::string judged_by(const DeviceRace& r) {
   std::string text;
   for (const DeviceWorkFacts* w : {&r.earlier, &r.later}) {
     if (w->work != DeviceWorkKind::Kernel || w->source == RangeSource::Named) continue;
-    text += w->source == RangeSource::Recorded
-                ? " (kernel " + w->kernel + ": the bytes it touched, as recorded while it ran)"
-                : " (kernel " + w->kernel + ": judged by the rule, the element each pointer argument points to, read or "
-                  "written as its signature says)";
+    if (w->source == RangeSource::Recorded)
+      text += " (kernel " + w->kernel + ": the bytes it touched, as recorded while it ran)";
+    else if (w->source == RangeSource::ReadFromPtx)
+      text += " (kernel " + w->kernel + ": the bytes its PTX reads and writes with these arguments, grid and block)";
+    else
+      text += " (kernel " + w->kernel + ": judged by the rule, the element each pointer argument points to, read or "
+              "written as its signature says)";
   }
   return text;
 }

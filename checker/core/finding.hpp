@@ -35,10 +35,11 @@ std::string_view to_string(FindingKind kind);
 enum class DeviceAccessKind { Read, Write, MayWrite };
 enum class DeviceWorkKind { Copy, Memset, Kernel, FreeAsync };
 // How the device bytes of an item of device work were known: named by its call (a copy, a memset, a free: exactly),
-// recorded by the device while the kernel ran (its exact footprint: checker/footprints/), or, for a kernel whose
-// footprint could not be had, the rule: the element each pointer argument points to, read or written as the
+// recorded by the device while the kernel ran (its exact footprint: checker/footprints/), read from the kernel's PTX
+// and bounded for the launch's arguments, grid and block (checker/ptx/), or, for a kernel whose footprint could
+// not be had, the rule: the element each pointer argument points to, read or written as the
 // kernel's signature says (kernel_ranges in device_conflicts.hpp). A finding says which judged each side.
-enum class RangeSource { Named, Recorded, PointedElement };
+enum class RangeSource { Named, Recorded, PointedElement, ReadFromPtx };
 std::string_view to_string(DeviceAccessKind kind);
 std::string_view to_string(DeviceWorkKind kind);
 std::string_view to_string(RangeSource source);

@@ -39,6 +39,7 @@ std::string_view to_string(RangeSource source) {
     case RangeSource::Named: return "named";
     case RangeSource::Recorded: return "recorded";
     case RangeSource::PointedElement: return "pointed-element";
+    case RangeSource::ReadFromPtx: return "ptx";
   }
   return "?";
 }

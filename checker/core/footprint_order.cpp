@@ -8,7 +8,8 @@ namespace hazardlab::check {
 std::vector<DeviceConflict> FootprintOrder::enqueued(const DeviceWork& work, FootprintTicket awaiting) {
   if (queue_.empty() && awaiting == 0) return conflicts_.enqueued(work);
   queue_.push_back(Held{work.stamp, work.ordered_after, work.api, work.name, work.site, work.kind,
-                        std::vector<DeviceRange>(work.ranges.begin(), work.ranges.end()), awaiting, work.source});
+                        std::vector<DeviceRange>(work.ranges.begin(), work.ranges.end()), awaiting, work.source,
+                        Held::Moment::None, {}, 0, 0});
   return drain();
 }
 

@@ -84,7 +84,7 @@ WorkStamp Checker::launch_graph(StreamKey stream, const GraphNodes& graph, const
     });
     if (node.role == GraphNodeRole::DeviceWork && !node.ranges.empty())
       device_accesses(lane, stamp, api_name(node.api), node.kind, node.kernel.empty() ? "" : api_name(node.kernel),
-                      node.ranges, SiteOf(launch_site, 0));
+                      node.ranges, RangeSource::PointedElement, SiteOf(launch_site, 0));
   }
 
   return on_every_engine([&](OrderEngine& e) {

@@ -46,7 +46,8 @@ constexpr DeviceWorkKind kDeviceWorkKinds[] = {DeviceWorkKind::Copy, DeviceWorkK
                                                DeviceWorkKind::FreeAsync};
 constexpr DeviceAccessKind kDeviceAccessKinds[] = {DeviceAccessKind::Read, DeviceAccessKind::Write,
                                                    DeviceAccessKind::MayWrite};
-constexpr RangeSource kRangeSources[] = {RangeSource::Named, RangeSource::Recorded, RangeSource::PointedElement};
+constexpr RangeSource kRangeSources[] = {RangeSource::Named, RangeSource::Recorded, RangeSource::PointedElement,
+                                         RangeSource::ReadFromPtx};
 constexpr PinnedKind kPinnedKinds[] = {PinnedKind::HostAlloc, PinnedKind::WriteCombined, PinnedKind::Registered,
                                        PinnedKind::Managed};
 constexpr QueuedBehindKernel kQueuedBehindKernel[] = {QueuedBehindKernel::PrefetchToHost, QueuedBehindKernel::StreamAttach};

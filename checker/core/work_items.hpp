@@ -94,6 +94,8 @@ struct DeviceWorkItem {
   DeviceWorkKind kind = DeviceWorkKind::Kernel;
   std::vector<DeviceRange> ranges;
   std::string_view kernel = {};  // a launch's kernel name
+  // How a kernel's ranges were had: by the rule (the default), or read from its PTX (checker/ptx/).
+  RangeSource kernel_ranges_from = RangeSource::PointedElement;
 };
 
 }  // namespace hazardlab::check

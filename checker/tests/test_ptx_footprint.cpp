@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "checker/core/checker.hpp"
 #include "checker/ptx/footprint_at_launch.hpp"
 #include "checker/ptx/kernel_reading.hpp"
 #include "checker/ptx/ptx_text.hpp"
+#include "checker/tests/no_protection.hpp"
 
 namespace hazardlab::check::ptx {
 namespace {
@@ -112,6 +114,81 @@ TEST_P(PtxFootprint, AnIndexThatCouldWrapGivesNoFootprint) {
   EXPECT_EQ(text(launch(f, shape(4, 256), kA, INT_MAX - 100)), "none");
   EXPECT_EQ(text(launch(f, shape(4, 256), kA)), "none");  // an argument missing
 }
+
+// The checker's device half, fed what each kernel touches: NVIDIA's overlap sample (version 1: on each of four
+// streams, a chunk's upload, the kernel handed the base pointer and the chunk's offset, the chunk's download).
+// By the rule, every stream's kernel touches the first element, on chunk 0, which stream 0 copies: a false alarm.
+// By the kernels' PTX, each stream touches its own chunk only: no race.
+class PtxReplay : public PtxFootprint {
+ protected:
+  NoProtection protection;
+  Checker checker{protection};
+  static constexpr int kStreams = 4, kChunk = 1024;
+  std::uint64_t stream_base = 0x100;
+  StreamKey stream(int i) const { return StreamKey{1, stream_base + static_cast<std::uint64_t>(i)}; }
+  void copy(int i, const char* api, DeviceAccessKind kind) {
+    const std::uintptr_t begin = kA + sizeof(float) * kChunk * i;
+    checker.device_work(stream(i), DeviceWorkItem{api, DeviceWorkKind::Copy, {{begin, begin + 4 * kChunk, kind}}},
+                        [i] { return SiteId{10u + static_cast<unsigned>(i)}; });
+  }
+  void kernel(int i, const char* name, std::vector<DeviceRange> ranges, RangeSource from) {
+    checker.device_work(stream(i), DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(ranges), name, from},
+                        [i] { return SiteId{20u + static_cast<unsigned>(i)}; });
+  }
+};
+
+TEST_P(PtxReplay, TheOverlapSampleIsCleanByItsKernelsPtxAndAFalseAlarmByTheRule) {
+  const KernelFootprint f = read("overlap");
+  const DeviceAllocation allocation{kA, sizeof(float) * kChunk * kStreams};
+  for (const bool by_ptx : {false, true}) {
+    stream_base += 0x10;  // the second program's streams are new ones
+    for (int i = 0; i < kStreams; ++i) checker.stream_created(stream(i), StreamKind::Blocking);
+    for (int i = 0; i < kStreams; ++i) {
+      copy(i, "cuMemcpyHtoDAsync", DeviceAccessKind::Write);
+      const std::uintptr_t base = kA;
+      const int offset = i * kChunk;
+      if (by_ptx) {
+        const auto ranges = launch(f, shape(kChunk / 256, 256), base, offset);
+        ASSERT_TRUE(ranges);
+        kernel(i, "overlap", *ranges, RangeSource::ReadFromPtx);
+      } else {
+        const KernelArgument pointer{std::as_bytes(std::span(&base, 1)), ArgumentAccess::MayWrite};
+        kernel(i, "overlap", kernel_ranges(std::span(&pointer, 1), std::span(&allocation, 1)), RangeSource::PointedElement);
+      }
+      copy(i, "cuMemcpyDtoHAsync", DeviceAccessKind::Read);
+    }
+    const std::vector<Finding> races = checker.take_races();
+    if (by_ptx) {
+      EXPECT_TRUE(races.empty()) << races.size() << " races by the PTX footprints";
+    } else {
+      ASSERT_FALSE(races.empty());
+      EXPECT_EQ(races.front().race->later.source, RangeSource::PointedElement);
+    }
+    checker.context_synchronized(1);
+  }
+}
+
+// CuPy's two-stream race in the shape of kernels without C++ signatures: one kernel writes a buffer on one
+// stream, another reads it on a second with no event. By the rule both may write, and two may-writes never race
+// (they may both only read); by their PTX, a write and a read: found, and the finding says the PTX judged.
+TEST_P(PtxReplay, AWriteAndAReadOfOneBufferOnTwoStreamsAreARaceByTheirPtx) {
+  checker.stream_created(stream(0), StreamKind::NonBlocking);
+  checker.stream_created(stream(1), StreamKind::NonBlocking);
+  const auto written = launch(read("guarded_axpy"), shape(4, 256), kB, kA, 1.0f, 1000);
+  const auto summed = launch(read("block_sum"), shape(1, 256), kA, kB + 8192, 1000);
+  ASSERT_TRUE(written && summed);
+  kernel(0, "guarded_axpy", *written, RangeSource::ReadFromPtx);
+  kernel(1, "block_sum", *summed, RangeSource::ReadFromPtx);
+  const std::vector<Finding> races = checker.take_races();
+  ASSERT_EQ(races.size(), 1u);
+  EXPECT_EQ(races[0].race->earlier.access, DeviceAccessKind::Write);
+  EXPECT_EQ(races[0].race->later.access, DeviceAccessKind::Read);
+  EXPECT_EQ(races[0].race->later.source, RangeSource::ReadFromPtx);
+  EXPECT_EQ(races[0].address, kA);
+}
+
+INSTANTIATE_TEST_SUITE_P(Targets, PtxReplay, testing::Values(75, 90),
+                         [](const testing::TestParamInfo<int>& target) { return "compute_" + std::to_string(target.param); });
 
 INSTANTIATE_TEST_SUITE_P(Targets, PtxFootprint, testing::Values(75, 90),
                          [](const testing::TestParamInfo<int>& target) { return "compute_" + std::to_string(target.param); });
