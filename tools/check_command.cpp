@@ -66,6 +66,13 @@ int check_main(int argc, char** argv) {
                "ordered by the graph's edges: races inside a graph and between a graph and a stream are found. Off by "
                "default until its GPU tests (check/graphs/*) have run (checker/README.md)")
       ->check(cli::flag_value());
+  bool ptx_footprints = false;
+  app.add_flag("--ptx-footprints", ptx_footprints,
+               "read what each kernel touches from its PTX (carried in the program's fatbins or handed to the driver), "
+               "bounded for each launch's arguments, grid and block, instead of judging it by what its pointer "
+               "arguments point to; a kernel whose PTX is not found or not followed is judged by that rule. Off by "
+               "default until its GPU tests (check/ptx/*) have run (checker/README.md)")
+      ->check(cli::flag_value());
   bool managed_memory = false;
   app.add_flag("--managed-memory", managed_memory,
                "a kernel handed a pointer into managed memory (cudaMallocManaged) owns the whole allocation until "
@@ -104,6 +111,7 @@ int check_main(int argc, char** argv) {
     if (app.count("--kernels-own-mapped-memory") > 0) options.kernels_own_mapped_memory = kernels_own_mapped_memory;
     if (app.count("--managed-memory") > 0) options.managed_memory = managed_memory;
     if (app.count("--graph-nodes") > 0) options.graph_nodes = graph_nodes;
+    if (app.count("--ptx-footprints") > 0) options.ptx_footprints = ptx_footprints;
     if (app.count("--source-root") > 0 && !options.sarif) {
       throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
                        "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");

@@ -83,6 +83,9 @@ const HandedSetting kHandedSettings[] = {
     {setting::kCheckGraphNodes,
      [](const SettingSource& s, CheckSettings& c) { c.graph_nodes = s.flag(setting::kCheckGraphNodes, false); },
      [](const CheckSettings& c) { return flag_text(c.graph_nodes); }},
+    {setting::kCheckPtxFootprints,
+     [](const SettingSource& s, CheckSettings& c) { c.ptx_footprints = s.flag(setting::kCheckPtxFootprints, false); },
+     [](const CheckSettings& c) { return flag_text(c.ptx_footprints); }},
     {setting::kCheckProtection,
      [](const SettingSource& s, CheckSettings& c) {
        const std::string word = s.choice(setting::kCheckProtection, std::string(to_string(ProtectionRequest::Auto)));

@@ -47,6 +47,7 @@ struct CheckSettings {
   // shows that protecting a managed range changes nothing the program computes (checker/README.md).
   bool managed_memory = false;
   ProtectionRequest protection = ProtectionRequest::Auto;
+  bool ptx_footprints = false;  // a kernel's ranges read from its PTX where it can be followed
   bool graph_nodes = false;  // a launched graph's nodes are device work of their own, ordered by its edges
 };
 // The settings a source gives, each value its declaration refuses said as "HL_CHECK_SAMPLE='abc': why" in

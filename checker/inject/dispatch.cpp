@@ -79,6 +79,9 @@ const std::vector<Watched>& watched_table() {
         ID(cuGraphExecDestroy)},
        nullptr, graph_executable_changed},
       {{PTSZ(cuMemcpyBatchAsync), PTSZ(cuMemcpyBatchAsync_v2)}, nullptr, batch_copy},
+      {{ID(cuModuleLoad), ID(cuModuleLoadData), ID(cuModuleLoadDataEx), ID(cuModuleLoadFatBinary),
+        ID(cuLibraryLoadData), ID(cuLibraryLoadFromFile)},
+       nullptr, module_loaded},
   };
   return table;
 }

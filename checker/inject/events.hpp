@@ -13,6 +13,7 @@
 
 #include "checker/core/checker.hpp"
 #include "checker/inject/device_ranges.hpp"
+#include "checker/ptx/footprint_at_launch.hpp"
 
 namespace hazardlab::check::inject {
 
@@ -52,6 +53,7 @@ struct KernelLaunched {
   const char* symbol = nullptr;
   void** params = nullptr;  // kernelParams, or
   void** extra = nullptr;   // the packed buffer's description
+  ptx::LaunchShape shape;   // its grid and block
 };
 // A kernel handed a pointer into pinned host memory (`--kernels-own-mapped-memory`) or managed memory
 // (`--managed-memory`): the core's KernelHold, and the stream as the program passed it.

@@ -34,6 +34,9 @@ void memset_2d_async(const Call& c);
 // launches.cpp
 void kernel_launched(const Call& c);
 
+// module_images.cpp (`--ptx-footprints`): the PTX of a module loaded through the driver.
+void module_loaded(const Call& c);
+
 // managed_memory.cpp (`--managed-memory`): a launch's holds on the managed allocations its arguments point into;
 // a prefetch and an attach, queued on their stream.
 void hold_managed_arguments(CUstream handle, StreamKey stream, const LaunchAccesses& accesses);

@@ -1,5 +1,9 @@
 #include "checker/inject/kernel_layouts.hpp"
 
+#include <link.h>
+
+#include <algorithm>
+#include <utility>
 #include <span>
 
 #include "checker/core/kernel_signature.hpp"
@@ -59,34 +63,119 @@ std::span<const std::byte> packed_buffer(void** extra) {
   return buffer != nullptr ? std::span<const std::byte>(buffer, size) : std::span<const std::byte>();
 }
 
+// The files of the ELF objects the process has loaded: the program itself and its shared libraries.
+std::vector<std::string> loaded_objects() {
+  std::vector<std::string> files{"/proc/self/exe"};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        if (info->dlpi_name != nullptr && info->dlpi_name[0] == '/')
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        return 0;
+      },
+      &files);
+  return files;
+}
+
 }  // namespace
 
-const Layout& KernelLayouts::layout_of(CUfunction function, const char* symbol) {
+void KernelLayouts::add_module_ptx(ptx::FoundPtx found) {
+  std::lock_guard lock(mutex_);
+  sources_.module_loads += found.texts.size();
+  catalog_.add(std::move(found));
+}
+
+PtxSources KernelLayouts::ptx_sources() {
+  std::lock_guard lock(mutex_);
+  PtxSources out = sources_;
+  out.texts = catalog_.texts();
+  out.unreadable = catalog_.unreadable();
+  return out;
+}
+
+// A kernel's PTX among the modules loaded through the driver's calls, else among the `.nv_fatbin` sections of the
+// objects loaded since the last look (a runtime may register its fatbins without a call the checker sees).
+const ptx::KernelFootprint* KernelLayouts::find_ptx(const char* symbol) {
+  if (symbol == nullptr || *symbol == '\0') return nullptr;
+  if (const ptx::KernelFootprint* found = catalog_.find(symbol)) return found;
+  bool read_more = false;
+  for (const std::string& file : loaded_objects()) {
+    if (std::find(objects_read_.begin(), objects_read_.end(), file) != objects_read_.end()) continue;
+    objects_read_.push_back(file);
+    ptx::FoundPtx found = ptx::ptx_of_fatbin(ptx::fatbin_section(file));
+    sources_.object_sections += found.texts.size();
+    read_more = read_more || !found.texts.empty() || found.unreadable > 0;
+    catalog_.add(std::move(found));
+  }
+  return read_more ? catalog_.find(symbol) : nullptr;
+}
+
+const Layout& KernelLayouts::layout_of(CUfunction function, const char* symbol, bool read_ptx) {
   std::lock_guard lock(mutex_);
   auto it = by_function_.find(function);
-  if (it == by_function_.end()) it = by_function_.emplace(function, read_layout(function, symbol)).first;
+  if (it == by_function_.end()) {
+    it = by_function_.emplace(function, read_layout(function, symbol)).first;
+    if (read_ptx) note_ptx(it->second, find_ptx(symbol));
+  }
   return it->second;
+}
+
+void KernelLayouts::note_ptx(Layout& layout, const ptx::KernelFootprint* found) {
+  std::string why;
+  if (found == nullptr) {
+    why = "no PTX of it was found among the " + std::to_string(catalog_.texts()) + " PTX texts read (" +
+          std::to_string(sources_.module_loads) + " from modules loaded through the driver, " +
+          std::to_string(sources_.object_sections) + " from the program's objects; " +
+          std::to_string(catalog_.unreadable()) + " could not be read" +
+          (ptx::reads_compressed_ptx() ? ")" : ", since this build reads no compressed PTX)");
+  } else if (!found->complete) {
+    why = "its PTX was not followed: " + found->why_not;
+  } else {
+    layout.footprint = found;
+    return;
+  }
+  notes_.push_back("--ptx-footprints: kernel " + layout.name + " is judged by what its pointer arguments point to: " + why);
+  has_notes_ = true;
+}
+
+std::vector<std::string> KernelLayouts::take_notes() {
+  if (!has_notes_.load(std::memory_order_relaxed)) return {};
+  std::lock_guard lock(mutex_);
+  has_notes_ = false;
+  return std::exchange(notes_, {});
 }
 
 LaunchAccesses KernelLayouts::launch_accesses(CUfunction function, const char* symbol, void** kernel_params,
                                               void** extra, const Allocations& allocations,
-                                              std::vector<KernelArgument>& arguments) {
-  const Layout& layout = layout_of(function, symbol);
+                                              std::vector<KernelArgument>& arguments,
+                                              const ptx::LaunchShape* shape) {
+  const Layout& layout = layout_of(function, symbol, shape != nullptr);
   LaunchAccesses out{{}, layout.name, layout.known};
-  if (!layout.known || layout.parameters.empty()) return out;
+  if (!layout.known) return out;
   const std::span<const std::byte> packed = kernel_params == nullptr ? packed_buffer(extra) : std::span<const std::byte>();
   arguments.clear();
   for (std::size_t i = 0; i < layout.parameters.size(); ++i) {
     const Parameter& p = layout.parameters[i];
-    if (p.size < sizeof(std::uintptr_t)) continue;  // too small to hold a pointer
     const std::byte* bytes = nullptr;
     if (kernel_params != nullptr) {
       bytes = static_cast<const std::byte*>(kernel_params[i]);
     } else if (p.offset + p.size <= packed.size()) {
       bytes = packed.data() + p.offset;
     }
-    if (bytes != nullptr) arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, p.size), p.access});
+    // Every parameter, for the PTX's reading; its size 0 when its bytes are not known.
+    arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, bytes != nullptr ? p.size : 0), p.access});
   }
+  if (layout.footprint != nullptr) {
+    std::vector<std::span<const std::byte>> words;
+    words.reserve(arguments.size());
+    for (const KernelArgument& a : arguments) words.push_back(a.bytes);
+    if (std::optional<std::vector<DeviceRange>> ranges = ptx::footprint_at_launch(*layout.footprint, words, *shape)) {
+      out.ranges = std::move(*ranges);
+      out.from = RangeSource::ReadFromPtx;
+      return out;
+    }
+  }
+  // The rule: what each argument big enough to hold a pointer points to.
+  std::erase_if(arguments, [](const KernelArgument& a) { return a.bytes.size() < sizeof(std::uintptr_t); });
   out.ranges = allocations.kernel_ranges(arguments);
   return out;
 }

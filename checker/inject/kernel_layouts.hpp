@@ -5,6 +5,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <cstddef>
 #include <mutex>
 #include <string>
@@ -14,22 +15,39 @@
 
 #include "checker/core/allocations.hpp"
 #include "checker/core/device_conflicts.hpp"
+#include "checker/ptx/footprint_at_launch.hpp"
+#include "checker/ptx/kernel_catalog.hpp"
 
 namespace hazardlab::check::inject {
 
-// What a launch touches, by its arguments (kernel_ranges), and the kernel's name. `layout_known` is false when
-// the driver could not give the parameter layout: the launch is then not watched.
+// What a launch touches, by its arguments (kernel_ranges) or by its PTX (`from`), and the kernel's name.
+// `layout_known` is false when the driver could not give the parameter layout: the launch is then not watched.
 struct LaunchAccesses {
   std::vector<DeviceRange> ranges;
   std::string_view kernel;
   bool layout_known = true;
+  RangeSource from = RangeSource::PointedElement;
+};
+
+// Where the PTX the catalog holds came from (the log's note says, under `--ptx-footprints`).
+struct PtxSources {
+  std::size_t module_loads = 0, object_sections = 0, texts = 0, unreadable = 0;
 };
 
 class KernelLayouts {
  public:
   // `scratch` keeps its capacity between launches (a thread's own): a launch allocates no list of arguments.
+  // `shape` given (under `--ptx-footprints`): the kernel's PTX bounds what it touches where it can be followed.
   LaunchAccesses launch_accesses(CUfunction function, const char* symbol, void** kernel_params, void** extra,
-                                 const Allocations& allocations, std::vector<KernelArgument>& scratch);
+                                 const Allocations& allocations, std::vector<KernelArgument>& scratch,
+                                 const ptx::LaunchShape* shape = nullptr);
+
+  // The PTX of a module the program loads (an image handed to the driver, kernel_ptx.cpp).
+  void add_module_ptx(ptx::FoundPtx found);
+  PtxSources ptx_sources();
+  // What the log should say of kernels first seen since the last call: under `--ptx-footprints`, each kernel judged
+  // by its rule and why. Empty, without a lock, when there is nothing.
+  std::vector<std::string> take_notes();
 
   struct Parameter {
     std::size_t offset = 0, size = 0;
@@ -39,12 +57,20 @@ class KernelLayouts {
     std::vector<Parameter> parameters;
     std::string name;
     bool known = false;
+    const ptx::KernelFootprint* footprint = nullptr;  // read from its PTX, when asked and found
   };
 
  private:
-  const Layout& layout_of(CUfunction function, const char* symbol);
+  const Layout& layout_of(CUfunction function, const char* symbol, bool read_ptx);
+  const ptx::KernelFootprint* find_ptx(const char* symbol);  // under mutex_
+  void note_ptx(Layout& layout, const ptx::KernelFootprint* found);  // under mutex_
   std::mutex mutex_;
   std::unordered_map<CUfunction, Layout> by_function_;  // node-based: a Layout stays where it is
+  ptx::KernelCatalog catalog_;
+  PtxSources sources_;
+  std::vector<std::string> objects_read_;  // the ELF objects whose .nv_fatbin section was read
+  std::vector<std::string> notes_;
+  std::atomic<bool> has_notes_{false};
 };
 
 }  // namespace hazardlab::check::inject

@@ -20,16 +20,20 @@ KernelLaunched decode_launch(const Call& c) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
       const auto& p = PARAMS(cuLaunchKernelEx);
-      return {p.config->hStream, {}, p.f, c.d->symbolName, p.kernelParams, p.extra};
+      return {p.config->hStream, {}, p.f, c.d->symbolName, p.kernelParams, p.extra,
+              {{p.config->gridDimX, p.config->gridDimY, p.config->gridDimZ},
+               {p.config->blockDimX, p.config->blockDimY, p.config->blockDimZ}}};
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
       const auto& p = PARAMS(cuLaunchCooperativeKernel);
-      return {p.hStream, {}, p.f, c.d->symbolName, p.kernelParams, nullptr};
+      return {p.hStream, {}, p.f, c.d->symbolName, p.kernelParams, nullptr,
+              {{p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ}}};
     }
     default: {
       const auto& p = PARAMS(cuLaunchKernel);
-      return {p.hStream, {}, p.f, c.d->symbolName, p.kernelParams, p.extra};
+      return {p.hStream, {}, p.f, c.d->symbolName, p.kernelParams, p.extra,
+              {{p.gridDimX, p.gridDimY, p.gridDimZ}, {p.blockDimX, p.blockDimY, p.blockDimZ}}};
     }
   }
 }
@@ -48,16 +52,18 @@ void take(const KernelLaunched& launch) {
     in.checker.work_enqueued(launch.stream);
     return;
   }
-  LaunchAccesses accesses = in.layouts.launch_accesses(launch.function, launch.symbol, launch.params, launch.extra,
-                                                       in.checker.allocations(), this_thread().launch_arguments);
+  LaunchAccesses accesses =
+      in.layouts.launch_accesses(launch.function, launch.symbol, launch.params, launch.extra, in.checker.allocations(),
+                                 this_thread().launch_arguments, in.core.settings.ptx_footprints ? &launch.shape : nullptr);
   if (!accesses.layout_known && in.launches_without_layout++ == 0)
     in.writer.note("the driver could not list the parameters of kernel " + std::string(accesses.kernel) +
                    ": what its launches touch on the device was not watched");
+  for (const std::string& note : in.layouts.take_notes()) in.writer.note(note);
   if (in.core.settings.kernels_own_mapped_memory) hold_pinned_arguments(launch, accesses);
   if (in.core.settings.managed_memory) hold_managed_arguments(launch.handle, launch.stream, accesses);
   in.checker.device_work(launch.stream,
                          DeviceWorkItem{"cuLaunchKernel", DeviceWorkKind::Kernel, std::move(accesses.ranges),
-                                        accesses.kernel},
+                                        accesses.kernel, accesses.from},
                          [] { return capture_site(); });
   write_races();
 }

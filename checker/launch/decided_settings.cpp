@@ -11,6 +11,7 @@ CheckSettings decided_settings(const CheckOptions& options) {
   if (options.kernels_own_mapped_memory) settings.kernels_own_mapped_memory = *options.kernels_own_mapped_memory;
   if (options.managed_memory) settings.managed_memory = *options.managed_memory;
   if (options.graph_nodes) settings.graph_nodes = *options.graph_nodes;
+  if (options.ptx_footprints) settings.ptx_footprints = *options.ptx_footprints;
   if (options.protection != ProtectionRequest::Auto) settings.protection = options.protection;
   return settings;
 }

@@ -43,6 +43,7 @@ struct CheckOptions {
   // inherits the setting from the environment. Given, the option wins over the environment, as --protection does.
   std::optional<bool> every_occurrence;  // every conflicting access, not one per pair of call sites
   std::optional<bool> kernels_own_mapped_memory;  // a kernel owns the pinned host memory it is handed, as a copy does
+  std::optional<bool> ptx_footprints;  // a kernel's ranges read from its PTX
   std::optional<bool> graph_nodes;  // a launched graph's nodes followed one by one, with its edges
   std::optional<bool> managed_memory;  // a kernel owns the managed memory it is handed until the host knows it ran
   ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection

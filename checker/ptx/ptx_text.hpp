@@ -18,6 +18,7 @@ struct Instruction {
   std::vector<std::string> opcode;    // "ld.global.nc.f32" as {"ld", "global", "nc", "f32"}
   std::vector<std::string> operands;  // trimmed; a vector operand ("{%f1, %f2}") and an address ("[%rd1+4]") whole
   [[nodiscard]] bool has(std::string_view part) const;  // whether the opcode has this part after its name
+  bool operator==(const Instruction&) const = default;
 };
 
 struct PtxFunction {

@@ -725,6 +725,7 @@ TEST(CheckSettings, TheInjectedLibraryReadsTheDeclaredSettingsAndFallsBackToWatc
 TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheSame) {
   check::CheckSettings decided{8, true, true, true, check::ProtectionRequest::RangeKeys};
   decided.graph_nodes = true;
+  decided.ptx_footprints = true;
   std::vector<std::string> entries;
   for (const auto& [name, text] : check::handed_over(decided)) {
     ASSERT_TRUE(text.has_value()) << name;
@@ -737,6 +738,7 @@ TEST(CheckSettings, TheLauncherHandsOverEachDecidedSettingAndTheLibraryReadsTheS
   EXPECT_TRUE(read.settings.kernels_own_mapped_memory);
   EXPECT_TRUE(read.settings.managed_memory);
   EXPECT_TRUE(read.settings.graph_nodes);
+  EXPECT_TRUE(read.settings.ptx_footprints);
   EXPECT_EQ(read.settings.protection, check::ProtectionRequest::RangeKeys);
   for (const auto& [name, text] : check::handed_over(check::CheckSettings{}))
     EXPECT_FALSE(text.has_value()) << name << " handed over at its default";

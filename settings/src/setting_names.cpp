@@ -1,6 +1,9 @@
-// The nearest declared name to a mistyped one, for the warning or error that names it.
+// A declared setting found by its name, and the nearest declared name to a mistyped one, for the warning or
+// error that names it.
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "hazardlab/settings_table.hpp"
@@ -39,6 +42,21 @@ std::string_view nearest_known_setting(std::string_view name) {
     if (d < best_distance) best = s.name, best_distance = d;
   }
   return best;
+}
+
+std::size_t declared_position(std::string_view name) {
+  const std::span<const SettingDeclaration> table = declared_settings();
+  return static_cast<std::size_t>(
+      std::find_if(table.begin(), table.end(), [&](const SettingDeclaration& d) { return d.name == name; }) -
+      table.begin());
+}
+
+bool is_declared_setting(std::string_view name) { return declared_position(name) < declared_settings().size(); }
+
+const SettingDeclaration& declared_setting(std::string_view name) {
+  const std::size_t at = declared_position(name);
+  if (at == declared_settings().size()) throw std::logic_error("no setting " + std::string(name) + " is declared");
+  return declared_settings()[at];
 }
 
 }  // namespace hazardlab

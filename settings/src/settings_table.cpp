@@ -1,8 +1,6 @@
 #include "hazardlab/settings_table.hpp"
 
-#include <algorithm>
 #include <array>
-#include <stdexcept>
 
 namespace hazardlab {
 namespace {
@@ -154,6 +152,10 @@ constexpr SettingDeclaration kCheckGraphNodes{
     "HL_CHECK_GRAPH_NODES", T::Flag, "0", "a flag",
     "set by `hazardlab check --graph-nodes`: each kernel, memcpy and memset node of a launched CUDA graph is device "
     "work of its own, ordered by the graph's edges, instead of the launch being one item of its stream"};
+constexpr SettingDeclaration kCheckPtxFootprints{
+    "HL_CHECK_PTX_FOOTPRINTS", T::Flag, "0", "a flag",
+    "set by `hazardlab check --ptx-footprints`: what a kernel touches is read from its PTX and bounded for each "
+    "launch's arguments, grid and block; a kernel whose PTX is not found or not followed is judged by its rule"};
 constexpr SettingDeclaration kCheckProtection{
     "HL_CHECK_PROTECTION", T::Choice, "auto", "auto, keys, range-keys, mprotect",
     "set by `hazardlab check --protection`: how owned pages are protected: `range-keys` (memory protection "
@@ -220,6 +222,7 @@ constexpr std::array kTable = {setting::kRequireGpu,
                                setting::kCheckKernelsOwnMappedMemory,
                                setting::kCheckManagedMemory,
                                setting::kCheckGraphNodes,
+                               setting::kCheckPtxFootprints,
                                setting::kCheckProtection,
                                setting::kFootprintMode,
                                setting::kFootprintPatch,
@@ -231,19 +234,5 @@ constexpr std::array kTable = {setting::kRequireGpu,
 }  // namespace
 
 std::span<const SettingDeclaration> declared_settings() { return kTable; }
-
-std::size_t declared_position(std::string_view name) {
-  return static_cast<std::size_t>(
-      std::find_if(kTable.begin(), kTable.end(), [&](const SettingDeclaration& d) { return d.name == name; }) -
-      kTable.begin());
-}
-
-bool is_declared_setting(std::string_view name) { return declared_position(name) < kTable.size(); }
-
-const SettingDeclaration& declared_setting(std::string_view name) {
-  const std::size_t at = declared_position(name);
-  if (at == kTable.size()) throw std::logic_error("no setting " + std::string(name) + " is declared");
-  return kTable[at];
-}
 
 }  // namespace hazardlab

@@ -76,6 +76,7 @@ extern const SettingDeclaration kCheckEveryOccurrence;
 extern const SettingDeclaration kCheckKernelsOwnMappedMemory;
 extern const SettingDeclaration kCheckManagedMemory;
 extern const SettingDeclaration kCheckGraphNodes;
+extern const SettingDeclaration kCheckPtxFootprints;
 extern const SettingDeclaration kCheckProtection;
 extern const SettingDeclaration kFootprintMode;
 extern const SettingDeclaration kFootprintPatch;
