@@ -49,6 +49,41 @@ class NhcCheck(unittest.TestCase):
                 self.assertIn("rc=1", out)
                 self.assertFalse(pathlib.Path(tmp, "h").exists(), f"{assignment}: the check ran")
 
+    def test_a_hazardlab_that_cannot_run_fails_before_anything_is_made(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            plain = pathlib.Path(tmp, "plain")
+            plain.write_text("not a program")
+            for program, said in ((f"{tmp}/no-such", "is not an executable file"),
+                                  (str(plain), "is not an executable file"), (tmp, "is not an executable file"),
+                                  ("no-such-hazardlab", "was not found on PATH")):
+                out = nhc(tmp, f"HAZARDLAB_BIN={program} HAZARDLAB_HEALTH_DIR={tmp}/h")
+                self.assertIn(f"HAZARDLAB_BIN={program} {said}", out)
+                self.assertIn("rc=1", out)
+                self.assertNotIn("No such file", out)
+                self.assertFalse(pathlib.Path(tmp, "h").exists(), f"{program}: the health folder was made")
+
+    def test_a_hazardlab_variable_it_does_not_read_fails_the_check_by_name(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for assignment in ("HAZARDLAB_PROMETEUS_DIR=/x", "HAZARDLAB_HEALTH_TIMEOUT=abc",
+                               "export HAZARDLAB_TRIALS=5"):
+                out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={tmp}/h; {assignment}")
+                name = assignment.split()[-1].split("=")[0]
+                self.assertIn(f"{name} is not a setting of check_hazardlab (it reads HAZARDLAB_BIN, "
+                              "HAZARDLAB_HEALTH_DIR, HAZARDLAB_PROMETHEUS_DIR)", out)
+                self.assertIn("rc=1", out)
+                self.assertFalse(pathlib.Path(tmp, "h").exists(), f"{assignment}: the check ran")
+            out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={tmp}/h HAZARDLAB_PROMETHEUS_DIR={tmp}/p")
+            self.assertIn(f"HAZARDLAB_PROMETHEUS_DIR='{tmp}/p' is not a folder that exists", out)
+            self.assertFalse(pathlib.Path(tmp, "h").exists(), "the check ran")
+
+    def test_the_checks_own_settings_never_reach_hazardlab(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            program = pathlib.Path(tmp, "hazardlab")
+            program.write_text("#!/bin/sh\nenv | grep '^HAZARDLAB_'\nexit 0\n")
+            program.chmod(0o755)
+            self.assertIn("rc=0", nhc(tmp, f"export HAZARDLAB_BIN={program} HAZARDLAB_HEALTH_DIR={tmp}/h"))
+            self.assertEqual(pathlib.Path(tmp, "h", "last-run.log").read_text().count("HAZARDLAB_"), 0)
+
     def test_an_argument_fails_the_check_and_runs_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:
             script = (f'die() {{ echo "die $*"; }}\n. {HEALTH / "hazardlab.nhc"}\n'
