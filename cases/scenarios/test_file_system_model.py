@@ -226,8 +226,9 @@ def script_commands_of(rng, tool, stand_ins, base, count):
             asked = [os.path.join(prefix, path) for path in StandIns.PACKAGE_FILES] if replace else []
             commands.append((["bash", os.path.join(SOURCE, "tools/deps/stage-unpacked"), *replace, stand_ins.unpacked,
                               prefix], env, asked))
-        elif kind == "nhc":
-            script = (f'die() {{ echo "die $*"; }}; . {os.path.join(SOURCE, "tools/health/hazardlab.nhc")}; '
+        elif kind == "nhc":  # NHC's environment holds no HAZARDLAB_* of the Slurm program's (the check refuses them)
+            script = (f'unset ${{!HAZARDLAB_@}}; die() {{ echo "die $*"; }}; '
+                      f'. {os.path.join(SOURCE, "tools/health/hazardlab.nhc")}; '
                       f'HAZARDLAB_BIN={tool} HAZARDLAB_HEALTH_DIR={health} check_hazardlab')
             commands.append((["bash", "-c", script], env, []))
         else:
