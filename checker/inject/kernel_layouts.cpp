@@ -119,6 +119,26 @@ const Layout& KernelLayouts::layout_of(CUfunction function, const char* symbol, 
   return it->second;
 }
 
+std::optional<std::vector<DeviceRange>> KernelLayouts::ptx_ranges(const Layout& layout,
+                                                                   std::span<const KernelArgument> arguments,
+                                                                   const ptx::LaunchShape& shape) {
+  std::string key(reinterpret_cast<const char*>(&shape), sizeof shape);
+  std::vector<std::span<const std::byte>> words;
+  words.reserve(arguments.size());
+  for (const KernelArgument& a : arguments) {
+    words.push_back(a.bytes);
+    key.append(reinterpret_cast<const char*>(a.bytes.data()), a.bytes.size()).push_back('\0');
+  }
+  {
+    std::lock_guard lock(mutex_);
+    if (auto it = layout.remembered.find(key); it != layout.remembered.end()) return it->second;
+  }
+  std::optional<std::vector<DeviceRange>> ranges = ptx::footprint_at_launch(*layout.footprint, words, shape);
+  std::lock_guard lock(mutex_);
+  if (layout.remembered.size() < kRemembered) layout.remembered.emplace(std::move(key), ranges);
+  return ranges;
+}
+
 void KernelLayouts::note_ptx(Layout& layout, const ptx::KernelFootprint* found) {
   std::string why;
   if (found == nullptr) {
@@ -165,10 +185,7 @@ LaunchAccesses KernelLayouts::launch_accesses(CUfunction function, const char* s
     arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, bytes != nullptr ? p.size : 0), p.access});
   }
   if (layout.footprint != nullptr) {
-    std::vector<std::span<const std::byte>> words;
-    words.reserve(arguments.size());
-    for (const KernelArgument& a : arguments) words.push_back(a.bytes);
-    if (std::optional<std::vector<DeviceRange>> ranges = ptx::footprint_at_launch(*layout.footprint, words, *shape)) {
+    if (std::optional<std::vector<DeviceRange>> ranges = ptx_ranges(layout, arguments, *shape)) {
       out.ranges = std::move(*ranges);
       out.from = RangeSource::ReadFromPtx;
       return out;

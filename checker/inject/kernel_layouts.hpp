@@ -8,6 +8,8 @@
 #include <atomic>
 #include <cstddef>
 #include <mutex>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -58,10 +60,16 @@ class KernelLayouts {
     std::string name;
     bool known = false;
     const ptx::KernelFootprint* footprint = nullptr;  // read from its PTX, when asked and found
+    // A launch's ranges by its argument bytes, grid and block: a loop launches the same kernel the same way, and
+    // bounding the PTX's accesses takes microseconds (under mutex_, at most kRemembered launches).
+    mutable std::unordered_map<std::string, std::optional<std::vector<DeviceRange>>> remembered;
   };
+  static constexpr std::size_t kRemembered = 256;
 
  private:
   const Layout& layout_of(CUfunction function, const char* symbol, bool read_ptx);
+  std::optional<std::vector<DeviceRange>> ptx_ranges(const Layout& layout, std::span<const KernelArgument> arguments,
+                                                     const ptx::LaunchShape& shape);
   const ptx::KernelFootprint* find_ptx(const char* symbol);  // under mutex_
   void note_ptx(Layout& layout, const ptx::KernelFootprint* found);  // under mutex_
   std::mutex mutex_;
