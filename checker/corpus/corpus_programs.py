@@ -41,6 +41,7 @@ def validate(kind, checkout, args, expectations):
     for the samples, name -> None for pytest files, name -> its listing for the library examples."""
     if kind == "cuda-samples":
         programs = sample_folders(checkout)
+        samples_own_arguments(checkout)  # its arguments checked now; read again where the programs are planned
     elif kind == "library-examples":
         programs = library_example_programs(checkout, args.library_examples)
     else:
@@ -117,7 +118,7 @@ def programs_of(kind, checkout, programs, args, expectations):
             cwd = os.path.join(args.work, "runs", "library-examples", name)
             os.makedirs(cwd, exist_ok=True)
             masks = default_masks + [re.compile(m) for m in expected.get("mask", [])]
-            jobs.append((name, [exe] + [str(a) for a in program.get("args", [])], cwd, masks, expected,
+            jobs.append((name, [exe] + program.get("args", []), cwd, masks, expected,
                          dict(os.environ)))
     else:
         for name in programs:
