@@ -18,9 +18,12 @@ def load_document(option, path, schema):
     """A JSON file the harness is given (`option` names it in every error), with the schema it must declare."""
     try:
         with open(path, encoding="utf-8") as f:
-            document = json.load(f)
+            document = json.load(f, object_pairs_hook=_keys_once)
     except OSError as err:
         raise BadInput(f"{option} {path!r}: cannot be read ({err.strerror})")
+    except _KeyTwice as twice:
+        raise BadInput(f"{option} {path!r}: the key {str(twice)[:60]!r} is given twice in one object; give each "
+                       "once (JSON keeps the last without a word)") from None
     except UnicodeDecodeError as err:
         raise BadInput(f"{option} {path!r}: not JSON (not UTF-8 text: byte {err.start})") from None
     except json.JSONDecodeError as err:
@@ -36,6 +39,20 @@ def load_document(option, path, schema):
     if type(version) is not int or version != SCHEMA_VERSION:
         raise BadInput(f"{option} {path!r}: schema_version {version!r:.40}; this reader knows version {SCHEMA_VERSION}")
     return document
+
+
+class _KeyTwice(Exception):
+    pass
+
+
+def _keys_once(pairs):
+    """An object of the document, with each key once: two entries of one program would lose the first."""
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
 
 
 def _known_keys(value, allowed, where):

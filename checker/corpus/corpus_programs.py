@@ -44,6 +44,7 @@ def validate(kind, checkout, args, expectations):
         samples_own_arguments(checkout)  # its arguments checked now; read again where the programs are planned
     elif kind == "library-examples":
         programs = library_example_programs(checkout, args.library_examples)
+        cuda_compiler()  # a CUDACXX that is not a compiler is refused now, before anything is made
     else:
         programs = {f: None for f in sorted(os.listdir(checkout)) if f.startswith("test_") and f.endswith(".py")}
         if not programs:

@@ -182,6 +182,12 @@ class BadInput(unittest.TestCase):
             path = self.document("e.json", json.dumps(dict({"schema": "hazardlab.corpus-expectations"}, **document)))
             self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
 
+    def test_a_key_given_twice_in_one_object_is_refused(self):
+        path = self.document("e.json", '{"schema": "hazardlab.corpus-expectations", "corpora": {"cuda-samples": '
+                             '{"programs": {"vectorAdd": {"exclude": "a reason"}, "vectorAdd": {}}}}}')
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
+                            "the key 'vectorAdd' is given twice")
+
     def test_a_library_examples_listing_is_checked_without_its_corpus(self):
         path = self.document("junk.bin", b"\x00\xff junk")
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--library-examples", path),
@@ -481,7 +487,7 @@ class LibraryExamples(unittest.TestCase):
             with open(none_named, "w") as f:
                 json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": {}}, f)
             extra = ("--expectations", none_named) + extra
-        env = dict(os.environ, CUDACXX=self.nvcc, STANDIN_NVCC_LOG=self.nvcc_log, **(env or {}))
+        env = {**os.environ, "CUDACXX": self.nvcc, "STANDIN_NVCC_LOG": self.nvcc_log, **(env or {})}
         listing = () if "--library-examples" in extra else ("--library-examples", self.listing)
         return subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
                                "--corpus", f"library-examples={self.corpus}", *listing,
@@ -513,6 +519,12 @@ class LibraryExamples(unittest.TestCase):
             self.expect_refused(self.run_harness(), "'works'", "'args': expected a list of strings")
         self.write_listing({"works": dict(self.programs["works"], buld={})})
         self.expect_refused(self.run_harness(), "unknown key(s) 'buld'", "folder, files, build, args, streams")
+
+    def test_a_cudacxx_that_is_not_a_compiler_is_refused_before_anything_is_made(self):
+        for given in ("", os.path.join(self.tmp.name, "no-nvcc")):
+            run = self.run_harness(env={"CUDACXX": given})
+            self.expect_refused(run, f"CUDACXX={given!r}", "expected the CUDA compiler")
+            self.assertFalse(os.path.exists(WORK), "the work folder was made")
 
     def test_a_work_folder_an_earlier_run_made_is_taken_and_only_this_runs_report_is_read(self):
         self.write_listing({"works": self.programs["works"]})
