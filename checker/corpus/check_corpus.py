@@ -19,21 +19,24 @@ KIND is one of:
 For each program it compares the exit status, the standard output (each line that matches a mask pattern is
 masked: times, rates and addresses change from run to run) and, under the checker, the verdict and the findings.
 A finding must be listed in the expectations file, which says why it is true. One row per program, then a
-summary. Exit status: 0 when every program behaved the same and was clean or found only what is expected; 1 on
-any difference, crash or unexpected finding, or a listed library example that did not build; 2 on bad input; 77
-where there is no GPU.
+summary. --work is new, empty, or one an earlier run made (its marker, .check-corpus-work); no output goes inside a
+corpus checkout. Exit status: 0 when every program behaved the same and was clean or found only what is expected;
+1 on any difference, crash or unexpected finding, or a listed library example that did not build; 2 on bad input;
+77 where there is no GPU.
 """
 import os
 import re
 import sys
 
 from corpus_devices import gpus_usable
-from corpus_documents import KINDS, BadInput, load_expectations
+from corpus_documents import KINDS, BadInput, load_expectations, load_library_examples
 from corpus_programs import expectations_name_only_programs_given, programs_of, validate
 from corpus_runs import compare
+from corpus_work import make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
-from driver_options import DriverParser, output_file, runnable_file, whole_number, work_folder, write_output  # noqa: E402
+from driver_options import (DriverParser, hazardlab_program, output_file, whole_number, work_folder,  # noqa: E402
+                            write_output)
 import concurrent.futures  # noqa: E402
 import json  # noqa: E402
 
@@ -41,11 +44,12 @@ import json  # noqa: E402
 def parse_args(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     p = DriverParser(prog="check_corpus.py", description=__doc__.split("\n")[0])
-    p.add_argument("--hazardlab", required=True, type=runnable_file, help="the hazardlab program")
+    p.add_argument("--hazardlab", required=True, type=hazardlab_program, help="the hazardlab program")
     p.add_argument("--corpus", action="append", default=[], metavar="KIND=CHECKOUT",
                    help="a corpus to run; KIND=\"\" (nothing after the =) is a corpus not given here: skipped")
     p.add_argument("--work", required=True, type=work_folder,
-                   help="a folder for builds and runs (created; nothing else is touched)")
+                   help="a folder for builds and runs: new, empty, or one an earlier run made (nothing else is "
+                        "touched)")
     p.add_argument("--expectations", default=os.path.join(here, "expectations.json"))
     p.add_argument("--library-examples", default=os.path.join(here, "library_examples.json"),
                    help="the library-examples corpus: each program's files, build and arguments")
@@ -64,7 +68,8 @@ def parse_args(argv):
         if path == "":
             continue  # not given on this machine (ctest's corpus tests pass what CMake was told)
         if not os.path.isdir(path):
-            raise BadInput(f"--corpus {spec!r}: the folder {path!r} does not exist")
+            raise BadInput(f"--corpus {spec!r}: expected a folder; {path!r} " +
+                           ("is a file" if os.path.lexists(path) else "does not exist"))
         if (kind, os.path.realpath(path)) in {(k, os.path.realpath(c)) for k, c in corpora}:
             raise BadInput(f"--corpus {spec!r} is given twice: each corpus once (its programs would run twice)")
         corpora.append((kind, os.path.abspath(path)))
@@ -74,6 +79,8 @@ def parse_args(argv):
         raise BadInput(f"--only {args.only!r}: not a regular expression ({e})")
     args.hazardlab = os.path.abspath(args.hazardlab)
     args.work = os.path.abspath(args.work)
+    refuse_outputs_inside_a_corpus(corpora, (("--json", args.json), ("--work", args.work)))
+    refuse_a_folder_not_ours(args.work)
     return args, corpora
 
 
@@ -81,6 +88,7 @@ def main(argv):
     try:
         args, corpora = parse_args(argv)
         expectations = load_expectations(args.expectations)
+        load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
         expectations_name_only_programs_given(corpora, programs, args, expectations)
         if not corpora:
@@ -88,7 +96,7 @@ def main(argv):
                   "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH, -DHAZARDLAB_CORPUS_PYTEST=PATH or "
                   "-DHAZARDLAB_CORPUS_LIBRARY_EXAMPLES=PATH)")
             return 77
-        os.makedirs(args.work, exist_ok=True)
+        make_work_folder(args.work)
         args.gpus = gpus_usable(args.hazardlab)
         if args.gpus == 0:
             print("check_corpus: no usable GPU here: nothing run")

@@ -7,6 +7,7 @@ import json
 import os
 
 KINDS = ("cuda-samples", "pytest", "library-examples")
+SCHEMA_VERSION = 1  # the version of both documents this reader knows ("schema_version", 1 where not given)
 
 
 class BadInput(Exception):
@@ -16,16 +17,64 @@ class BadInput(Exception):
 def load_document(option, path, schema):
     """A JSON file the harness is given (`option` names it in every error), with the schema it must declare."""
     try:
-        with open(path) as f:
-            document = json.load(f)
+        with open(path, encoding="utf-8") as f:
+            document = json.load(f, object_pairs_hook=_keys_once)
     except OSError as err:
         raise BadInput(f"{option} {path!r}: cannot be read ({err.strerror})")
+    except _KeyTwice as twice:
+        raise BadInput(f"{option} {path!r}: the key {str(twice)[:60]!r} is given twice in one object; give each "
+                       "once (JSON keeps the last without a word)") from None
+    except UnicodeDecodeError as err:
+        raise BadInput(f"{option} {path!r}: not JSON (not UTF-8 text: byte {err.start})") from None
     except json.JSONDecodeError as err:
         raise BadInput(f"{option} {path!r}: not JSON ({err})")
+    except ValueError:  # json reads numbers with int(), which refuses more than 4300 digits
+        raise BadInput(f"{option} {path!r}: not JSON this reader takes (a number of more than 4300 digits)") from None
+    except RecursionError:
+        raise BadInput(f"{option} {path!r}: not JSON this reader takes (lists or objects nested too deep)") from None
     if not isinstance(document, dict) or document.get("schema") != schema:
         found = document.get("schema") if isinstance(document, dict) else None
         raise BadInput(f"{option} {path!r}: schema is {found!r}, expected {schema!r}")
+    version = document.get("schema_version", SCHEMA_VERSION)
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise BadInput(f"{option} {path!r}: schema_version {version!r:.40}; this reader knows version {SCHEMA_VERSION}")
     return document
+
+
+class _KeyTwice(Exception):
+    pass
+
+
+def _keys_once(pairs):
+    """An object of the document, with each key once: two entries of one program would lose the first."""
+    seen = set()
+    for key, _ in pairs:
+        if key in seen:
+            raise _KeyTwice(key)
+        seen.add(key)
+    return dict(pairs)
+
+
+def _known_keys(value, allowed, where):
+    """A key the schema does not have is refused (a misspelt 'exclude' or 'args' would be ignored without a word)."""
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise BadInput(f"{where}: unknown key(s) {', '.join(repr(k)[:60] for k in unknown)}; the keys allowed "
+                       f"are {', '.join(allowed)}")
+
+
+def _strings(value, where):
+    """A list of strings (a program's arguments): another item (a number, null, an object) is refused, never
+    turned into text or handed to the program as it is."""
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise BadInput(f"{where}: expected a list of strings, found {value!r:.60}")
+    return value
+
+
+def _text(program, key, where):
+    """A reason the schema asks for (an exclusion's, a mask's): a string that is not blank."""
+    if not isinstance(program[key], str) or not program[key].strip():
+        raise BadInput(f"{where}: {key!r} needs its reason (a string that is not blank), found {program[key]!r:.60}")
 
 
 def _object(value, where):
@@ -44,24 +93,32 @@ def _list(value, where):
 def load_expectations(path):
     e = load_document("--expectations", path, "hazardlab.corpus-expectations")
     at = f"--expectations {path!r}"
+    _known_keys(e, ("schema", "schema_version", "corpora"), at)
     for kind, corpus in _object(e.get("corpora", {}), f"{at}: 'corpora'").items():
         if kind not in KINDS:
             raise BadInput(f"{at}: corpus {kind!r} is not one of {', '.join(KINDS)}")
         _object(corpus, f"{at}: corpus {kind!r}")
+        _known_keys(corpus, ("mask", "programs"), f"{at}: corpus {kind!r}")
         for mask in _list(corpus.get("mask", []), f"{at}: {kind} 'mask'"):
             _pattern(mask, f"{at}: {kind} 'mask'")
         for name, program in _object(corpus.get("programs", {}), f"{at}: {kind} 'programs'").items():
             where = f"{at}: {kind} program {name!r}"
             _object(program, where)
+            _known_keys(program, PROGRAM_KEYS, where)
             for mask in _list(program.get("mask", []), f"{where}: 'mask'"):
                 _pattern(mask, f"{where}: 'mask'")
-            if not isinstance(program.get("args", []), list) or not isinstance(program.get("select", ""), str):
-                raise BadInput(f"{where}: 'args' must be a list and 'select' a string")
+            _strings(program.get("args", []), f"{where}: 'args'")
+            if not isinstance(program.get("select", ""), str):
+                raise BadInput(f"{where}: 'select' must be a string")
+            if "findings" in program and "verdict" in program:
+                raise BadInput(f"{where}: both 'findings' and 'verdict'; give one (a verdict is compared alone, "
+                               "its findings never)")
             timeout = program.get("timeout", 1)
             if not isinstance(timeout, int) or isinstance(timeout, bool) or not 1 <= timeout <= 3600:
                 raise BadInput(f"{where}: timeout {timeout!r}: expected a whole number of seconds from 1 to 3600")
             for finding in _list(program.get("findings", []), f"{where}: 'findings'"):
                 _object(finding, f"{where}: a finding")
+                _known_keys(finding, ("hazard", "why", "lines", "needs_gpus"), f"{where}: a finding")
                 for key in ("hazard", "why", "lines"):
                     if not finding.get(key):
                         raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
@@ -69,17 +126,24 @@ def load_expectations(path):
                 if not isinstance(needs, int) or isinstance(needs, bool) or not 1 <= needs <= 64:
                     raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: needs_gpus {needs!r}: "
                                    "expected a whole number of GPUs from 1 to 64")
-            if "exclude" in program and not str(program["exclude"]).strip():
-                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: an exclusion without its reason")
+            for key in ("exclude", "why_masked", "why_unordered"):
+                if key in program:
+                    _text(program, key, where)
             if program.get("mask") and not program.get("why_masked"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
             if program.get("unordered") and not program.get("why_unordered"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: 'unordered' without 'why_unordered'")
             verdict = program.get("verdict")
-            if verdict is not None and (not isinstance(verdict, dict) or verdict.get("is") not in ("not-checked", "found") or not verdict.get("why")):
-                raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a verdict needs 'is' "
-                               "(not-checked or found) and 'why'")
+            if verdict is not None and (not isinstance(verdict, dict) or set(verdict) != {"is", "why"}
+                                        or verdict["is"] not in ("not-checked", "found")
+                                        or not isinstance(verdict["why"], str) or not verdict["why"].strip()):
+                raise BadInput(f"{where}: a verdict needs 'is' (not-checked or found) and 'why' (its reason), and no "
+                               f"other key; found {verdict!r:.80}")
     return e
+
+
+PROGRAM_KEYS = ("args", "select", "timeout", "findings", "verdict", "exclude", "mask", "why_masked", "unordered",
+                "why_unordered")
 
 
 def _pattern(text, where):
@@ -97,6 +161,8 @@ def _pattern(text, where):
 def load_library_examples(path):
     """The programs of the library-examples corpus: name -> {folder, files, build, args, streams}."""
     listing = load_document("--library-examples", path, "hazardlab.library-examples")
+    _known_keys(listing, ("schema", "schema_version", "about", "repositories", "programs"),
+                f"--library-examples {path!r}")
     programs = listing.get("programs")
     if not isinstance(programs, dict) or not programs:
         raise BadInput(f"--library-examples {path!r}: no program listed (expected 'programs', an object of programs)")
@@ -105,6 +171,11 @@ def load_library_examples(path):
             raise BadInput(f"--library-examples {path!r}: program {name!r}: {why}")
         if not isinstance(program, dict):
             refuse(f"expected an object (folder, files, build, args, streams), found {type(program).__name__}")
+        # Its name is a file's and a folder's in --work (the build, its log, its run): one plain part of a path.
+        if not name or "/" in name or "\0" in name or name in (".", ".."):
+            refuse("a name that is not one plain part of a path (no '/', not '.' or '..', not empty)")
+        _known_keys(program, ("folder", "files", "build", "args", "streams"), f"--library-examples {path!r}: "
+                    f"program {name!r}")
         if not isinstance(program.get("folder"), str) or not program["folder"]:
             refuse("no 'folder'")
         files = program.get("files")
@@ -115,6 +186,7 @@ def load_library_examples(path):
         build = program.get("build", {})
         if not isinstance(build, dict):
             refuse(f"'build' is {type(build).__name__} {build!r:.60}; expected an object with 'cmake_target' or 'nvcc'")
+        _known_keys(build, ("cmake_target", "nvcc", "as"), f"--library-examples {path!r}: program {name!r}: 'build'")
         if ("cmake_target" in build) == ("nvcc" in build):
             refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
         if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]):
@@ -122,8 +194,7 @@ def load_library_examples(path):
         if "nvcc" in build and (not isinstance(build["nvcc"], list) or not str(build.get("as", "")).strip()
                                 or not all(isinstance(a, str) for a in build["nvcc"])):
             refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
-        if not isinstance(program.get("args", []), list):
-            refuse("'args' is not a list")
+        _strings(program.get("args", []), f"--library-examples {path!r}: program {name!r}: 'args'")
         if not str(program.get("streams", "")).strip():
             refuse("no 'streams' (the streams and asynchronous work that make it worth running)")
     return programs

@@ -41,8 +41,10 @@ def validate(kind, checkout, args, expectations):
     for the samples, name -> None for pytest files, name -> its listing for the library examples."""
     if kind == "cuda-samples":
         programs = sample_folders(checkout)
+        samples_own_arguments(checkout)  # its arguments checked now; read again where the programs are planned
     elif kind == "library-examples":
         programs = library_example_programs(checkout, args.library_examples)
+        cuda_compiler()  # a CUDACXX that is not a compiler is refused now, before anything is made
     else:
         programs = {f: None for f in sorted(os.listdir(checkout)) if f.startswith("test_") and f.endswith(".py")}
         if not programs:
@@ -117,7 +119,7 @@ def programs_of(kind, checkout, programs, args, expectations):
             cwd = os.path.join(args.work, "runs", "library-examples", name)
             os.makedirs(cwd, exist_ok=True)
             masks = default_masks + [re.compile(m) for m in expected.get("mask", [])]
-            jobs.append((name, [exe] + [str(a) for a in program.get("args", [])], cwd, masks, expected,
+            jobs.append((name, [exe] + program.get("args", []), cwd, masks, expected,
                          dict(os.environ)))
     else:
         for name in programs:

@@ -41,18 +41,27 @@ def compare(name, command, cwd, masks, expected, args, env=None):
     # a device printf's order, a sum of floating-point atomics) says nothing about the checker and is masked.
     again = run(command, cwd, timeout, env)
     report_path = os.path.join(cwd, "hazardlab-check.json")
+    # Only this run's report is read: one an earlier run left in this folder (the harness's own, --work is
+    # proven its own) goes first.
+    if os.path.lexists(report_path):
+        os.remove(report_path)
     # The checker's own exit statuses are set apart from the program's, so that its status is compared as is.
     checked = run([args.hazardlab, "check", "--error-exitcode", "251", "--unchecked-exitcode", "252",
                    "--json", report_path, "--"] + command, cwd, timeout * 3, env)
-    report = None
+    report, unreadable = None, None
     if os.path.exists(report_path):
-        with open(report_path) as f:
-            report = json.load(f)
+        try:
+            with open(report_path, encoding="utf-8") as f:
+                report = json.load(f)
+        except (OSError, ValueError, RecursionError) as err:
+            unreadable = f"the checker's report {report_path} could not be read ({str(err)[:120]})"
     row = {"program": name, "plain_status": plain["status"], "checked_status": checked["status"],
            "verdict": report["verdict"] if report else "no report", "findings": [], "differences": [],
            # Which page protection watched its processes (protection keys, or mprotect where keys are missing).
            "protection": sorted({p["protection"]["backend"] for p in report["processes"] if p.get("protection")})
            if report else []}
+    if unreadable:
+        row["differences"].append(unreadable)
     if plain["timed_out"]:
         row["differences"].append(f"timed out without the checker after {timeout} s")
     if checked["timed_out"]:

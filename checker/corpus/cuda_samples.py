@@ -86,22 +86,44 @@ def why_not_built(name, configure_log, build_log):
 
 def samples_own_arguments(checkout):
     """The samples' own run configuration (test_args.json beside their run_tests.py): each sample's arguments,
-    or that it is skipped (it needs a display, a file it does not ship, another platform)."""
+    or that it is skipped (it needs a display, a file it does not ship, another platform). Read and checked with
+    the corpus, before anything is made: a file that is not JSON, or arguments that are not a list of strings (a
+    string would be run character by character), is bad input naming the sample."""
     path = os.path.join(checkout, "test_args.json")
     if not os.path.isfile(path):
         return {}
-    with open(path) as f:
-        config = json.load(f)
+    at = f"--corpus cuda-samples={checkout!r}: {path!r}"
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+    except OSError as err:
+        raise BadInput(f"{at}: cannot be read ({err.strerror})") from None
+    except (ValueError, RecursionError) as err:  # not UTF-8, not JSON, a number past int()'s digits, too deep
+        raise BadInput(f"{at}: not JSON this harness reads ({str(err)[:120]})") from None
+    if not isinstance(config, dict):
+        raise BadInput(f"{at}: expected an object (sample -> its arguments), found {type(config).__name__}")
     out = {}
     for name, c in config.items():
+        where = f"{at}: sample {name!r}"
+        if not isinstance(c, dict):
+            raise BadInput(f"{where}: expected an object ('args', 'runs' or 'skip'), found {c!r:.60}")
         if c.get("skip"):
             out[name] = {"skip": True}
         elif "args" in c:
-            out[name] = {"args": list(c["args"])}
+            out[name] = {"args": _arguments(c["args"], f"{where}: 'args'")}
         elif c.get("runs"):
-            first = next((r for r in c["runs"] if not r.get("skip")), None)
-            out[name] = {"args": list(first.get("args", []))} if first else {"skip": True}
+            runs = c["runs"]
+            if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+                raise BadInput(f"{where}: 'runs': expected a list of objects, found {runs!r:.60}")
+            first = next((r for r in runs if not r.get("skip")), None)
+            out[name] = {"args": _arguments(first.get("args", []), f"{where}: 'runs'")} if first else {"skip": True}
     return out
+
+
+def _arguments(value, where):
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise BadInput(f"{where}: expected a list of strings, found {value!r:.60}")
+    return list(value)
 
 
 def samples_environment():

@@ -20,8 +20,15 @@ def library_example_programs(checkout, listing_path):
 
 
 def cuda_compiler():
-    """The toolkit's nvcc, found as CMake finds it: CUDACXX, then PATH, then the toolkit's default place."""
-    for candidate in (os.environ.get("CUDACXX"), shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
+    """The toolkit's nvcc, found as CMake finds it: CUDACXX, then PATH, then the toolkit's default place. A CUDACXX
+    that is set is the compiler, or bad input: set but empty or not a program, another nvcc would build unsaid."""
+    if "CUDACXX" in os.environ:
+        given = os.environ["CUDACXX"]
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise BadInput(f"CUDACXX={given!r}: expected the CUDA compiler, a runnable file (or CUDACXX unset: nvcc "
+                           "is then found on PATH)")
+        return given
+    for candidate in (shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     return None

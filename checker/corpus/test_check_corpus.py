@@ -22,15 +22,23 @@ import library_examples  # noqa: E402
 
 
 def harness(*args):
-    return subprocess.run([sys.executable, SCRIPT, "--hazardlab", "/bin/true", "--work", WORK] + list(args),
+    return subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", WORK] + list(args),
                           capture_output=True, text=True)
+
+
+def write_program(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o755)
+    return path
 
 
 class BadInput(unittest.TestCase):
     def setUp(self):
-        global WORK
+        global WORK, HAZARDLAB
         self.tmp = tempfile.TemporaryDirectory()
         WORK = os.path.join(self.tmp.name, "work")
+        HAZARDLAB = write_program(os.path.join(self.tmp.name, "hazardlab"), STANDIN)
         self.samples = os.path.join(self.tmp.name, "cuda-samples")
         os.makedirs(os.path.join(self.samples, "Samples", "0_Introduction", "vectorAdd"))
         with open(os.path.join(self.samples, "Samples", "0_Introduction", "vectorAdd", "CMakeLists.txt"), "w") as f:
@@ -68,7 +76,7 @@ class BadInput(unittest.TestCase):
         os.makedirs(os.path.join(empty, "Samples"))
         self.expect_refused(harness("--corpus", f"cuda-samples={empty}"), empty, "no sample found")
         self.expect_refused(harness("--corpus", f"pytest={empty}"), empty, "no test_*.py")
-        self.expect_refused(harness("--corpus", f"cuda-samples={self.tmp.name}"), "no Samples folder")
+        self.expect_refused(harness("--corpus", f"cuda-samples={empty}/Samples"), "no Samples folder")
 
     def test_expectations_naming_a_program_that_is_not_there_are_refused(self):
         path = self.expectations({"simpleNothing": {"exclude": "gone"}})
@@ -107,7 +115,7 @@ class BadInput(unittest.TestCase):
         a_file = os.path.join(self.tmp.name, "a-file")
         with open(a_file, "w") as f:
             f.write("mine\n")
-        run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", sys.executable, "--work", a_file, "--corpus",
+        run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", a_file, "--corpus",
                               f"cuda-samples={self.samples}"], capture_output=True, text=True)
         self.expect_refused(run, "argument --work", a_file, "it is a file")
         with open(a_file) as f:
@@ -135,6 +143,113 @@ class BadInput(unittest.TestCase):
                 json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": corpora}, f)
             self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
                                 path, said)
+
+    def document(self, name, text):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb" if isinstance(text, bytes) else "w") as f:
+            f.write(text)
+        return path
+
+    def test_a_document_of_bytes_long_numbers_or_deep_nesting_is_named_not_a_traceback(self):
+        for text, said in ((b"\xff\xfe\x00binary", "not UTF-8"),
+                           ('{"schema": "x", "n": ' + "9" * 5001 + "}", "more than 4300 digits"),
+                           ("[" * 100000, "nested too deep")):
+            path = self.document("doc.json", text)
+            for option in ("--expectations", "--library-examples"):
+                run = harness("--corpus", f"cuda-samples={self.samples}", option, path)
+                self.expect_refused(run, f"{option} {path!r}", said)
+                self.assertNotIn("Traceback", run.stderr)
+
+    def test_unknown_keys_another_schema_version_and_findings_beside_a_verdict_are_refused(self):
+        finding = {"hazard": "h", "why": "w", "lines": ["l"]}
+        for document, said in (({"corpora": {}, "extra": 1}, "unknown key(s) 'extra'"),
+                               ({"corpora": {}, "schema_version": 99},
+                                "schema_version 99; this reader knows version 1"),
+                               ({"corpora": {}, "schema_version": "1"}, "schema_version '1'"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {"exclude_typo": "r"}}}}},
+                                "unknown key(s) 'exclude_typo'; the keys allowed are args, select"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {"findings": [
+                                   dict(finding, lien=1)]}}}}}, "a finding: unknown key(s) 'lien'"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {
+                                   "findings": [finding], "verdict": {"is": "found", "why": "w"}}}}}},
+                                "both 'findings' and 'verdict'"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {"verdict": "not-checked"}}}}},
+                                "found 'not-checked'"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {"exclude": True}}}}},
+                                "'exclude' needs its reason"),
+                               ({"corpora": {"cuda-samples": {"programs": {"vectorAdd": {"args": [1, {"x": 2}]}}}}},
+                                "'args': expected a list of strings")):
+            path = self.document("e.json", json.dumps(dict({"schema": "hazardlab.corpus-expectations"}, **document)))
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
+
+    def test_a_key_given_twice_in_one_object_is_refused(self):
+        path = self.document("e.json", '{"schema": "hazardlab.corpus-expectations", "corpora": {"cuda-samples": '
+                             '{"programs": {"vectorAdd": {"exclude": "a reason"}, "vectorAdd": {}}}}}')
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
+                            "the key 'vectorAdd' is given twice")
+
+    def test_a_library_examples_listing_is_checked_without_its_corpus(self):
+        path = self.document("junk.bin", b"\x00\xff junk")
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--library-examples", path),
+                            "--library-examples", "not UTF-8")
+
+    def test_a_corpus_that_is_a_file_is_said_to_be_a_file(self):
+        a_file = self.document("test_a.py", "def test_a(): pass\n")
+        self.expect_refused(harness("--corpus", f"pytest={a_file}"), "expected a folder", "is a file")
+
+    def test_a_huge_number_of_jobs_is_refused_with_the_range_and_the_value_cut(self):
+        run = harness("--corpus", f"cuda-samples={self.samples}", "--jobs", "9" * 5000)
+        self.expect_refused(run, "argument --jobs: '9999", "(5000 characters) is not allowed; expected a whole "
+                            "number from 1 to 64")
+        self.assertLess(len(run.stderr), 1000)
+
+    def test_hazardlab_must_be_hazardlab(self):
+        run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", "/bin/true", "--work", WORK, "--corpus",
+                              f"cuda-samples={self.samples}"], capture_output=True, text=True)
+        self.expect_refused(run, "argument --hazardlab", "does not describe hazardlab check")
+
+    @unittest.skipUnless(os.path.isdir("/proc/self"), "needs /proc, a folder that takes nothing new")
+    def test_a_work_folder_or_json_that_cannot_be_made_is_refused_first(self):
+        for work, json_at, said in (("/proc/x", os.path.join(self.tmp.name, "rows.json"), "--work: '/proc/x' is "
+                                     "not allowed; expected a folder (made when missing) in a folder that takes new "
+                                     "folders"), (WORK, "/proc/x.json", "--json: '/proc/x.json' is not allowed; "
+                                                  "expected a file in a folder that takes new files")):
+            run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", work, "--json", json_at,
+                                  "--corpus", f"cuda-samples={self.samples}"], capture_output=True, text=True)
+            self.expect_refused(run, said)
+            self.assertNotIn("Traceback", run.stderr)
+
+    def test_a_work_folder_holding_a_users_files_is_refused_and_left_as_it_was(self):
+        os.makedirs(WORK)
+        users = {"plain.out": "mine\n", "force-architecture.cmake": "mine\n", ".check-corpus-work": "/elsewhere\n"}
+        for name, text in users.items():
+            self.document(os.path.join("work", name), text)
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}"), "--work", "did not put there")
+        for name, text in users.items():
+            with open(os.path.join(WORK, name)) as f:
+                self.assertEqual(f.read(), text)
+
+    def test_outputs_inside_a_corpus_are_refused(self):
+        tests = os.path.join(self.tmp.name, "tests")
+        os.makedirs(tests)
+        test_a = self.document("tests/test_a.py", "def test_a(): pass\n")
+        self.expect_refused(harness("--corpus", f"pytest={tests}", "--json", test_a), "--json", "inside --corpus")
+        with open(test_a) as f:
+            self.assertEqual(f.read(), "def test_a(): pass\n")
+        run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", os.path.join(tests, "w"),
+                              "--corpus", f"pytest={tests}"], capture_output=True, text=True)
+        self.expect_refused(run, "--work", "inside --corpus")
+
+    def test_the_samples_own_arguments_are_checked_before_anything_is_made(self):
+        for text, said in (("{not json", "not JSON"), ('{"vectorAdd": {"args": "-n 5"}}', "expected a list of strings"),
+                           ('{"vectorAdd": {"runs": [{"args": [5]}]}}', "expected a list of strings"),
+                           ('["vectorAdd"]', "expected an object")):
+            path = os.path.join(self.samples, "test_args.json")
+            with open(path, "w") as f:
+                f.write(text)
+            run = harness("--corpus", f"cuda-samples={self.samples}")
+            self.expect_refused(run, path, said)
+            self.assertFalse(os.path.exists(WORK), "the work folder was made")
 
     def test_a_corpus_not_given_here_is_a_skip_not_a_pass(self):
         run = harness("--corpus", "cuda-samples=", "--corpus", "pytest=", "--corpus", "library-examples=")
@@ -200,12 +315,17 @@ class Masking(unittest.TestCase):
 STANDIN = """#!/usr/bin/env python3
 import json, os, subprocess, sys
 args = sys.argv[1:]
+if args[:2] == ["check", "--help"]:
+    print("hazardlab check: a stand-in")
+    sys.exit(0)
 if args[0] == "devices":
     print(json.dumps({"devices": [{"compute_capability": os.environ.get("STANDIN_CC", "8.6")}]}))
     sys.exit(0)
 report = args[args.index("--json") + 1]
 command = args[args.index("--") + 1:]
 p = subprocess.run(command)
+if os.environ.get("STANDIN_NO_REPORT"):  # a checker that ended before its report
+    sys.exit(p.returncode)
 verdict = os.environ.get("STANDIN_VERDICT", "clean")
 # STANDIN_FINDINGS=N: N races, each reported from inside the checker's own library first, then the program.
 race = {"finding": {"hazard": "cross-stream-no-event"},
@@ -335,7 +455,7 @@ class LibraryExamples(unittest.TestCase):
         self.programs = {
             "works": {"folder": "SomeLibrarySamples/stream", "files": ["SomeLibrarySamples/stream/ok.cu"],
                       "build": {"nvcc": ["ok.cu", "-lcublas"], "as": "its Makefile's line"},
-                      "args": ["-n", 3], "streams": "two streams and an event"},
+                      "args": ["-n", "3"], "streams": "two streams and an event"},
             "breaks": {"folder": "SomeLibrarySamples/stream", "files": ["SomeLibrarySamples/stream/broken.cu"],
                        "build": {"nvcc": ["broken.cu"], "as": "its Makefile's line"},
                        "streams": "one non-blocking stream"}}
@@ -360,14 +480,14 @@ class LibraryExamples(unittest.TestCase):
         with open(self.listing, "w") as f:
             json.dump({"schema": "hazardlab.library-examples", "schema_version": 1, "programs": programs}, f)
 
-    def run_harness(self, *extra):
+    def run_harness(self, *extra, env=None):
         """The harness over the stand-in corpus; with expectations of its own that name no program, unless given."""
         if "--expectations" not in extra:
             none_named = os.path.join(self.tmp.name, "no-expectations.json")
             with open(none_named, "w") as f:
                 json.dump({"schema": "hazardlab.corpus-expectations", "schema_version": 1, "corpora": {}}, f)
             extra = ("--expectations", none_named) + extra
-        env = dict(os.environ, CUDACXX=self.nvcc, STANDIN_NVCC_LOG=self.nvcc_log)
+        env = {**os.environ, "CUDACXX": self.nvcc, "STANDIN_NVCC_LOG": self.nvcc_log, **(env or {})}
         listing = () if "--library-examples" in extra else ("--library-examples", self.listing)
         return subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
                                "--corpus", f"library-examples={self.corpus}", *listing,
@@ -384,6 +504,39 @@ class LibraryExamples(unittest.TestCase):
         self.expect_refused(subprocess.run([sys.executable, SCRIPT, "--hazardlab", self.hazardlab, "--work", WORK,
                                             "--corpus", "library-examples=/nonexistent/examples"],
                                            capture_output=True, text=True), "/nonexistent/examples", "does not exist")
+
+    def test_a_program_name_that_is_not_one_plain_part_of_a_path_is_refused(self):
+        outside = os.path.join(self.tmp.name, "victim")
+        os.makedirs(outside)
+        for name in ("../p", os.path.join(outside, "notes"), ".", "..", ""):
+            self.write_listing({name: self.programs["works"]})
+            self.expect_refused(self.run_harness(), repr(name), "one plain part of a path")
+        self.assertEqual(os.listdir(outside), [])
+
+    def test_arguments_that_are_not_strings_are_refused(self):
+        for args in ([1, None, {"a": 1}], "-n 3"):
+            self.write_listing({"works": dict(self.programs["works"], args=args)})
+            self.expect_refused(self.run_harness(), "'works'", "'args': expected a list of strings")
+        self.write_listing({"works": dict(self.programs["works"], buld={})})
+        self.expect_refused(self.run_harness(), "unknown key(s) 'buld'", "folder, files, build, args, streams")
+
+    def test_a_cudacxx_that_is_not_a_compiler_is_refused_before_anything_is_made(self):
+        for given in ("", os.path.join(self.tmp.name, "no-nvcc")):
+            run = self.run_harness(env={"CUDACXX": given})
+            self.expect_refused(run, f"CUDACXX={given!r}", "expected the CUDA compiler")
+            self.assertFalse(os.path.exists(WORK), "the work folder was made")
+
+    def test_a_work_folder_an_earlier_run_made_is_taken_and_only_this_runs_report_is_read(self):
+        self.write_listing({"works": self.programs["works"]})
+        self.assertEqual(self.run_harness().returncode, 0)
+        self.assertTrue(os.path.isfile(os.path.join(WORK, ".check-corpus-work")))
+        report = os.path.join(WORK, "runs", "library-examples", "works", "hazardlab-check.json")
+        with open(report, "w") as f:
+            f.write("{not this run's")
+        run = self.run_harness(env={"STANDIN_NO_REPORT": "1"})
+        self.assertEqual(run.returncode, 1, run.stdout + run.stderr)
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertRegex(run.stdout, r"works +0 +0 +no report")
 
     def test_a_listed_program_whose_file_is_missing_is_named_before_anything_is_built(self):
         os.remove(os.path.join(self.corpus, "SomeLibrarySamples/stream/broken.cu"))

@@ -1,10 +1,11 @@
 """How every Python driver of the checker reads its command line: one parser, with the types the drivers share.
 
 Bad input ends the driver with exit 2 and one line that names the option, the value given and what is allowed,
-before any work is done: numbers are whole decimals or finite numbers within their range, a list names each item
-once, a file to write is checked (not a folder, in a folder that exists, not the same file as another output or
-an input) when the command line is read, never after the runs. An option given twice is refused (the first would
-be lost without a word), unless it is one that collects its values (action="append").
+before any work is done: numbers are ASCII decimals within their range, a list names each item once, a file to
+write is checked (not a folder, in a folder that takes a new file, not the same file, by inode, as another output or
+an input) when the command line is read, never after the runs; --hazardlab is hazardlab (hazardlab_program). An
+option given twice is refused (the first would be lost without a word), unless it is one that collects its values
+(action="append").
 
     parser = DriverParser("overhead_benchmark.py", description=...)
     parser.add_argument("--rounds", type=whole_number(1, 100), default=5)
@@ -15,7 +16,10 @@ be lost without a word), unless it is one that collects its values (action="appe
 import argparse
 import math
 import os
+import re
+import subprocess
 import sys
+import tempfile
 
 
 class DriverParser(argparse.ArgumentParser):
@@ -40,12 +44,22 @@ class DriverParser(argparse.ArgumentParser):
             if value is None:
                 continue
             for path in value if isinstance(value, list) else [value]:
-                key = os.path.realpath(path)
+                key = _file_identity(path)
                 if key in seen and (option in outputs or seen[key] in outputs):
                     self.refuse(f"{option} '{path}' is the same file as {seen[key]}; each file written must be "
                                 "a file of its own, never one read or written by another option")
                 seen.setdefault(key, option)
         return args
+
+
+def _file_identity(path: str):
+    """What makes two names one file: its device and inode where it exists (two hard links to one file have two
+    real paths and one inode), else the real path it would be made at."""
+    try:
+        status = os.stat(path)
+        return ("inode", status.st_dev, status.st_ino)
+    except OSError:
+        return ("path", os.path.realpath(path))
 
 
 def _attribute(option: str) -> str:
@@ -64,7 +78,26 @@ class _Once(argparse.Action):
 
 
 def _refused(text: str, expected: str):
-    return argparse.ArgumentTypeError(f"'{text}' is not allowed; expected {expected}")
+    return argparse.ArgumentTypeError(f"{shortened(text)} is not allowed; expected {expected}")
+
+
+def shortened(text: str, keep: int = 40) -> str:
+    """A value quoted as an error shows it: a long one (5000 digits) cut, with its length, so the line stays
+    readable."""
+    return f"'{text}'" if len(text) <= keep else f"'{text[:keep]}...' ({len(text)} characters)"
+
+
+DECIMAL_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() take other scripts' digits too
+DECIMAL_NUMBER = re.compile(r"[0-9]+(\.[0-9]*)?|\.[0-9]+")  # float() takes '1_0', ' 1', 'inf' and '1e3' too
+
+
+def _decimal_value(text: str):
+    """The value of ASCII decimal digits, or None: int() refuses more than 4300 digits, and any number that long
+    is past every range here anyway."""
+    if not DECIMAL_DIGITS.fullmatch(text):
+        return None
+    digits = text.lstrip("0") or "0"
+    return int(digits, 10) if len(digits) <= 100 else math.inf
 
 
 def whole_number(low: int, high: int):
@@ -72,9 +105,10 @@ def whole_number(low: int, high: int):
     expected = f"a whole number from {low} to {high}"
 
     def read(text: str) -> int:
-        if not text or any(c not in "0123456789" for c in text) or not low <= int(text, 10) <= high:
+        value = _decimal_value(text)
+        if value is None or not low <= value <= high:
             raise _refused(text, expected + " (digits only: no sign, space, point or unit)")
-        return int(text, 10)
+        return value
     read.__name__ = "whole number"
     return read
 
@@ -85,10 +119,9 @@ def seconds(low: float, high: float, zero_means: str = ""):
     expected = f"a number of seconds from {low:g} to {high:g}" + (f", or 0 ({zero_means})" if zero_means else "")
 
     def read(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise _refused(text, expected) from None
+        if not DECIMAL_NUMBER.fullmatch(text):
+            raise _refused(text, expected + " (decimal digits and one point only)")
+        value = float(text)
         if not math.isfinite(value) or not (low <= value <= high or (zero_means and value == 0)):
             raise _refused(text, expected)
         return value
@@ -108,7 +141,7 @@ def listed(allowed, convert=str):
         out = []
         for item in items:
             try:
-                value = convert(item) if convert is not int or item.isdigit() else None  # decimal digits only
+                value = convert(item) if convert is not int else _decimal_value(item)  # ASCII decimal digits only
             except ValueError:
                 value = None
             if value not in allowed:
@@ -132,7 +165,25 @@ def output_file(text: str) -> str:
         raise _refused(text, f"a file to write in a folder that exists; {folder} does not")
     if not os.access(folder, os.W_OK) or (os.path.lexists(text) and not os.access(text, os.W_OK)):
         raise _refused(text, "a file this user may write")
+    if not _takes_a_new_entry(folder, tempfile.mkstemp):
+        raise _refused(text, f"a file in a folder that takes new files; {folder} does not")
     return text
+
+
+def _takes_a_new_entry(folder: str, make) -> bool:
+    """Whether a new file (make=tempfile.mkstemp) or folder (tempfile.mkdtemp) can be made in `folder`, proven by
+    making one of a unique name and removing it: os.access says yes to root everywhere, /proc included, where the
+    write would fail only after the work."""
+    try:
+        made = make(dir=folder, prefix=".hazardlab-writable-")
+    except OSError:
+        return False
+    if isinstance(made, tuple):
+        os.close(made[0])
+        os.remove(made[1])
+    else:
+        os.rmdir(made)
+    return True
 
 
 def write_output(option: str, path: str, text: str) -> bool:
@@ -176,4 +227,20 @@ def work_folder(text: str) -> str:
     parent = os.path.dirname(os.path.abspath(text))
     if not os.path.isdir(text) and not os.path.isdir(parent):
         raise _refused(text, f"a folder (made when missing) in a folder that exists; {parent} does not")
+    if not os.path.isdir(text) and not _takes_a_new_entry(parent, tempfile.mkdtemp):
+        raise _refused(text, f"a folder (made when missing) in a folder that takes new folders; {parent} does not")
+    return text
+
+
+def hazardlab_program(text: str) -> str:
+    """The hazardlab program: a runnable file that describes `hazardlab check` when asked (`PROGRAM check --help`).
+    Another program (/bin/true) would fail every GPU probe and look like a machine without a GPU."""
+    runnable_file(text)
+    try:
+        said = subprocess.run([text, "check", "--help"], capture_output=True, text=True, errors="replace",
+                              timeout=60, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise _refused(text, f"the hazardlab program; it could not be asked what it is ({e})") from None
+    if said.returncode != 0 or not said.stdout.startswith("hazardlab check"):
+        raise _refused(text, "the hazardlab program; `PROGRAM check --help` does not describe hazardlab check")
     return text

@@ -9,8 +9,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from driver_options import (DriverParser, input_file, listed, output_file, runnable_file, seconds,  # noqa: E402
-                            whole_number, work_folder, write_output)
+from driver_options import (DriverParser, hazardlab_program, input_file, listed, output_file,  # noqa: E402
+                            runnable_file, seconds, whole_number, work_folder, write_output)
 
 
 def parser():
@@ -56,6 +56,17 @@ class DriverOptions(unittest.TestCase):
             self.assertIn(f"argument --s: '{bad}' is not allowed; expected a number of seconds from 0.5 to 60, or 0",
                           self.refused("--s", bad))
 
+    def test_numbers_are_ascii_decimals_and_a_long_one_is_shown_cut_with_the_range(self):
+        # Arabic-Indic digits, 4096 to str.isdigit() and int()
+        self.assertIn("('٤٠٩٦' is not)", self.refused("--sizes", "٤٠٩٦"))
+        self.assertIn("'１' is not allowed", self.refused("--n", "１"))  # a full-width 1
+        for bad in ("1_0", "1e1", " 2", "0x1"):
+            self.assertIn(f"argument --s: '{bad}' is not allowed", self.refused("--s", bad))
+        said = self.refused("--n", "9" * 5000)  # past int()'s 4300 digits
+        self.assertIn(f"'{'9' * 40}...' (5000 characters) is not allowed; expected a whole number from 1 to 10", said)
+        self.assertLess(len(said), 400)
+        self.assertEqual(parser().parse(["--n", "0" * 5000 + "7"]).n, 7)
+
     def test_a_list_names_each_allowed_item_once(self):
         self.assertEqual(parser().parse(["--items", "c,a"]).items, ["c", "a"])
         self.assertEqual(parser().parse(["--sizes", "65536,04096"]).sizes, [65536, 4096])
@@ -78,6 +89,32 @@ class DriverOptions(unittest.TestCase):
         self.assertIn("is the same file as --json", self.refused("--json", out, "--markdown", out))
         self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", self.file))
         self.assertEqual(parser().parse(["--json", self.file]).json, self.file)  # a user's file, asked for
+
+    def test_two_names_of_one_file_are_one_file(self):
+        linked = os.path.join(self.folder, "linked.txt")
+        os.link(self.file, linked)
+        self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", linked))
+        self.assertIn("is the same file as --json", self.refused("--json", self.file, "--markdown", linked))
+        with open(self.file) as f:
+            self.assertEqual(f.read(), "mine\n")
+
+    @unittest.skipUnless(os.path.isdir("/proc/self"), "needs /proc, a folder that takes no new file")
+    def test_a_folder_that_takes_no_new_file_is_refused_before_any_work(self):
+        self.assertIn("a file in a folder that takes new files; /proc does not", self.refused("--json", "/proc/x.json"))
+        with self.assertRaisesRegex(Exception, "takes new folders; /proc does not"):
+            work_folder("/proc/x")
+
+    def test_the_hazardlab_program_is_hazardlab(self):
+        standin = os.path.join(self.folder, "hazardlab")
+        with open(standin, "w") as f:
+            f.write('#!/bin/sh\ntest "$1 $2" = "check --help" && echo "hazardlab check: runs PROGRAM"\n')
+        os.chmod(standin, 0o755)
+        self.assertEqual(hazardlab_program(standin), standin)
+        for other in ("/bin/true", sys.executable):
+            with self.assertRaisesRegex(Exception, "does not describe hazardlab check"):
+                hazardlab_program(other)
+        with self.assertRaisesRegex(Exception, "a runnable file"):
+            hazardlab_program(self.file)
 
     def test_files_to_read_and_programs_exist(self):
         self.assertIn("a file that exists; it is a folder", self.refused("--input", self.folder))
