@@ -111,7 +111,11 @@ SURFACES = (
            "test_staging.py, since it needs the network), and with --with-packages the packages' files through "
            "stage-unpacked, which the model runs", "stage-unpacked",
            Refusal(("bash", "{source}/tools/deps/stage-deps", "--bogus"), ("'--bogus'",)),
-           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{file}"), ("{file}", "not a folder"))),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{file}"), ("{file}", "not a folder")),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{folder}", "--prefix", "{scratch}/p"),
+                   ("--prefix is given twice", "{folder}", "{scratch}/p")),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{scratch}/p"),
+                   ("{scratch}/p/src", "a link or a file where a folder goes"), entries={"p": None, "p/src": "mine\n"})),
     script("deps/stage-unpacked", "the packages' files into PREFIX, over none it did not stage (.stage-deps-files)",
            "stage-unpacked",
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{missing}", "{folder}"),
