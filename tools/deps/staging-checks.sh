@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by stage-deps and stage-unpacked: the checks of their arguments and of the prefix, made before anything is
 # read or written, and the one way they write a file. A refusal goes through the sourcing script's own refuse
 # (exit 2).
