@@ -8,6 +8,7 @@ beside stage-deps's.
 Usage: test_staging_unpacked.py"""
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -154,6 +155,25 @@ class StageUnpacked(unittest.TestCase):
         self.assertEqual(out.count(str(self.prefix / "include")), 1, out)
         self.assertIn("a link where a folder goes", out)
         self.assertNotIn("files in", out)
+
+    def test_a_folder_it_cannot_write_in_is_refused_before_anything_is_written(self):
+        # As root every folder can be written: the staging runs as nobody then.
+        as_user = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+        if as_user and not shutil.which("runuser"):
+            self.skipTest("root, and no runuser to stage as another user")
+        (self.prefix / "include").mkdir(parents=True)
+        (self.prefix / "lib").mkdir()
+        for path in [self.tmp, *self.tmp.rglob("*")]:
+            if not path.is_symlink():
+                path.chmod(0o777)
+        (self.prefix / "include").chmod(0o555)
+        before = tree(self.tmp)
+        run = subprocess.run([*as_user, "bash", str(STAGE_UNPACKED), str(self.unpacked), str(self.prefix)],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn(f"{self.prefix / 'include'} (a folder this user cannot write in)", run.stderr)
+        self.assertNotIn("mkdir", run.stderr)
+        self.assertEqual(tree(self.tmp), before)
 
     def test_the_systems_root_is_no_prefix(self):
         for prefix in ("/", "//", "/usr"):
