@@ -139,14 +139,15 @@ class StageDepsInACopy(unittest.TestCase):
     def tearDown(self):
         subprocess.run(["rm", "-rf", str(self.tmp)])
 
-    def stage(self, *args, fails=False):
+    def stage(self, *args, fails=False, env=None):
         run = subprocess.run(["bash", str(self.checkout / "tools" / "deps" / "stage-deps"), *args], capture_output=True,
-                             text=True, env={**self.env, "STAND_IN_FAILS": "1" if fails else ""}, timeout=60)
+                             text=True, env={**self.env, "STAND_IN_FAILS": "1" if fails else "", **(env or {})},
+                             timeout=60)
         return run.returncode, run.stdout + run.stderr
 
-    def refused_before_apt(self, *args, says):
+    def refused_before_apt(self, *args, says, env=None):
         before = tree(self.tmp)
-        rc, out = self.stage(*args, fails=True)
+        rc, out = self.stage(*args, fails=True, env=env)
         self.assertEqual(rc, 2, out)
         for text in says:
             self.assertIn(text, out)
@@ -196,6 +197,10 @@ class StageDepsInACopy(unittest.TestCase):
         self.refused_before_apt("--prefix", str(self.tmp / "p1"), "--prefix", str(self.tmp / "p2"),
                                 says=("--prefix is given twice", "p1", "p2"))
         self.refused_before_apt("--replace", "--replace", says=("--replace is given twice",))
+
+    def test_a_tmpdir_that_is_no_folder_is_refused(self):
+        for tmpdir in ("", str(self.tmp / "missing")):
+            self.refused_before_apt("--prefix", str(self.prefix), says=(f"TMPDIR '{tmpdir}'",), env={"TMPDIR": tmpdir})
 
     def test_the_default_prefix_is_named_as_the_default(self):
         (self.checkout / ".deps").write_text("a user's file\n")
