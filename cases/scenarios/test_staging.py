@@ -2,20 +2,28 @@
 """tools/deps/stage-deps and tools/deps/stage-unpacked never write over what they did not stage: an archive in the
 pinned archive's place that is not it, and a file of the prefix in a package's way (a user's header of the same
 name, a staged file changed by hand, a link or a folder), are refused with exit 2 and left as they are, unless
---replace is given (never for a link or a folder). No network: apt is a stand-in that fails, so that a script that
-went on past a refusal fails here.
+--replace is given (never for a link or a folder); every refusal comes before anything is written, the archive
+included, and a prefix that is the checkout or the system's is none. No network: apt is a stand-in, one that
+fails (a script that went on past a refusal fails here), or one that serves an archive and a package of a copy of
+the scripts whose pin is that archive's. Runs stage-unpacked's own tests too (test_staging_unpacked.py).
 
 Usage: test_staging.py"""
+import hashlib
+import io
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_staging_unpacked import StageUnpacked, tree  # noqa: E402,F401 (StageUnpacked: run here too)
+
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 STAGE_DEPS = SOURCE / "tools" / "deps" / "stage-deps"
-STAGE_UNPACKED = SOURCE / "tools" / "deps" / "stage-unpacked"
 
 
 def pinned_archive_name():
@@ -23,21 +31,6 @@ def pinned_archive_name():
     version = next(line.split()[1].rstrip(")") for line in module.splitlines()
                    if line.startswith("set(_hl_unwind_version "))
     return f"libunwind_{version}.orig.tar.gz"
-
-
-def tree(top):
-    """Every entry under `top`: path -> (kind, content or link target)."""
-    out = {}
-    for folder, dirs, files in os.walk(top):
-        for name in dirs + files:
-            path = os.path.join(folder, name)
-            if os.path.islink(path):
-                out[path] = ("link", os.readlink(path))
-            elif os.path.isdir(path):
-                out[path] = ("folder", None)
-            else:
-                out[path] = ("file", pathlib.Path(path).read_bytes())
-    return out
 
 
 class StageDeps(unittest.TestCase):
@@ -89,91 +82,134 @@ class StageDeps(unittest.TestCase):
             subprocess.run(["rm", "-rf", str(self.archive)])
 
 
-class StageUnpacked(unittest.TestCase):
+APT_GET = """#!/bin/sh
+echo "$*" >> "$STAND_IN_LOG"
+[ -z "$STAND_IN_FAILS" ] || exit 1
+case "$*" in
+  *" update") ;;
+  *" source "*) cp "$STAND_IN_ARCHIVE" . ;;
+  *" download "*) cp "$STAND_IN_DEB" ./libgtest-dev.deb ;;
+  *) exit 1 ;;
+esac
+"""
+APT_CACHE = """#!/bin/sh
+echo "$*" >> "$STAND_IN_LOG"
+printf 'Package: libunwind\\nVersion: 9.9-1\\nChecksums-Sha256:\\n %s 20 libunwind_9.9.orig.tar.gz\\n' "$STAND_IN_SUM"
+"""
+
+
+class StageDepsInACopy(unittest.TestCase):
+    """stage-deps in a copy of the checkout whose pin is a stand-in archive, which a stand-in apt serves with a
+    package (a tar for a stand-in dpkg-deb) of one header and one library."""
+
     def setUp(self):
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="hazardlab-staging-"))
-        self.unpacked = self.tmp / "unpacked" / "usr"
-        (self.unpacked / "include" / "gtest").mkdir(parents=True)
-        (self.unpacked / "lib").mkdir()
-        (self.unpacked / "include" / "gtest" / "gtest.h").write_text("the package's header\n")
-        (self.unpacked / "lib" / "libgtest.a").write_text("the package's library\n")
-        (self.unpacked / "lib" / "libgtest.so").symlink_to("libgtest.a")
-        self.prefix = self.tmp / "prefix"
-        self.header = self.prefix / "include" / "gtest" / "gtest.h"
+        self.checkout = self.tmp / "checkout"
+        shutil.copytree(SOURCE / "tools" / "deps", self.checkout / "tools" / "deps")
+        archive = self.tmp / "served" / "libunwind_9.9.orig.tar.gz"
+        archive.parent.mkdir()
+        archive.write_text("the pinned archive\n")
+        sum_ = hashlib.sha256(archive.read_bytes()).hexdigest()
+        (self.checkout / "cmake").mkdir()
+        (self.checkout / "cmake" / "HazardlabLibunwind.cmake").write_text(
+            f"set(_hl_unwind_version 9.9)\nset(_hl_unwind_sha256 {sum_})\n")
+        deb = self.tmp / "served" / "package.tar"
+        with tarfile.open(deb, "w") as out:
+            for name, text in (("usr/include/gtest/gtest.h", b"the package's header\n"),
+                               ("usr/lib/libgtest.a", b"a library\n")):
+                entry = tarfile.TarInfo(name)
+                entry.size = len(text)
+                out.addfile(entry, io.BytesIO(text))
+        (self.tmp / "sources.list").write_text("deb http://deb.invalid/debian stable main\n")
+        stand_ins = self.tmp / "bin"
+        stand_ins.mkdir()
+        for name, text in (("apt-get", APT_GET), ("apt-cache", APT_CACHE),
+                           ("apt-config", f"#!/bin/sh\necho \"system_list='{self.tmp}/sources.list'; "
+                                          f"system_parts='{self.tmp}/none/'\"\n"),
+                           ("dpkg-deb", '#!/bin/sh\ntar -xf "$2" -C "$3"\n')):
+            (stand_ins / name).write_text(text)
+            (stand_ins / name).chmod(0o755)
+        self.log = self.tmp / "apt.log"
+        self.env = {**os.environ, "PATH": f"{stand_ins}{os.pathsep}{os.environ['PATH']}", "STAND_IN_LOG": str(self.log),
+                    "STAND_IN_ARCHIVE": str(archive), "STAND_IN_DEB": str(deb), "STAND_IN_SUM": sum_,
+                    "STAND_IN_FAILS": ""}
+        self.prefix = self.tmp / "deps"
+        self.staged = self.prefix / "src" / archive.name
 
     def tearDown(self):
         subprocess.run(["rm", "-rf", str(self.tmp)])
 
-    def stage(self, *args):
-        run = subprocess.run(["bash", str(STAGE_UNPACKED), *args, str(self.unpacked), str(self.prefix)],
-                             capture_output=True, text=True, timeout=60)
+    def stage(self, *args, fails=False, env=None):
+        run = subprocess.run(["bash", str(self.checkout / "tools" / "deps" / "stage-deps"), *args], capture_output=True,
+                             text=True, env={**self.env, "STAND_IN_FAILS": "1" if fails else "", **(env or {})},
+                             timeout=60)
         return run.returncode, run.stdout + run.stderr
 
-    def test_a_users_header_of_the_same_name_is_refused_and_kept(self):
-        self.header.parent.mkdir(parents=True)
-        self.header.write_text("my own header\n")
-        before = tree(self.prefix)
-        rc, out = self.stage()
-        self.assertEqual(rc, 2, out)
-        self.assertIn(str(self.header), out)
-        self.assertEqual(tree(self.prefix), before, "something was staged beside the refusal")
-
-    def test_what_it_staged_is_staged_again_and_a_changed_file_is_refused(self):
-        rc, out = self.stage()
-        self.assertEqual(rc, 0, out)
-        self.assertEqual(self.header.read_text(), "the package's header\n")
-        self.assertEqual(os.readlink(self.prefix / "lib" / "libgtest.so"), "libgtest.a")
-        (self.unpacked / "include" / "gtest" / "gtest.h").write_text("the package's newer header\n")
-        rc, out = self.stage()
-        self.assertEqual(rc, 0, f"a file it staged, unchanged, is its own to replace: {out}")
-        self.assertEqual(self.header.read_text(), "the package's newer header\n")
-        self.header.write_text("edited by hand\n")
-        rc, out = self.stage()
-        self.assertEqual(rc, 2, out)
-        self.assertEqual(self.header.read_text(), "edited by hand\n")
-        rc, out = self.stage("--replace")
-        self.assertEqual(rc, 0, out)
-        self.assertEqual(self.header.read_text(), "the package's newer header\n")
-
-    def test_the_same_content_is_no_conflict(self):
-        self.header.parent.mkdir(parents=True)
-        self.header.write_text("the package's header\n")
-        rc, out = self.stage()
-        self.assertEqual(rc, 0, out)
-
-    def test_a_list_of_its_own_name_that_it_did_not_write_is_kept(self):
-        self.prefix.mkdir()
-        (self.prefix / ".stage-deps-files").write_text("my notes\n")
-        rc, out = self.stage("--replace")
-        self.assertEqual(rc, 2, out)
-        self.assertEqual((self.prefix / ".stage-deps-files").read_text(), "my notes\n")
-        self.assertFalse((self.prefix / "include").exists())
-
-    def test_a_link_or_file_on_the_way_to_a_file_is_never_followed(self):
-        elsewhere = self.tmp / "elsewhere"
-        elsewhere.mkdir()
-        self.prefix.mkdir()
-        (self.prefix / "include").symlink_to(elsewhere)
-        (self.prefix / "lib").write_text("a file where a folder goes\n")
+    def refused_before_apt(self, *args, says, env=None):
         before = tree(self.tmp)
-        rc, out = self.stage("--replace")
+        rc, out = self.stage(*args, fails=True, env=env)
         self.assertEqual(rc, 2, out)
-        self.assertEqual(tree(self.tmp), before, "the copy went through a link, or beside a refusal")
+        for text in says:
+            self.assertIn(text, out)
+        self.assertFalse(self.log.exists(), f"apt was asked before the refusal: {out}")
+        self.assertEqual(tree(self.tmp), before)
 
-    def test_a_link_or_folder_in_the_way_is_never_replaced(self):
-        self.header.parent.mkdir(parents=True)
-        self.header.symlink_to("/etc/hostname")
-        (self.prefix / "lib" / "libgtest.a").mkdir(parents=True)
+    def test_the_archive_and_the_packages_are_staged(self):
+        rc, out = self.stage("--prefix", str(self.prefix), "--with-packages")
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(self.staged.read_text(), "the pinned archive\n")
+        self.assertEqual((self.prefix / "include" / "gtest" / "gtest.h").read_text(), "the package's header\n")
+
+    def test_a_users_file_at_a_temporary_name_is_kept(self):
+        partial = self.staged.with_name(self.staged.name + ".partial")
+        partial.parent.mkdir(parents=True)
+        partial.write_text("my own download\n")
+        rc, out = self.stage("--prefix", str(self.prefix))
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(partial.read_text(), "my own download\n")
+        self.assertEqual(sorted(p.name for p in partial.parent.iterdir()), sorted([partial.name, self.staged.name]))
+
+    def test_a_package_in_the_way_leaves_the_archive_unstaged(self):
+        header = self.prefix / "include" / "gtest" / "gtest.h"
+        header.parent.mkdir(parents=True)
+        header.write_text("my own header\n")
         before = tree(self.prefix)
-        rc, out = self.stage("--replace")
+        rc, out = self.stage("--prefix", str(self.prefix), "--with-packages")
         self.assertEqual(rc, 2, out)
-        self.assertEqual(tree(self.prefix), before)
+        self.assertIn(str(header), out)
+        self.assertEqual(tree(self.prefix), before, "staged beside the refusal")
 
-    def test_bad_arguments_are_refused(self):
-        for args in (["--bogus", "a", "b"], ["only-one"], [str(self.tmp / "missing"), str(self.prefix)]):
-            run = subprocess.run(["bash", str(STAGE_UNPACKED), *args], capture_output=True, text=True, timeout=60)
-            self.assertEqual(run.returncode, 2, run.stderr)
-            self.assertIn("stage-unpacked:", run.stderr)
+    def test_a_link_or_a_file_where_the_archives_folder_goes_is_refused_before_apt(self):
+        (self.tmp / "mine").mkdir()
+        (self.tmp / "mine" / "kept.txt").write_text("the user's\n")
+        self.prefix.mkdir()
+        for make in (lambda p: p.symlink_to(self.tmp / "mine"), lambda p: p.write_text("a user's file\n")):
+            make(self.prefix / "src")
+            self.refused_before_apt("--prefix", str(self.prefix), says=(str(self.prefix / "src"),))
+            (self.prefix / "src").unlink()
+
+    def test_a_prefix_that_is_the_system_or_the_checkout_is_refused(self):
+        for prefix in ("/", "/usr", str(self.checkout), str(self.tmp)):
+            for packages in ((), ("--with-packages",)):
+                self.refused_before_apt("--prefix", prefix, *packages, says=(f"--prefix '{prefix}'",))
+
+    def test_an_option_given_twice_is_refused(self):
+        self.refused_before_apt("--prefix", str(self.tmp / "p1"), "--prefix", str(self.tmp / "p2"),
+                                says=("--prefix is given twice", "p1", "p2"))
+        self.refused_before_apt("--replace", "--replace", says=("--replace is given twice",))
+
+    def test_a_tmpdir_that_is_no_folder_is_refused(self):
+        for tmpdir in ("", str(self.tmp / "missing")):
+            self.refused_before_apt("--prefix", str(self.prefix), says=(f"TMPDIR '{tmpdir}'",), env={"TMPDIR": tmpdir})
+
+    def test_the_default_prefix_is_named_as_the_default(self):
+        (self.checkout / ".deps").write_text("a user's file\n")
+        before = tree(self.tmp)
+        rc, out = self.stage(fails=True)
+        self.assertEqual(rc, 2, out)
+        self.assertIn(f"the default prefix '{self.checkout / '.deps'}'", out)
+        self.assertNotIn("--prefix", out)
+        self.assertEqual(tree(self.tmp), before)
 
 
 if __name__ == "__main__":
