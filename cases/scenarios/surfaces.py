@@ -158,7 +158,12 @@ SURFACES = (
                       "--budget-s", "0.5"), ("argument --budget-s", "'0.5'"))),
     driver("checker/benchmarks/python_site_benchmark.py", NOTHING,
            Refusal(py("checker/benchmarks/python_site_benchmark.py", "{missing}"), ("probe_library", "a file that exists")),
-           Refusal(py("checker/benchmarks/python_site_benchmark.py", "{file}", "--captures", "0"), ("--captures", "'0'"))),
+           Refusal(py("checker/benchmarks/python_site_benchmark.py", "{file}", "--captures", "0"), ("--captures", "'0'")),
+           Refusal(py("checker/benchmarks/python_site_benchmark.py", "{file}"),
+                   ("probe_library '{file}' cannot be loaded",)),
+           # A shared library without the probe's function: this interpreter's own _ctypes module.
+           Refusal(py("checker/benchmarks/python_site_benchmark.py", __import__("_ctypes").__file__),
+                   ("has no function ns_per_python_capture",))),
     driver("checker/programs/expect_check.py", NOTHING,
            Refusal(py("checker/programs/expect_check.py", H, "clean", "--needs-gpus", "two", "--", "true"),
                    ("--needs-gpus", "'two'"))),
