@@ -3,18 +3,11 @@
 finding, or by the same copy reported first inside a host function that the model allows to come first; a
 prediction missed otherwise, or a finding nobody predicted, fails. The suite mode on played runs: a variant the
 case runner skips (exit 77) is skipped, the whole hazard when every variant is, and a control the checker missed
-fails beside skipped ones. And the driver's skips and its Nsight Systems expectation, with stand-ins for
-`hazardlab` and `nsys`: fewer GPUs than a test needs is a skip, never a pass; under nsys the checker must say what
-holds CUDA's injection or CUPTI, naming it."""
-import contextlib
-import io
-import json
+fails beside skipped ones. And the driver's own behaviour (test_expect_check_driver.py): its skips, its Nsight
+Systems expectation and its command line."""
 import os
-import stat
 import sys
-import tempfile
 import unittest
-from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import agreement_comparison  # noqa: E402
@@ -129,105 +122,9 @@ class Suite(unittest.TestCase):
     def test_a_found_guard_fails_even_when_it_exits_77(self):
         self.assertFalse(self.play([("guarded", "guard", 77, "found")]))
 
-def executable(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-    return path
-
-
-# A stand-in `hazardlab`: `devices --json` lists $GPUS devices; `check --json R -- ...` does what $CHECK says
-# (refused: the checker's refusal of a set injection variable; a verdict: a report with that verdict and the holder
-# $HOLDER named, if any).
-HAZARDLAB = """#!/bin/sh
-if [ "$1" = devices ]; then
-  echo "{\\"devices\\": [$(seq -s, 1 "$GPUS")]}"; exit 0
-fi
-if [ "$CHECK" = refused ]; then
-  echo "hazardlab check: CUDA_INJECTION64_PATH is already set (/opt/nsight-systems/libToolsInjection64.so): another tool" >&2
-  exit 2
-fi
-exec "{python}" -c '
-import json, os, sys
-held = os.environ["HOLDER"]
-why = "CUPTI refused a subscriber: it is held by \\"" + held + "\\"" if held else ""
-with open(sys.argv[1], "w") as f:
-    json.dump({"verdict": os.environ["CHECK"], "processes": [{"watching": False, "not_watching_because": why}]}, f)
-sys.exit(67)' "$3"
-""".replace("{python}", sys.executable)
-NSYS = """#!/bin/sh
-while [ "$1" != -- ]; do shift; done
-shift
-exec "$@"
-"""
-
-
-class Driver(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.hazardlab = executable(os.path.join(self.tmp.name, "hazardlab"), HAZARDLAB)
-        self.bin = os.path.join(self.tmp.name, "bin")
-        os.mkdir(self.bin)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def main(self, *args, gpus=1, check="clean", holder="", nsys=True):
-        if nsys and not os.path.exists(os.path.join(self.bin, "nsys")):
-            executable(os.path.join(self.bin, "nsys"), NSYS)
-        env = {"GPUS": str(gpus), "CHECK": check, "HOLDER": holder, "PATH": self.bin + os.pathsep + "/usr/bin:/bin"}
-        out = io.StringIO()
-        with mock.patch.dict(os.environ, env), mock.patch.object(sys, "argv", ["expect_check.py", self.hazardlab] +
-                                                                  list(args)), contextlib.redirect_stdout(out):
-            return expect_check.main(), out.getvalue()
-
-    def test_fewer_gpus_than_needed_is_a_skip(self):
-        rc, said = self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=1)
-        self.assertEqual(rc, 77, said)
-        self.assertIn("1 usable GPU(s), 2 needed", said)
-        self.assertEqual(self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=0)[0], 77)
-
-    def test_under_nsys_a_refusal_naming_the_injection_passes(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", check="refused")
-        self.assertEqual(rc, 0, said)
-        self.assertIn("libToolsInjection64.so", said)
-
-    def test_under_nsys_not_checked_with_the_holder_named_passes(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", check="not-checked", holder="Nsight Systems")
-        self.assertEqual(rc, 0, said)
-        self.assertIn("held by 'Nsight Systems'", said)
-
-    def test_under_nsys_silence_about_the_holder_or_a_verdict_fails(self):
-        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="not-checked")[0], 1)
-        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="clean", holder="x")[0], 1)
-
-    def test_without_nsys_it_is_a_skip(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", nsys=False)
-        self.assertEqual(rc, 77, said)
-
-
-class CommandLine(unittest.TestCase):
-    """A command line the driver cannot take is refused with exit 2, naming what is wrong, before anything runs
-    (the hazardlab given here cannot run at all)."""
-
-    def refused(self, *argv):
-        import subprocess
-        run = subprocess.run([sys.executable, expect_check.__file__, "/nonexistent/hazardlab", *argv],
-                             capture_output=True, text=True, timeout=60)
-        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
-        return run.stderr
-
-    def test_each_slip_is_named(self):
-        self.assertIn("MODE 'fuond' is not one of found", self.refused("fuond", "--", "/bin/true"))
-        self.assertIn("argument --needs-gpus: 'two' is not allowed", self.refused("clean", "--needs-gpus", "two",
-                                                                                   "--", "/bin/true"))
-        self.assertIn("needs the program after --", self.refused("clean"))
-        self.assertIn("needs the program after --", self.refused("found", "--hazard", "h2d-pinned-mutate"))
-        self.assertIn("--because TEXT", self.refused("not-checked", "--", "/bin/true"))
-        self.assertIn("argument --hazard: given twice", self.refused("found", "--hazard", "a", "--hazard", "b", "--",
-                                                                     "/bin/true"))
-        self.assertIn("unrecognized arguments: --hazrd", self.refused("found", "--hazrd", "a", "--", "/bin/true"))
-        self.assertIn("agreement takes 3 operand(s)", self.refused("agreement", "runner", "1000"))
+# The driver's own behaviour (its skips, its Nsight Systems expectation, its command line), with stand-ins: run here
+# too, so that ctest's one test of the driver runs them.
+from test_expect_check_driver import CommandLine, Driver, Settings  # noqa: E402,F401
 
 
 if __name__ == "__main__":
