@@ -3,11 +3,16 @@
 finding, or by the same copy reported first inside a host function that the model allows to come first; a
 prediction missed otherwise, or a finding nobody predicted, fails. The suite mode on played runs: a variant the
 case runner skips (exit 77) is skipped, the whole hazard when every variant is, and a control the checker missed
-fails beside skipped ones. And the driver's own behaviour (test_expect_check_driver.py): its skips, its Nsight
-Systems expectation and its command line."""
+fails beside skipped ones. And the driver's skips and its Nsight Systems expectation, with stand-ins for `hazardlab`
+and `nsys`: fewer GPUs than a test needs is a skip, never a pass; under nsys the checker must say what holds CUDA's
+injection or CUPTI, naming it; and its command line (test_expect_check_command_line.py)."""
+import contextlib
+import io
 import os
 import sys
+import tempfile
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import agreement_comparison  # noqa: E402
@@ -122,9 +127,52 @@ class Suite(unittest.TestCase):
     def test_a_found_guard_fails_even_when_it_exits_77(self):
         self.assertFalse(self.play([("guarded", "guard", 77, "found")]))
 
-# The driver's own behaviour (its skips, its Nsight Systems expectation, its command line), with stand-ins: run here
-# too, so that ctest's one test of the driver runs them.
-from test_expect_check_driver import CommandLine, Driver, Settings  # noqa: E402,F401
+# The driver's command line and settings, run here too (ctest runs this file); and its stand-ins for hazardlab.
+from test_expect_check_command_line import HAZARDLAB, NSYS, CommandLine, Settings, executable  # noqa: E402,F401
+
+
+class Driver(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.hazardlab = executable(os.path.join(self.tmp.name, "hazardlab"), HAZARDLAB)
+        self.bin = os.path.join(self.tmp.name, "bin")
+        os.mkdir(self.bin)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def main(self, *args, gpus=1, check="clean", holder="", nsys=True):
+        if nsys and not os.path.exists(os.path.join(self.bin, "nsys")):
+            executable(os.path.join(self.bin, "nsys"), NSYS)
+        env = {"GPUS": str(gpus), "CHECK": check, "HOLDER": holder, "PATH": self.bin + os.pathsep + "/usr/bin:/bin"}
+        out = io.StringIO()
+        with mock.patch.dict(os.environ, env), mock.patch.object(sys, "argv", ["expect_check.py", self.hazardlab] +
+                                                                  list(args)), contextlib.redirect_stdout(out):
+            return expect_check.main(), out.getvalue()
+
+    def test_fewer_gpus_than_needed_is_a_skip(self):
+        rc, said = self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=1)
+        self.assertEqual(rc, 77, said)
+        self.assertIn("1 usable GPU(s), 2 needed", said)
+        self.assertEqual(self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=0)[0], 77)
+
+    def test_under_nsys_a_refusal_naming_the_injection_passes(self):
+        rc, said = self.main("under-nsys", "--", "/bin/true", check="refused")
+        self.assertEqual(rc, 0, said)
+        self.assertIn("libToolsInjection64.so", said)
+
+    def test_under_nsys_not_checked_with_the_holder_named_passes(self):
+        rc, said = self.main("under-nsys", "--", "/bin/true", check="not-checked", holder="Nsight Systems")
+        self.assertEqual(rc, 0, said)
+        self.assertIn("held by 'Nsight Systems'", said)
+
+    def test_under_nsys_silence_about_the_holder_or_a_verdict_fails(self):
+        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="not-checked")[0], 1)
+        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="clean", holder="x")[0], 1)
+
+    def test_without_nsys_it_is_a_skip(self):
+        rc, said = self.main("under-nsys", "--", "/bin/true", nsys=False)
+        self.assertEqual(rc, 77, said)
 
 
 if __name__ == "__main__":

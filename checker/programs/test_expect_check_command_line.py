@@ -1,17 +1,14 @@
 #!/usr/bin/env python3
-"""expect_check.py's own behaviour, with stand-ins for `hazardlab` and `nsys`: fewer GPUs than a test needs is a
-skip, never a pass; under nsys the checker must say what holds CUDA's injection or CUPTI, naming it; and a command
-line or a setting it cannot take is refused with exit 2 naming it, before the GPU probe (hazardlab's own refusal
-passed on as such). Run by test_expect_check.py (ctest's check/agreement-comparison) or alone."""
-import contextlib
-import io
+"""expect_check.py's command line and settings (expect_check_command_line.py), with a stand-in for `hazardlab`: a
+command line or a setting it cannot take is refused with exit 2 naming it, before the GPU probe, and hazardlab's own
+refusal is passed on as such. The stand-ins serve test_expect_check.py too, which runs these tests (ctest's
+check/agreement-comparison)."""
 import os
 import stat
 import subprocess
 import sys
 import tempfile
 import unittest
-from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import expect_check  # noqa: E402
@@ -61,50 +58,6 @@ while [ "$1" != -- ]; do shift; done
 shift
 exec "$@"
 """
-
-
-class Driver(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.hazardlab = executable(os.path.join(self.tmp.name, "hazardlab"), HAZARDLAB)
-        self.bin = os.path.join(self.tmp.name, "bin")
-        os.mkdir(self.bin)
-
-    def tearDown(self):
-        self.tmp.cleanup()
-
-    def main(self, *args, gpus=1, check="clean", holder="", nsys=True):
-        if nsys and not os.path.exists(os.path.join(self.bin, "nsys")):
-            executable(os.path.join(self.bin, "nsys"), NSYS)
-        env = {"GPUS": str(gpus), "CHECK": check, "HOLDER": holder, "PATH": self.bin + os.pathsep + "/usr/bin:/bin"}
-        out = io.StringIO()
-        with mock.patch.dict(os.environ, env), mock.patch.object(sys, "argv", ["expect_check.py", self.hazardlab] +
-                                                                  list(args)), contextlib.redirect_stdout(out):
-            return expect_check.main(), out.getvalue()
-
-    def test_fewer_gpus_than_needed_is_a_skip(self):
-        rc, said = self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=1)
-        self.assertEqual(rc, 77, said)
-        self.assertIn("1 usable GPU(s), 2 needed", said)
-        self.assertEqual(self.main("clean", "--needs-gpus", "2", "--", "/bin/true", gpus=0)[0], 77)
-
-    def test_under_nsys_a_refusal_naming_the_injection_passes(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", check="refused")
-        self.assertEqual(rc, 0, said)
-        self.assertIn("libToolsInjection64.so", said)
-
-    def test_under_nsys_not_checked_with_the_holder_named_passes(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", check="not-checked", holder="Nsight Systems")
-        self.assertEqual(rc, 0, said)
-        self.assertIn("held by 'Nsight Systems'", said)
-
-    def test_under_nsys_silence_about_the_holder_or_a_verdict_fails(self):
-        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="not-checked")[0], 1)
-        self.assertEqual(self.main("under-nsys", "--", "/bin/true", check="clean", holder="x")[0], 1)
-
-    def test_without_nsys_it_is_a_skip(self):
-        rc, said = self.main("under-nsys", "--", "/bin/true", nsys=False)
-        self.assertEqual(rc, 77, said)
 
 
 def run_driver(hazardlab, *argv, **env):
