@@ -182,7 +182,14 @@ SURFACES = (
                     "/bin/true", "{folder}"), ("is not hazardlab",), {"PYTHONPATH": "{source}/checker/pytest"}),
            Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", "{folder}"),
                    ("HL_CHECK_LOG_FOLDER", "not run by hazardlab check"),
-                   {"PYTHONPATH": "{source}/checker/pytest", "HL_CHECK_LOG_FOLDER": "{folder}"})),
+                   {"PYTHONPATH": "{source}/checker/pytest", "HL_CHECK_LOG_FOLDER": "{folder}"}),
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", f"--hazardlab-program={H}",
+                    "--hazardlab-option=--sample=8", "--hazardlab-option=--sample=9", "{folder}"),
+                   ("--sample is given twice",), {"PYTHONPATH": "{source}/checker/pytest"}),
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", f"--hazardlab-program={H}",
+                    "--hazardlab-json={scratch}/test_mine.py", "{scratch}/test_mine.py"),
+                   ("'{scratch}/test_mine.py' is a file of the session's own",),
+                   {"PYTHONPATH": "{source}/checker/pytest"}, entries={"test_mine.py": "def test_mine():\n    pass\n"})),
     # A framework not installed (played by a module of its name that fails as a missing one does, first on the
     # path): the program says which and exits 77, "cannot run here" (a skip).
     driver("checker/python/frameworks.py", NOTHING,
