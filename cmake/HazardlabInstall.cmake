@@ -46,7 +46,7 @@ install(FILES reports/schema/gpu-report.schema.json reports/schema/fleet-report.
 # (`pytest --hazardlab`); it finds the hazardlab program installed beside it (<prefix>/bin).
 set(HAZARDLAB_PYTHON_DIR lib/python3/dist-packages CACHE STRING "where the pytest plugin is installed, under the prefix")
 install(FILES checker/pytest/hazardlab_pytest.py checker/pytest/hazardlab_pytest_findings.py
-        DESTINATION ${HAZARDLAB_PYTHON_DIR})
+              checker/pytest/hazardlab_pytest_options.py DESTINATION ${HAZARDLAB_PYTHON_DIR})
 file(WRITE ${CMAKE_BINARY_DIR}/hazardlab_pytest.dist-info/METADATA
      "Metadata-Version: 2.1\nName: hazardlab-pytest\nVersion: ${PROJECT_VERSION}\n"
      "Summary: pytest --hazardlab: each hazardlab check finding fails the test it happened in\n")

@@ -30,7 +30,8 @@ The workloads are those whose program was given (or --workloads). Default config
 taken as the last one's; the first always runs). A checked run whose report says another protection watched it
 (keys asked for on a machine without them) gives no figure. Exit status: 0 when every run gave its figure; 1 when
 one did not (the run's output is printed); 2 for bad input (checker/drivers/driver_options.py: each list names an item
-once, numbers are finite and within range, --json a file in a folder that exists), before anything runs."""
+once, numbers are finite and within range, --json a file in a folder that exists and none of the programs it runs;
+an option of a workload or of the sanitizer configuration that does not run is refused), before anything runs."""
 import json
 import os
 import random
@@ -66,25 +67,51 @@ def parse_args(argv=None):
     ap.add_argument("--launch-program", type=runnable_file,
                     help="the check-launch-overhead program (the launch workload)")
     ap.add_argument("--training-loop", help="checker/python/training_loop.py (the train workload)")
-    ap.add_argument("--python", default=sys.executable, help="the interpreter, with PyTorch, for the train workload")
+    ap.add_argument("--python", help="the interpreter, with PyTorch, for the train workload")
     ap.add_argument("--workloads", type=listed(WORKLOADS))
     ap.add_argument("--rounds", type=whole_number(1, 100), default=5)
     ap.add_argument("--budget-s", type=seconds(0.001, 7 * 86400, zero_means="no budget"), default=0,
                     help="start no round that would end after this (0: none)")
     ap.add_argument("--run-timeout", type=seconds(0.001, 86400), default=600,
                     help="seconds before one run is stopped")
-    ap.add_argument("--sizes", type=listed(tuple(ITERATIONS), int), default=",".join(map(str, ITERATIONS)))
-    ap.add_argument("--modes", type=listed(MODES), default=",".join(MODES))
-    ap.add_argument("--launch-steps", type=whole_number(250, 1000000), default=10000)
-    ap.add_argument("--train-workers", type=listed(tuple(range(0, 65)), int), default="2,0")
-    ap.add_argument("--epochs", type=whole_number(1, 100), default=4)
-    ap.add_argument("--batches", type=whole_number(1, 100000), default=100)
+    # The options of one workload have no default here: one given for a workload that does not run is refused
+    # (plan), and the defaults (WORKLOAD_DEFAULTS) are set after that.
+    ap.add_argument("--sizes", type=listed(tuple(ITERATIONS), int))
+    ap.add_argument("--modes", type=listed(MODES))
+    ap.add_argument("--launch-steps", type=whole_number(250, 1000000))
+    ap.add_argument("--train-workers", type=listed(tuple(range(0, 65)), int))
+    ap.add_argument("--epochs", type=whole_number(1, 100))
+    ap.add_argument("--batches", type=whole_number(1, 100000))
     ap.add_argument("--configs", type=listed(CONFIGS))
-    ap.add_argument("--compute-sanitizer", default=shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer")
+    ap.add_argument("--compute-sanitizer", help="compute-sanitizer (the sanitizer configuration)")
     ap.add_argument("--json", type=output_file, help="write every round's figures here")
     ap.add_argument("--seed", type=whole_number(0, 2**63 - 1), default=1)
+    # The interpreter and the sanitizer are inputs too: --json must never write over the programs it runs.
     return ap, ap.parse(argv, outputs=("--json",), inputs=("--hazardlab", "--program", "--launch-program",
-                                                           "--training-loop"))
+                                                           "--training-loop", "--python", "--compute-sanitizer"))
+
+
+# The options only one workload uses (or the sanitizer configuration), and their defaults.
+WORKLOAD_DEFAULTS = {"--sizes": ("copy", list(ITERATIONS)), "--modes": ("copy", list(MODES)),
+                     "--launch-steps": ("launch", 10000), "--train-workers": ("train", [2, 0]),
+                     "--epochs": ("train", 4), "--batches": ("train", 100), "--python": ("train", sys.executable),
+                     "--compute-sanitizer": ("sanitizer", shutil.which("compute-sanitizer")
+                                             or "/usr/local/cuda/bin/compute-sanitizer")}
+
+
+def unused_options(ap, args, workloads, configs) -> None:
+    """Refuses an option no run uses (--epochs with the launch workload alone would be ignored without a word),
+    then gives the unset ones their defaults."""
+    for option, (user, default) in WORKLOAD_DEFAULTS.items():
+        attribute = option.lstrip("-").replace("-", "_")
+        given = getattr(args, attribute)
+        if given is None:
+            setattr(args, attribute, default)
+        elif user not in workloads and user not in configs:
+            what = "the sanitizer configuration" if user == "sanitizer" else f"the {user} workload"
+            shown = ",".join(map(str, given)) if isinstance(given, list) else given
+            ap.refuse(f"{option} '{shown}' is for {what}, which is not run here (the workloads: "
+                      f"{', '.join(workloads)}; the configurations: {', '.join(sorted(configs))})")
 
 
 def plan(ap, args) -> list[tuple[str, str, str]]:
@@ -93,6 +120,7 @@ def plan(ap, args) -> list[tuple[str, str, str]]:
     workloads = args.workloads or [w for w in WORKLOADS if given[w]]
     if not workloads:
         ap.refuse("no workload: give --program, --launch-program or --training-loop")
+    unused_options(ap, args, workloads, {c for w in workloads for c in (args.configs or DEFAULT_CONFIGS[w])})
     for w in workloads:
         what = {"copy": "--program", "launch": "--launch-program", "train": "--training-loop"}[w]
         path = given[w]

@@ -23,7 +23,13 @@ def main():
     parser.add_argument("probe_library", type=input_file)
     parser.add_argument("--captures", type=whole_number(10, 1000000), default=2000)
     args = parser.parse_args()
-    probe = ctypes.PyDLL(args.probe_library)
+    expected = "expected the python-stack-probe library of checker/tests (a shared library with ns_per_python_capture)"
+    try:
+        probe = ctypes.PyDLL(os.path.abspath(args.probe_library))  # a path: never a name the loader looks up
+    except OSError as e:
+        parser.refuse(f"probe_library '{args.probe_library}' cannot be loaded ({e}); {expected}")
+    if not hasattr(probe, "ns_per_python_capture"):
+        parser.refuse(f"probe_library '{args.probe_library}' has no function ns_per_python_capture; {expected}")
     probe.ns_per_python_capture.restype = ctypes.c_double
     probe.ns_per_python_capture.argtypes = [ctypes.c_int, ctypes.c_int]
     print("frames  text_us  key_us  text/key")

@@ -8,8 +8,9 @@
   torch-wait-stream, torch-record-stream (checker/python/stream_races.py): each form a run of its own.
 
 Each cell: found, clean, error (the tool or the program failed; why is listed under the table), timeout, not
-available (no compute-sanitizer), not run (the budget was spent, or the program is missing), or - (PyTorch's
-sanitizer on a program without PyTorch); then the run's wall seconds and their ratio to the program alone.
+available (no compute-sanitizer found, where neither --compute-sanitizer nor --tools was given), not run (the
+budget was spent, or the interpreter cannot import PyTorch), or - (PyTorch's sanitizer on a program without PyTorch);
+then the run's wall seconds and their ratio to the program alone.
 
 Usage: side_by_side.py --hazardlab HAZARDLAB --build-dir BUILD [--python PYTHON] [--compute-sanitizer PATH]
            [--tools memcheck,racecheck,synccheck,torch-sanitizer,hazardlab] [--programs NAME,...]
@@ -18,7 +19,9 @@ BUILD holds lessons/lesson-*. Runs go cheapest first: the lessons, then the PyTo
 under hazardlab check, PyTorch's sanitizer and compute-sanitizer's tools; each is stopped after --timeout, and
 once --budget-s is spent the rest are not run. A comparison, not a test: it asserts nothing. Exit status 0 when
 the table was made, 1 when a file it names could not be written, 2 for bad input (checker/drivers/driver_options.py:
-checked before anything runs, --json and --markdown included)."""
+checked before anything runs, --json and --markdown included; a lesson asked for and not built, a compute-sanitizer
+that does not run where one is given or its tools are named, a budget under a second, an output on a program it
+runs or among BUILD/lessons)."""
 import json
 import os
 import shutil
@@ -68,14 +71,44 @@ def execute(run: Run, args, timeout: float) -> None:
             judge_sanitizer(run, rc, output)
 
 
+def runnable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def refuse_bad_setup(ap, args, sanitizer_given: bool, tools_given: bool) -> None:
+    """What the command line names beside its options' own values, checked before anything runs: the lessons asked
+    for are built (a table of "not built" cells measures nothing), a compute-sanitizer given (or a tool of it named)
+    runs, and no output lands on a program it runs or among the build's lessons."""
+    lessons = os.path.join(args.build_dir, "lessons")
+    for name in (p for p in args.programs if p in LESSONS):
+        if not runnable(os.path.join(lessons, name)):
+            ap.refuse(f"--build-dir '{args.build_dir}': {os.path.join(lessons, name)} is not a runnable file (build "
+                      f"the lessons there, or leave {name} out of --programs)")
+    sanitizer_tools = [t for t in args.tools if t in SANITIZER_TOOLS]
+    if sanitizer_given and not sanitizer_tools:
+        ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is given, and --tools names none of its tools "
+                  f"({', '.join(SANITIZER_TOOLS)})")
+    if (sanitizer_given or tools_given) and sanitizer_tools and not runnable(args.compute_sanitizer):
+        ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is not a runnable file, and --tools asks for "
+                  f"{', '.join(sanitizer_tools)} (give the compute-sanitizer program, or leave them out of --tools)")
+    for option in ("--json", "--markdown"):
+        path = getattr(args, option[2:])
+        if path is None:
+            continue
+        real = os.path.realpath(path)
+        if real == os.path.realpath(STREAM_RACES) or real.startswith(os.path.realpath(lessons) + os.sep):
+            ap.refuse(f"{option} '{path}' is a program this runs or lies among the build's lessons; each file "
+                      "written must be a file of its own, outside the build's program folders")
+
+
 def programs(args) -> list[tuple[str, tuple[str, ...], list[str], str]]:
-    """(program, forms, argv, why it cannot run or '') for each program asked for."""
+    """(program, forms, argv, why it cannot run or '') for each program asked for (the lessons are built:
+    refuse_bad_setup)."""
     out = []
     for name in args.programs:
         if name in LESSONS:
             path = os.path.join(args.build_dir, "lessons", name)
-            ok = os.path.isfile(path) and os.access(path, os.X_OK)
-            out.append((name, ("unsafe", "fixed"), [path, "--trials", "2"], "" if ok else f"{path} is not built"))
+            out.append((name, ("unsafe", "fixed"), [path, "--trials", "2"], ""))
         else:
             why = "" if args.torch_ok else f"{args.python} cannot import torch"
             out += [(name, (form,), [args.python, STREAM_RACES, name, form], why) for form in ("unsafe", "guarded")]
@@ -117,16 +150,24 @@ def main() -> int:
                     help="the build folder (BUILD/lessons/lesson-*)")
     ap.add_argument("--python", default=sys.executable, type=runnable_file,
                     help="the interpreter, with PyTorch, for the PyTorch programs")
-    ap.add_argument("--compute-sanitizer", default=shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer")
-    ap.add_argument("--tools", type=listed(TOOLS), default=",".join(TOOLS))
+    ap.add_argument("--compute-sanitizer")
+    ap.add_argument("--tools", type=listed(TOOLS))
     ap.add_argument("--programs", type=listed(LESSONS + TORCH_PROGRAMS), default=",".join(LESSONS + TORCH_PROGRAMS))
     ap.add_argument("--timeout", type=seconds(0.001, 86400), default=300, help="seconds before one run is stopped")
-    ap.add_argument("--budget-s", type=seconds(0.001, 7 * 86400, zero_means="no budget"), default=0,
+    # A run starts only with a second of the budget left: a budget under a second would run nothing.
+    ap.add_argument("--budget-s", type=seconds(1, 7 * 86400, zero_means="no budget"), default=0,
                     help="run nothing more after this many seconds (0: none)")
     ap.add_argument("--json", type=output_file)
     ap.add_argument("--markdown", type=output_file)
     args = ap.parse(outputs=("--json", "--markdown"), inputs=("--hazardlab", "--python", "--compute-sanitizer"))
-    sanitizer = os.path.isfile(args.compute_sanitizer) and os.access(args.compute_sanitizer, os.X_OK)
+    # Without --compute-sanitizer and --tools, the sanitizer's columns say "not available" where there is none; a
+    # sanitizer given, or a tool of it named, must run.
+    sanitizer_given, tools_given = args.compute_sanitizer is not None, args.tools is not None
+    args.compute_sanitizer = args.compute_sanitizer or shutil.which("compute-sanitizer") or \
+        "/usr/local/cuda/bin/compute-sanitizer"
+    args.tools = args.tools or list(TOOLS)
+    refuse_bad_setup(ap, args, sanitizer_given, tools_given)
+    sanitizer = runnable(args.compute_sanitizer)
     args.torch_ok = any(p in TORCH_PROGRAMS for p in args.programs) and subprocess.run(
         [args.python, "-c", "import torch"], capture_output=True).returncode == 0
     gpu = "unknown (no nvidia-smi)"

@@ -159,7 +159,20 @@ def main() -> int:
             (["--json", program], "--json '" + program + "' is the same file as --program"),
             (["--training-loop", str(folder / "training_loop.py"), "--workloads", "train", "--python", "/no/such"],
              "--python '/no/such' is not a runnable file"),
-            (["--rounds", "3", "--rounds", "4"], "argument --rounds: given twice")))
+            (["--rounds", "3", "--rounds", "4"], "argument --rounds: given twice"),
+            # An option no workload run here uses would be ignored without a word.
+            (["--epochs", "9"], "--epochs '9' is for the train workload, which is not run here"),
+            (["--train-workers", "7,1"], "--train-workers '7,1' is for the train workload"),
+            (["--python", python], f"--python '{python}' is for the train workload"),
+            (["--workloads", "copy", "--launch-program", launch, "--launch-steps", "300"],
+             "--launch-steps '300' is for the launch workload"),
+            (["--configs", "plain", "--compute-sanitizer", hazardlab],
+             f"--compute-sanitizer '{hazardlab}' is for the sanitizer configuration, which is not run here"),
+            # The interpreter and the sanitizer it runs are never written over by the figures.
+            (["--training-loop", str(folder / "training_loop.py"), "--python", python, "--json", python],
+             f"--json '{python}' is the same file as --python"),
+            (["--configs", "plain,sanitizer", "--compute-sanitizer", launch, "--json", launch],
+             f"--json '{launch}' is the same file as --compute-sanitizer")))
         if list(folder.glob("**/*.json")) or (folder / "calls").exists():
             failures.append("a refused command line ran something or wrote a file")
     for f in failures:

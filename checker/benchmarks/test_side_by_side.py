@@ -6,6 +6,7 @@ so, the budget honoured, and bad input refused (exit 2). Nothing here is a timin
 
 Usage: test_side_by_side.py SOURCE_DIR"""
 import json
+import os
 import stat
 import subprocess
 import sys
@@ -114,20 +115,24 @@ def main() -> int:
                 failures.append(f"the table does not say {said!r}:\n{text}")
         if (folder / "table.json").exists() and len(json.loads((folder / "table.json").read_text())) != 2 * 2 * 5 + 4 * 6:
             failures.append("the JSON does not hold one entry per program, form and tool")
-        # No compute-sanitizer: its columns say so, the others still run.
-        run = subprocess.run(base + ["--compute-sanitizer", str(folder / "none"), "--programs", "torch-wait-stream"],
+        # No compute-sanitizer found, none given and no tool of it named: its columns say so, the others still run.
+        if not Path("/usr/local/cuda/bin/compute-sanitizer").exists():
+            run = subprocess.run(base + ["--programs", "torch-wait-stream"], capture_output=True, text=True,
+                                 timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+            got = {key: [c.split()[0] for c in cells] for key, cells in rows(run.stdout).items()}
+            if run.returncode != 0 or "not available" not in run.stdout \
+                    or got.get(("torch-wait-stream", "unsafe")) != ["ran", "not", "not", "not", "found", "found"]:
+                failures.append(f"no compute-sanitizer: exit {run.returncode}, rows {got}:\n{run.stdout}{run.stderr}")
+        # A budget spent by a run that does not end: it is stopped when the budget is, and the next is not run.
+        run = subprocess.run(base + ["--compute-sanitizer", sanitizer, "--budget-s", "1.5", "--timeout", "5",
+                                     "--programs", "torch-record-stream", "--tools", "memcheck,racecheck"],
                              capture_output=True, text=True, timeout=60)
         got = {key: [c.split()[0] for c in cells] for key, cells in rows(run.stdout).items()}
-        if run.returncode != 0 or got.get(("torch-wait-stream", "unsafe")) != ["ran", "not", "not", "not", "found", "found"] \
-                or "not available" not in run.stdout:
-            failures.append(f"no compute-sanitizer: exit {run.returncode}, rows {got}:\n{run.stdout}{run.stderr}")
-        # A budget under a second: nothing runs, and the table says why.
-        run = subprocess.run(base + ["--compute-sanitizer", sanitizer, "--budget-s", "0.5", "--programs",
-                                     "lesson-legacy-stream-nonblocking-consumer", "--tools", "hazardlab"],
-                             capture_output=True, text=True, timeout=60)
-        if run.returncode != 0 or "the budget (--budget-s) was spent" not in run.stdout:
-            failures.append(f"a spent budget: exit {run.returncode}, not 0 saying so:\n{run.stdout}{run.stderr}")
+        if run.returncode != 0 or got.get(("torch-record-stream", "guarded"), [""])[1:3] != ["timeout", "not"] \
+                or "the budget (--budget-s) was spent" not in run.stdout:
+            failures.append(f"a spent budget: exit {run.returncode}, rows {got}, not 0 saying so:\n{run.stdout}")
         table_md = str(folder / "table.md")
+        lesson = folder / "build" / "lessons" / "lesson-cross-stream-no-event"
         failures += refusals(base, (
             (["--tools", "valgrind"], "argument --tools: 'valgrind' is not allowed; expected each item one of"),
             (["--programs", "nothing"], "argument --programs: 'nothing' is not allowed; expected each item one of"),
@@ -140,7 +145,23 @@ def main() -> int:
             (["--json", str(folder / "missing" / "t.json")], "expected a file to write in a folder that exists"),
             (["--json", table_md, "--markdown", table_md], f"--markdown '{table_md}' is the same file as --json"),
             (["--markdown", str(folder / "hl")], "is the same file as --hazardlab"),
-            (["--build-dir", str(folder / "nothing")], "argument --build-dir:")), timeout=60)
+            # A table of cells that cannot run says nothing: a compute-sanitizer given that does not run, a budget
+            # under the second a run needs to start.
+            (["--compute-sanitizer", str(folder / "none"), "--tools", "memcheck"],
+             f"--compute-sanitizer '{folder / 'none'}' is not a runnable file, and --tools asks for memcheck"),
+            (["--tools", "racecheck,hazardlab"], "is not a runnable file, and --tools asks for racecheck"),
+            (["--compute-sanitizer", sanitizer, "--tools", "hazardlab"], "--tools names none of its tools"),
+            (["--budget-s", "0.5"], "argument --budget-s: '0.5' is not allowed; expected a number of seconds from 1"),
+            # Never an output over a program it runs, nor among the build's lessons.
+            (["--markdown", str(lesson)], f"--markdown '{lesson}' is a program this runs"),
+            (["--json", str(folder / "build" / "lessons" / "table.json")], "among the build's lessons")),
+            timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
+        without_build = [word for word in base if word not in ("--build-dir", str(folder / "build"))]
+        failures += refusals(without_build, (
+            (["--build-dir", str(folder / "nothing")], "argument --build-dir: '" + str(folder / "nothing")),
+            # A build without the lessons asked for: every cell would say "not built", and the exit status 0.
+            (["--build-dir", scratch], f"--build-dir '{scratch}': {scratch}/lessons/lesson-legacy-stream-"
+                                       "nonblocking-consumer is not a runnable file")), timeout=60)
         without_python = [word for word in base if word not in ("--python", str(folder / "python"))]
         failures += refusals(without_python, ((["--python", "/no/such"],
                                                "argument --python: '/no/such' is not allowed; expected a runnable file"),

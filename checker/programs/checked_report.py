@@ -8,9 +8,19 @@ import sys
 import tempfile
 
 
+def passed_on_if_refused(rc, said):
+    """hazardlab's exit 2 is bad input (a setting such as HL_CHECK_PROTECTION, an option of EXPECT_CHECK_OPTIONS):
+    this driver ends with it and hazardlab's message, never a skip ("no usable GPU") or a FAIL ("no report")."""
+    if rc == 2:
+        print(f"{said.strip()[-2000:]}\nexpect_check.py: hazardlab refused its input (exit 2): see above",
+              file=sys.stderr)
+        sys.exit(2)
+
+
 def gpu_count(hazardlab):
     """The GPUs this process can use, as `hazardlab devices` lists them (0 where it cannot say)."""
     out = subprocess.run([hazardlab, "devices", "--json"], capture_output=True, text=True, timeout=120)
+    passed_on_if_refused(out.returncode, out.stderr)
     try:
         return len(json.loads(out.stdout).get("devices", [])) if out.returncode == 0 else 0
     except json.JSONDecodeError:
@@ -50,6 +60,7 @@ def check(hazardlab, command, env=None, output=None):
         if output is not None:
             output.append(run.stdout)
         if not os.path.exists(report):
+            passed_on_if_refused(run.returncode, run.stderr)
             return run.returncode, None
         with open(report) as f:
             loaded = json.load(f)

@@ -24,8 +24,10 @@
       when every variant is, the test is.
 
 Exits 77 (a skip) where the machine has no usable GPU, 0 when the checker said what it must, 1 otherwise, 2 for a
-command line it cannot take (an unknown mode or option, a missing program or operand, --needs-gpus not a number),
-said before anything runs."""
+command line it cannot take (an unknown mode or option, an option the mode does not read or a blank one, a
+HAZARDLAB that is not hazardlab, a missing program or operand, --needs-gpus not a number, a bad
+EXPECT_CHECK_OPTIONS or HL_CHECK_PROTECTION: expect_check_command_line.py), said before anything runs, or refused
+by hazardlab itself (its message passed on). expect_check.py --help prints this."""
 import os
 import re
 import shutil
@@ -37,11 +39,7 @@ import json
 from agreement_comparison import agreement
 from checked_report import CLEAN, check, findings, frames, gpu_count
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
-from driver_options import DriverParser, whole_number  # noqa: E402
-
-MODES = ("found", "clean", "clean-any-exit", "clean-as-alone", "as-alone", "not-checked", "under-nsys", "agreement",
-         "suite")
+from expect_check_command_line import read_command_line
 
 
 SKIPPED = 77  # the exit status of a program (or a suite case) that did not run: no GPU, or a requirement unmet
@@ -173,42 +171,13 @@ def suite(hazardlab, cases, hazard):
     return all(r is not False for r in results)
 
 
-def refuse(text):
-    print(f"expect_check.py: {text}", file=sys.stderr)
-    sys.exit(2)
-
-
-def read_command_line(argv):
-    """HAZARDLAB MODE [options] [OPERANDS] [-- PROGRAM ARGS], each part checked (exit 2, naming it) before anything
-    runs: the mode one of MODES, options through the drivers' one reader, the operands and the program the mode
-    needs."""
-    if len(argv) < 2 or argv[1] not in MODES:
-        refuse(f"expected HAZARDLAB MODE ...; MODE {argv[1] if len(argv) > 1 else ''!r} is not one of "
-               + ", ".join(MODES))
-    hazardlab, mode, rest = argv[0], argv[1], argv[2:]
-    split = rest.index("--") if "--" in rest else len(rest)
-    parser = DriverParser(prog=f"expect_check.py HAZARDLAB {mode}")
-    parser.add_argument("--needs-python-module", action="append", default=[])
-    parser.add_argument("--needs-gpus", type=whole_number(1, 64), default=1)
-    for option in ("--hazard", "--relies-on", "--copy-in", "--not-in", "--because"):
-        parser.add_argument(option)
-    parser.add_argument("operands", nargs="*")
-    args = parser.parse_intermixed_args(rest[:split])
-    args.hazardlab, args.mode, args.command = hazardlab, mode, rest[split + 1:]
-    wanted = {"agreement": 3, "suite": 2}.get(mode, 0)
-    if len(args.operands) != wanted:
-        refuse(f"{mode} takes {wanted} operand(s) before any --, given {args.operands}")
-    if mode not in ("agreement", "suite") and not args.command:
-        refuse(f"{mode} needs the program after --: expect_check.py HAZARDLAB {mode} [options] -- PROGRAM ARGS")
-    if mode == "not-checked" and not args.because:
-        refuse("not-checked needs --because TEXT (what a process must say)")
-    return args
-
-
 def main():
-    args = read_command_line(sys.argv[1:])
+    args = read_command_line(sys.argv[1:], __doc__)
     for module in args.needs_python_module:
-        if subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True).returncode != 0:
+        # The name is handed over as an argument, never made into code: `import {module}` would run a value such
+        # as "os; os.remove(...)".
+        if subprocess.run([sys.executable, "-c", "import importlib, sys; importlib.import_module(sys.argv[1])",
+                           module], capture_output=True).returncode != 0:
             print(f"Python cannot import {module}: skipped")
             return 77
     gpus = gpu_count(args.hazardlab)

@@ -3,14 +3,12 @@
 finding, or by the same copy reported first inside a host function that the model allows to come first; a
 prediction missed otherwise, or a finding nobody predicted, fails. The suite mode on played runs: a variant the
 case runner skips (exit 77) is skipped, the whole hazard when every variant is, and a control the checker missed
-fails beside skipped ones. And the driver's skips and its Nsight Systems expectation, with stand-ins for
-`hazardlab` and `nsys`: fewer GPUs than a test needs is a skip, never a pass; under nsys the checker must say what
-holds CUDA's injection or CUPTI, naming it."""
+fails beside skipped ones. And the driver's skips and its Nsight Systems expectation, with stand-ins for `hazardlab`
+and `nsys`: fewer GPUs than a test needs is a skip, never a pass; under nsys the checker must say what holds CUDA's
+injection or CUPTI, naming it; and its command line (test_expect_check_command_line.py)."""
 import contextlib
 import io
-import json
 import os
-import stat
 import sys
 import tempfile
 import unittest
@@ -129,37 +127,8 @@ class Suite(unittest.TestCase):
     def test_a_found_guard_fails_even_when_it_exits_77(self):
         self.assertFalse(self.play([("guarded", "guard", 77, "found")]))
 
-def executable(path, text):
-    with open(path, "w") as f:
-        f.write(text)
-    os.chmod(path, os.stat(path).st_mode | stat.S_IXUSR)
-    return path
-
-
-# A stand-in `hazardlab`: `devices --json` lists $GPUS devices; `check --json R -- ...` does what $CHECK says
-# (refused: the checker's refusal of a set injection variable; a verdict: a report with that verdict and the holder
-# $HOLDER named, if any).
-HAZARDLAB = """#!/bin/sh
-if [ "$1" = devices ]; then
-  echo "{\\"devices\\": [$(seq -s, 1 "$GPUS")]}"; exit 0
-fi
-if [ "$CHECK" = refused ]; then
-  echo "hazardlab check: CUDA_INJECTION64_PATH is already set (/opt/nsight-systems/libToolsInjection64.so): another tool" >&2
-  exit 2
-fi
-exec "{python}" -c '
-import json, os, sys
-held = os.environ["HOLDER"]
-why = "CUPTI refused a subscriber: it is held by \\"" + held + "\\"" if held else ""
-with open(sys.argv[1], "w") as f:
-    json.dump({"verdict": os.environ["CHECK"], "processes": [{"watching": False, "not_watching_because": why}]}, f)
-sys.exit(67)' "$3"
-""".replace("{python}", sys.executable)
-NSYS = """#!/bin/sh
-while [ "$1" != -- ]; do shift; done
-shift
-exec "$@"
-"""
+# The driver's command line and settings, run here too (ctest runs this file); and its stand-ins for hazardlab.
+from test_expect_check_command_line import HAZARDLAB, NSYS, CommandLine, Settings, executable  # noqa: E402,F401
 
 
 class Driver(unittest.TestCase):
@@ -204,30 +173,6 @@ class Driver(unittest.TestCase):
     def test_without_nsys_it_is_a_skip(self):
         rc, said = self.main("under-nsys", "--", "/bin/true", nsys=False)
         self.assertEqual(rc, 77, said)
-
-
-class CommandLine(unittest.TestCase):
-    """A command line the driver cannot take is refused with exit 2, naming what is wrong, before anything runs
-    (the hazardlab given here cannot run at all)."""
-
-    def refused(self, *argv):
-        import subprocess
-        run = subprocess.run([sys.executable, expect_check.__file__, "/nonexistent/hazardlab", *argv],
-                             capture_output=True, text=True, timeout=60)
-        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
-        return run.stderr
-
-    def test_each_slip_is_named(self):
-        self.assertIn("MODE 'fuond' is not one of found", self.refused("fuond", "--", "/bin/true"))
-        self.assertIn("argument --needs-gpus: 'two' is not allowed", self.refused("clean", "--needs-gpus", "two",
-                                                                                   "--", "/bin/true"))
-        self.assertIn("needs the program after --", self.refused("clean"))
-        self.assertIn("needs the program after --", self.refused("found", "--hazard", "h2d-pinned-mutate"))
-        self.assertIn("--because TEXT", self.refused("not-checked", "--", "/bin/true"))
-        self.assertIn("argument --hazard: given twice", self.refused("found", "--hazard", "a", "--hazard", "b", "--",
-                                                                     "/bin/true"))
-        self.assertIn("unrecognized arguments: --hazrd", self.refused("found", "--hazrd", "a", "--", "/bin/true"))
-        self.assertIn("agreement takes 3 operand(s)", self.refused("agreement", "runner", "1000"))
 
 
 if __name__ == "__main__":

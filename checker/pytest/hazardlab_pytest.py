@@ -25,6 +25,7 @@ import sys
 
 import pytest
 from hazardlab_pytest_findings import Watcher
+from hazardlab_pytest_options import Once, checker_options, refuse as _refuse, refuse_repeated
 
 # Set by `hazardlab check` for the program it runs: the folder of the processes' logs.
 LOG_FOLDER = "HL_CHECK_LOG_FOLDER"
@@ -37,12 +38,15 @@ def pytest_addoption(parser):
     group = parser.getgroup("hazardlab", "hazardlab check: host accesses to memory an asynchronous copy still owned, and races between streams")
     group.addoption("--hazardlab", action="store_true",
                     help="run the session under hazardlab check: a test fails with each finding it carries")
-    group.addoption("--hazardlab-sarif", metavar="FILE", help="also write the findings as SARIF 2.1.0 to FILE")
-    group.addoption("--hazardlab-json", metavar="FILE", help="also write the session's report as JSON to FILE")
-    group.addoption("--hazardlab-html", metavar="FILE", help="also write the session's report as HTML to FILE")
+    group.addoption("--hazardlab-sarif", metavar="FILE", action=Once,
+                    help="also write the findings as SARIF 2.1.0 to FILE")
+    group.addoption("--hazardlab-json", metavar="FILE", action=Once,
+                    help="also write the session's report as JSON to FILE")
+    group.addoption("--hazardlab-html", metavar="FILE", action=Once,
+                    help="also write the session's report as HTML to FILE")
     group.addoption("--hazardlab-option", metavar="OPTION", action="append", default=[],
                     help="another hazardlab check option, as one word: --hazardlab-option=--every-occurrence")
-    group.addoption("--hazardlab-program", metavar="PATH",
+    group.addoption("--hazardlab-program", metavar="PATH", action=Once,
                     help="the hazardlab program (default: the one installed beside this plugin, else on PATH)")
 
 
@@ -57,80 +61,10 @@ def _hazardlab_program(option):
     return shutil.which("hazardlab")
 
 
-def _refuse(text):
-    sys.stderr.write(f"pytest --hazardlab: {text}\n")
-    raise SystemExit(2)
-
-
-# The hazardlab check options --hazardlab-option may give, and what each takes: nothing (a flag), a whole number
-# from low to high, one of some words, or a path. --json, --sarif and --html have options of their own here.
-_CHECK_OPTIONS = {
-    "--every-occurrence": None,
-    "--sample": (1, 1_000_000),
-    "--error-exitcode": (1, 255),
-    "--unchecked-exitcode": (1, 255),
-    "--protection": ("auto", "keys", "range-keys", "mprotect"),
-    "--markdown": "FILE",
-    "--source-root": "FOLDER",
-}
-_OWN_OPTIONS = {"--json": "--hazardlab-json", "--sarif": "--hazardlab-sarif", "--html": "--hazardlab-html"}
 # Each option of this plugin's but --hazardlab, by its attribute: none of them means anything without --hazardlab.
 _NEEDS_HAZARDLAB = {"hazardlab_sarif": "--hazardlab-sarif", "hazardlab_json": "--hazardlab-json",
                     "hazardlab_html": "--hazardlab-html", "hazardlab_option": "--hazardlab-option",
                     "hazardlab_program": "--hazardlab-program"}
-
-
-def whole_number(text, low, high):
-    """The number `text` names, read as hazardlab reads every number (hazardlab/strict_number.hpp): decimal digits
-    only ("077" is 77, never octal), from `low` to `high`; else ValueError saying what is allowed."""
-    expected = f"expected a whole number from {low} to {high}"
-    if not text or any(c not in "0123456789" for c in text):
-        raise ValueError(f"{expected} (digits only: no sign, spaces, point or unit)")
-    value = int(text, 10)
-    if not low <= value <= high:
-        raise ValueError(expected)
-    return value
-
-
-def _checked_option(option):
-    """One --hazardlab-option, as hazardlab check would take it, or a refusal naming it."""
-    example = "such as --hazardlab-option=--every-occurrence or --hazardlab-option=--sample=8"
-    if not isinstance(option, str) or option in ("", "--"):  # pytest's parser hands "--" on as a list
-        shown = repr(option) if isinstance(option, str) else "'--'"
-        _refuse(f"--hazardlab-option was given {shown}: expected one hazardlab check option, {example}")
-    name, has_value, value = option.partition("=")
-    if name in _OWN_OPTIONS:
-        _refuse(f"--hazardlab-option={option}: give {_OWN_OPTIONS[name]}=FILE instead")
-    if name not in _CHECK_OPTIONS:
-        _refuse(f"--hazardlab-option={option!r}: expected one hazardlab check option, {example}; the options are "
-                + ", ".join(_CHECK_OPTIONS))
-    takes = _CHECK_OPTIONS[name]
-    if takes is None:
-        if has_value:
-            _refuse(f"--hazardlab-option={option}: {name} takes no value")
-        return name
-    if not value:
-        _refuse(f"--hazardlab-option={option}: {name} needs a value, in the same word: "
-                f"--hazardlab-option={name}=VALUE")
-    if isinstance(takes, tuple) and isinstance(takes[0], int):
-        try:
-            return f"{name}={whole_number(value, *takes)}"
-        except ValueError as e:
-            _refuse(f"--hazardlab-option={option}: '{value}' is not allowed; {e}")
-    if isinstance(takes, tuple) and value not in takes:
-        _refuse(f"--hazardlab-option={option}: '{value}' is not allowed; expected one of {', '.join(takes)}")
-    return f"{name}={value}"
-
-
-def _checker_options(namespace):
-    options = []
-    for flag, value in (("--sarif", namespace.hazardlab_sarif), ("--json", namespace.hazardlab_json),
-                        ("--html", namespace.hazardlab_html)):
-        if value is not None:
-            options += [flag, value]
-    for option in namespace.hazardlab_option:
-        options.append(_checked_option(option))
-    return options
 
 
 def _refuse_without_hazardlab(namespace):
@@ -148,6 +82,8 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # Before the output capture starts and before any conftest imports a CUDA library: the session starts
     # again under the checker, the same arguments and the same interpreter.
     namespace = early_config.known_args_namespace
+    if LOG_FOLDER not in os.environ:
+        refuse_repeated(namespace)
     if not getattr(namespace, "hazardlab", False):
         _refuse_without_hazardlab(namespace)
     elif LOG_FOLDER in os.environ:
@@ -158,7 +94,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
             _refuse(f"the hazardlab program was not found ({namespace.hazardlab_program or 'on PATH'}); "
                     "give --hazardlab-program=PATH")
         _refuse_a_program_that_is_not_hazardlab(program)
-        command = [program, "check", *_checker_options(namespace), "--", sys.executable, "-m", "pytest",
+        command = [program, "check", *checker_options(namespace), "--", sys.executable, "-m", "pytest",
                    *early_config.invocation_params.args]
         sys.stdout.flush()
         sys.stderr.flush()

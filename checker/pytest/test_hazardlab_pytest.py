@@ -8,6 +8,7 @@ Usage: test_hazardlab_pytest.py HAZARDLAB  (the built hazardlab program)
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -234,11 +235,51 @@ def main(hazardlab):
                             (["--hazardlab-option=--every-occurrence=1"], "takes no value"),
                             (["--hazardlab-option=--json=x.json"], "--hazardlab-json"),
                             (["--hazardlab-option=--protection=pkeys"], "'pkeys' is not allowed"),
-                            (["--hazardlab-option=--smaple=8"], "'--smaple=8'")):
+                            (["--hazardlab-option=--smaple=8"], "'--smaple=8'"),
+                            # An option given twice: one of the two would be dropped without a word.
+                            (["--hazardlab-option=--sample=8", "--hazardlab-option=--sample=9"],
+                             "--hazardlab-option=--sample=9: --sample is given twice"),
+                            (["--hazardlab-option=--every-occurrence", "--hazardlab-option=--every-occurrence"],
+                             "--every-occurrence is given twice"),
+                            (["--hazardlab-json=a.json", "--hazardlab-json=b.json"],
+                             "--hazardlab-json is given twice (--hazardlab-json=a.json and --hazardlab-json=b.json)"),
+                            ([f"--hazardlab-program={hazardlab}", f"--hazardlab-program={hazardlab}"],
+                             "--hazardlab-program is given twice"),
+                            # A report over the session's own files, or one that cannot be written: refused
+                            # before the session, not written over a test or failed after it.
+                            (["--hazardlab-json=test_inner.py"], "'test_inner.py' is a file of the session's own"),
+                            (["--hazardlab-option=--markdown=logwriter.py"], "'logwriter.py' is a file of the"),
+                            (["--hazardlab-json=/proc/hazardlab-report.json"], "cannot be written"),
+                            (["--hazardlab-sarif=/dev/null"], "'/dev/null' is not a plain file")):
             done = run_pytest(work, ["--hazardlab", *([f"--hazardlab-program={hazardlab}"] if "program" not in args[0]
                                                       else []), *args, "test_inner.py"])
             expect(done.returncode == 2 and named in done.stderr and "passed" not in done.stdout,
                    f"{' '.join(args)}: exit 2 naming {named!r} (got {done.returncode}: {done.stderr.strip()[-200:]})")
+        with open(os.path.join(work, "test_inner.py")) as f, open(os.path.join(work, "logwriter.py")) as g:
+            expect(f.read() == INNER_TESTS and g.read() == LOG_WRITER, "a refused report wrote over no test file")
+        # Any file under a folder pytest was given is the session's own.
+        os.mkdir(os.path.join(work, "suite"))
+        for name, text in (("test_inner.py", INNER_TESTS), ("data.txt", "the tests' data\n")):
+            with open(os.path.join(work, "suite", name), "w") as f:
+                f.write(text)
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", "--hazardlab-json=suite/data.txt",
+                                 "suite"])
+        expect(done.returncode == 2 and "'suite/data.txt' is a file of the session's own" in done.stderr,
+               f"a report over a file under the tests' folder: exit 2 (got {done.returncode}: {done.stderr[-200:]})")
+        # Every option hazardlab check documents may be given (the plugin's list is compared with its help).
+        sys.path.insert(0, HERE)
+        from hazardlab_pytest_options import CHECK_OPTIONS, OWN_OPTIONS
+        described = subprocess.run([hazardlab, "check", "--help"], capture_output=True, text=True, timeout=60).stdout
+        documented = set(re.findall(r"^\s+(?:-\w,)?(--[\w-]+)", described, re.M)) - {"--help"}
+        expect(documented and documented == set(CHECK_OPTIONS) | set(OWN_OPTIONS),
+               f"the plugin takes every option hazardlab check documents: missing "
+               f"{sorted(documented - set(CHECK_OPTIONS) - set(OWN_OPTIONS))}, not documented "
+               f"{sorted((set(CHECK_OPTIONS) | set(OWN_OPTIONS)) - documented)}")
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", "--hazardlab-option=--graph-nodes",
+                                 "--hazardlab-option=--ptx-footprints", "test_inner.py", "-k", "clean"])
+        expect(done.returncode == 67 and "1 passed" in done.stdout,
+               f"--hazardlab-option=--graph-nodes and --ptx-footprints are taken (got {done.returncode}: "
+               f"{done.stderr.strip()[-200:]})")
         # A program that is not hazardlab would run instead of the session: no test, nothing said.
         done = run_pytest(work, ["--hazardlab", "--hazardlab-program=/bin/true", "test_inner.py"])
         expect(done.returncode == 2 and "--hazardlab-program '/bin/true' is not hazardlab" in done.stderr,

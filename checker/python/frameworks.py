@@ -4,12 +4,14 @@ watched to its end, clean, with its output and exit status as without the checke
   python3 frameworks.py PROGRAM       (python3 frameworks.py --list shows them)
   torchrun --standalone --nproc_per_node 2 frameworks.py ddp     (one DDP worker per GPU; torchrun starts them)
 
-Each prints one line a run reproduces (a checksum of what it computed), and nothing that changes between runs."""
+Each prints one line a run reproduces (a checksum of what it computed), and nothing that changes between runs.
+Where its framework is not installed: one line naming the module, exit 77 (cannot run here)."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
 from driver_options import DriverParser  # noqa: E402
+from missing_module import run_or_say_missing  # noqa: E402
 
 
 def jax_loop():
@@ -219,9 +221,16 @@ PROGRAMS = {
 if __name__ == "__main__":
     parser = DriverParser(prog="frameworks.py", description=__doc__.splitlines()[0])
     parser.add_argument("program", choices=[*PROGRAMS, "--list"], metavar="PROGRAM|--list")
+    if "--list" in sys.argv[2:] or (sys.argv[1:2] == ["--list"] and sys.argv[2:]):
+        parser.error(f"--list takes no other arguments (given: {' '.join(sys.argv[1:])}); give --list alone, "
+                     "or one PROGRAM")
     program = parser.parse_args(["--", *sys.argv[1:]] if sys.argv[1:] == ["--list"] else None).program
     if program == "--list":
         print("\n".join(PROGRAMS))
         sys.exit(0)
-    import numpy as np  # after the command line is read: bad input is refused where numpy is missing too
-    PROGRAMS[program]()
+
+    def run():
+        global np
+        import numpy as np  # after the command line is read: bad input is refused where numpy is missing too
+        PROGRAMS[program]()
+    sys.exit(run_or_say_missing("frameworks.py", run))

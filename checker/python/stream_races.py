@@ -20,12 +20,13 @@ form and a guarded twin that differs from it by the one call that orders the str
 The spin (a kernel bounded in time, or torch.cuda._sleep with a bounded cycle count) holds the writer's stream
 (or the reader's) so that an unsafe form does go wrong, not only may. Each prints one line, the same in both
 forms: whether the result is right. An unsafe form exits 0 whatever it printed; a guarded form that comes out
-wrong exits 1."""
+wrong exits 1; where PyTorch or CuPy is not installed, one line naming the module, exit 77 (cannot run here)."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
 from driver_options import DriverParser  # noqa: E402
+from missing_module import run_or_say_missing  # noqa: E402
 
 N = 1 << 22  # float32 elements: 16 MiB, a block of the allocators' large pools
 SPIN_MS = 50  # how long the spin holds its stream; the host issues the racing work within microseconds
@@ -220,11 +221,14 @@ SCENARIOS = {
 }
 
 if __name__ == "__main__":
+    parser = DriverParser(prog="stream_races.py", description=__doc__.splitlines()[0])
     if sys.argv[1:] == ["--list"]:
         print("\n".join(SCENARIOS))
         sys.exit(0)
-    parser = DriverParser(prog="stream_races.py", description=__doc__.splitlines()[0])
+    if "--list" in sys.argv[1:]:
+        parser.error(f"--list takes no other arguments (given: {' '.join(sys.argv[1:])}); give --list alone, "
+                     "or SCENARIO and its form")
     parser.add_argument("scenario", choices=SCENARIOS, metavar="SCENARIO")
     parser.add_argument("form", choices=("unsafe", "guarded"))
     args = parser.parse_args()
-    sys.exit(SCENARIOS[args.scenario](args.form))
+    sys.exit(run_or_say_missing("stream_races.py", lambda: SCENARIOS[args.scenario](args.form)))

@@ -4,13 +4,15 @@ processes, and a pinned staging tensor refilled batch after batch (with an event
   python3 training_loop.py train [--epochs N] [--workers N] [--batches N]
   python3 training_loop.py staging-correct|staging-unsafe
 
-`train` prints the wall time of each epoch, for the overhead table in the README."""
+`train` prints the wall time of each epoch, for the overhead table in the README. The staging forms take no option.
+Where PyTorch is not installed: one line saying so, exit 77 (cannot run here)."""
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
 from driver_options import DriverParser, whole_number  # noqa: E402
+from missing_module import run_or_say_missing  # noqa: E402
 
 
 def train(epochs, workers, batches):
@@ -56,15 +58,24 @@ def staging(correct, batches=64, slots=2):
 if __name__ == "__main__":
     parser = DriverParser(prog="training_loop.py", description=__doc__.splitlines()[0])
     parser.add_argument("mode", choices=["train", "staging-correct", "staging-unsafe"])
-    parser.add_argument("--epochs", type=whole_number(1, 1000), default=2)
-    parser.add_argument("--workers", type=whole_number(0, 64), default=2)
-    parser.add_argument("--batches", type=whole_number(1, 100000), default=200)
+    # No defaults here: an option of `train` given to a staging form (which would ignore it) is refused.
+    parser.add_argument("--epochs", type=whole_number(1, 1000))
+    parser.add_argument("--workers", type=whole_number(0, 64))
+    parser.add_argument("--batches", type=whole_number(1, 100000))
     args = parser.parse_args()
-    # After the command line is read: bad input is refused where PyTorch is missing too.
-    import torch
-    from torch.utils.data import DataLoader, TensorDataset
-    if args.mode == "train":
-        train(args.epochs, args.workers, args.batches)
-    else:
-        staging(args.mode == "staging-correct")
-    sys.exit(0)
+    train_options = {"--epochs": (args.epochs, 2), "--workers": (args.workers, 2), "--batches": (args.batches, 200)}
+    if args.mode != "train":
+        for option, (given, _) in train_options.items():
+            if given is not None:
+                parser.error(f"{option} '{given}' is an option of `train`; {args.mode} takes none")
+
+    def run():
+        # After the command line is read: bad input is refused where PyTorch is missing too.
+        global torch, DataLoader, TensorDataset
+        import torch
+        from torch.utils.data import DataLoader, TensorDataset
+        if args.mode == "train":
+            train(*(default if given is None else given for given, default in train_options.values()))
+        else:
+            staging(args.mode == "staging-correct")
+    sys.exit(run_or_say_missing("training_loop.py", run))
