@@ -153,7 +153,14 @@ void KernelLayouts::note_ptx(Layout& layout, const ptx::KernelFootprint* found) 
     layout.footprint = found;
     return;
   }
-  notes_.push_back("--ptx-footprints: kernel " + layout.name + " is judged by what its pointer arguments point to: " + why);
+  // A program of many kernels (a framework's) would fill the log: the first ones are named, then a count is said once.
+  if (++kernels_by_rule_ <= kNamedKernelsByRule)
+    notes_.push_back("--ptx-footprints: kernel " + layout.name + " is judged by what its pointer arguments point to: " + why);
+  else if (kernels_by_rule_ == kNamedKernelsByRule + 1)
+    notes_.push_back("--ptx-footprints: more kernels are judged by what their pointer arguments point to; the first " +
+                     std::to_string(kNamedKernelsByRule) + " are named above");
+  else
+    return;
   has_notes_ = true;
 }
 

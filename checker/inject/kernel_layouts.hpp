@@ -78,6 +78,8 @@ class KernelLayouts {
   PtxSources sources_;
   std::vector<std::string> objects_read_;  // the ELF objects whose .nv_fatbin section was read
   std::vector<std::string> notes_;
+  static constexpr std::size_t kNamedKernelsByRule = 8;
+  std::size_t kernels_by_rule_ = 0;
   std::atomic<bool> has_notes_{false};
 };
 
