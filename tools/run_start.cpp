@@ -147,10 +147,7 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
   const fs::path& root = start.results_root;
   try {
-    claim_folder(root, kResultsRootMarker, "results root",
-                 {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
-                  {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kRunMarker},
-                  {std::string(kLockFile), OwnEntry::Kind::Lock}});
+    claim_folder(root, kResultsRootMarker, "results root", results_root_entries());
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << "; set HAZARDLAB_RESULTS_ROOT to another folder\n";
     return 2;
@@ -200,9 +197,15 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     run.selection = selection_from_ctest_command(command_of(start.owner_pid));
     run.registered = registered_names(device_indexes(inv), settings.profile);
     store_run_record(dir, run);
-    for (const std::string& name : prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id})) {
+    const Pruned pruned = prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
+    for (const std::string& name : pruned.removed) {
       out << "hazardlab: removed the run folder " << run_folder(root, name).string() << ", the oldest beyond the "
           << settings.keep_runs << " kept (HAZARDLAB_KEEP_RUNS)\n";
+    }
+    for (const Pruned::Kept& kept : pruned.kept) {
+      out << "hazardlab: kept the run folder " << run_folder(root, kept.name).string() << " beyond the "
+          << settings.keep_runs << " kept (HAZARDLAB_KEEP_RUNS): it holds " << kept.foreign
+          << ", which hazardlab did not write\n";
     }
 
     out << "hazardlab: run " << run.id << " started in " << dir.string() << '\n';

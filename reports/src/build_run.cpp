@@ -51,7 +51,8 @@ void require_a_started_run(const fs::path& run_dir) {
 
 }  // namespace
 
-BuiltRun build_run(const fs::path& run_dir, bool require_gpu, const std::vector<std::string>& failed_cases) {
+BuiltRun build_run(const fs::path& run_dir, bool require_gpu, const std::vector<std::string>& failed_cases,
+                   std::string_view require_gpu_given_as) {
   require_a_started_run(run_dir);
   BuiltRun built;
   RunContents& c = built.contents;
@@ -63,7 +64,7 @@ BuiltRun build_run(const fs::path& run_dir, bool require_gpu, const std::vector<
   built.unreadable = std::move(loaded.unreadable);
   c.perf[-1] = load_perf(run_dir, -1);
   for (const DeviceFingerprint& d : c.inventory.devices) c.perf[d.index] = load_perf(run_dir, d.index);
-  built.reports = build_reports(c, require_gpu, failed_cases);
+  built.reports = build_reports(c, require_gpu, failed_cases, require_gpu_given_as);
 
   RunRecord& run = c.run;
   run.not_run.clear();

@@ -142,3 +142,24 @@ TEST(Publish, OldSetsArePrunedButCurrentIsKept) {
   EXPECT_FALSE(fs::exists(base / "reports" / "runs" / "20261112T000000Z-h-2"));
   EXPECT_EQ(current_run(base / "reports"), full.run.id);
 }
+
+// A GPU required by the report tool's --require-gpu is named so, not as a variable that was never set.
+TEST(Publish, AGpuRequiredIsNamedAsItWasGiven) {
+  const fs::path base = fresh_dir("require-gpu-named");
+  const fs::path run = write_run_folder(base / "results", complete_run(0));
+  ReportOptions options{base / "reports", true, kDefaultKeepRuns};
+  options.require_gpu_given_as = "--require-gpu";
+  std::ostringstream o, e;
+  EXPECT_EQ(report_run(run, options, o, e), 1);
+  const std::string printed = o.str() + e.str();
+  EXPECT_NE(printed.find("no usable GPU, and --require-gpu requires one"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("HAZARDLAB_REQUIRE_GPU"), std::string::npos) << printed;
+  // A Prometheus folder from the environment is named by its variable.
+  options.prometheus_dir = base / "no-such-folder";
+  options.prometheus_given_as = "HAZARDLAB_PROMETHEUS_DIR";
+  std::ostringstream o2, e2;
+  EXPECT_EQ(report_run(run, options, o2, e2), 2);
+  EXPECT_NE(e2.str().find("HAZARDLAB_PROMETHEUS_DIR='" + (base / "no-such-folder").string() + "' is not a folder"),
+            std::string::npos)
+      << e2.str();
+}
