@@ -6,9 +6,9 @@
 //
 // Exit status as `hazardlab report`: 0 every verdict PASS, SKIPPED or PARTIAL; 1 a FAIL or
 // INCONCLUSIVE verdict, an unreadable result, a file that could not be written, or (--require-gpu) a
-// partial run or no GPU; 2 bad arguments, a path that is a file, a results root or a report set
-// instead of a run folder, a run record newer than this program, or a report folder hazardlab will
-// not write into. `merge`: 0 only if every row is
+// partial run or no GPU; 2 bad arguments or settings, a path that is missing, a file, a results root,
+// a report set or a folder that is no whole run folder (no run record, one that is not hazardlab's, no
+// catalogue), a run record newer than this program, or a report folder hazardlab will not write into. `merge`: 0 only if every row is
 // PASS, 1 otherwise, 2 bad input (fleet.hpp).
 #include <CLI/CLI.hpp>
 #include <cstring>

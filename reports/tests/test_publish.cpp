@@ -93,8 +93,26 @@ TEST(Publish, ARunThatNeverStartedWritesNothing) {
   const fs::path base = fresh_dir("publish-none");
   fs::create_directories(base / "results" / "runs" / "refused-run");
   std::string printed;
-  EXPECT_EQ(report(base / "results" / "runs" / "refused-run", base / "reports", &printed), 1);
+  EXPECT_EQ(report(base / "results" / "runs" / "refused-run", base / "reports", &printed), 2);
   EXPECT_NE(printed.find("did not start"), std::string::npos) << printed;
+  EXPECT_EQ(report(base / "results" / "runs" / "missing-run", base / "reports", &printed), 2);
+  EXPECT_NE(printed.find("did not start"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(base / "reports"));
+}
+
+// What is no run folder hazardlab wrote is bad input (exit 2), as merge says of it: a user's folder with a run.json
+// of its own, a copy without its catalogue.
+TEST(Publish, AFolderThatIsNoWholeRunFolderIsBadInput) {
+  const fs::path base = fresh_dir("publish-not-a-run");
+  fs::create_directories(base / "mine");
+  std::ofstream(base / "mine" / "run.json") << "{\"my\": \"data\"}\n";
+  std::string printed;
+  EXPECT_EQ(report(base / "mine", base / "reports", &printed), 2) << printed;
+  EXPECT_NE(printed.find(base / "mine"), std::string::npos) << printed;
+  const fs::path run = write_run_folder(base / "results", complete_run(1));
+  fs::remove(run / "catalog.json");
+  EXPECT_EQ(report(run, base / "reports", &printed), 2) << printed;
+  EXPECT_NE(printed.find("catalog.json"), std::string::npos) << printed;
   EXPECT_FALSE(fs::exists(base / "reports"));
 }
 
