@@ -153,6 +153,13 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     return 2;
   }
 
+  // A run id whose folder is there already is refused before the lock is touched: a stale lock is taken over
+  // only for a run that can start.
+  if (std::error_code ec; fs::exists(fs::symlink_status(run_folder(root, start.run_id.text()), ec))) {
+    err << "hazardlab: --run-id '" << start.run_id.text() << "': the run folder "
+        << run_folder(root, start.run_id.text()).string() << " exists already; give a new run id\n";
+    return 2;
+  }
   RunRecord run;
   run.id = start.run_id.text();
   run.host = host_name();
