@@ -34,6 +34,7 @@ bool same_folder(const fs::path& a, const fs::path& b) {
 // A file hazardlab is writing next to one of its own entries at this moment (another run's marker
 // or pointer on its way into place, a stale lock being moved away): ".<entry>.tmp.<pid>".
 bool own_transient(const std::string& name, const std::vector<std::string>& allowed) {
+  if (name.starts_with(".hazardlab-probe-")) return true;  // another run proving the folder takes new entries
   for (const std::string& entry : allowed) {
     for (const char* kind : {".tmp.", ".stale."}) {
       const std::string prefix = "." + entry + kind;
@@ -136,6 +137,9 @@ bool judge_folder(const fs::path& folder, std::string_view marker, std::string_v
     if (const std::string why = not_own_entry(folder / own.name, own); !why.empty())
       throw FolderRefused("the " + named + " holds " + why + "; hazardlab leaves it alone: give a new or empty folder");
   }
+  // It must take new files (access(2) says yes to root on a read-only file system): said before anything is written.
+  if (const std::string why = cannot_create(folder / "entry"); !why.empty())
+    throw FolderRefused("cannot write into the " + named + ": " + why);
   if (carries_marker(folder, marker)) return true;
   const std::string lying = marker_problem(folder, marker);
   std::vector<std::string> foreign, names;

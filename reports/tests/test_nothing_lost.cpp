@@ -133,6 +133,10 @@ TEST(NothingLost, AnOutputFolderGivenAsALinkIsRefusedAsBadInput) {
   EXPECT_THROW(judge_folder("/proc/hazardlab-x", kResultsRootMarker, "results root", {}), FolderRefused);
   EXPECT_FALSE(judge_folder(base / "new" / "root", kResultsRootMarker, "results root", {}));
   EXPECT_FALSE(fs::exists(base / "new"));
+  // An empty folder that takes no new entry (access(2) says yes to root there): refused before anything is written.
+  std::error_code ec;
+  if (fs::is_directory("/proc/driver", ec) && fs::is_empty("/proc/driver", ec))
+    EXPECT_THROW(judge_folder("/proc/driver", kReportsMarker, "report folder", {}), FolderRefused);
 }
 
 TEST(NothingLost, PruningKeepsAReportSetOrARunFolderHoldingAUsersFile) {
