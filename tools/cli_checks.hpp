@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "hazardlab/output_file.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/number_option.hpp"
 
@@ -61,21 +62,20 @@ inline CLI::Validator flag_value() {
       "BOOL");
 }
 
-// A file to write: not blank, not a folder, and in a folder that exists (checked when the command line is read,
-// before any work, not when the file is written at the end).
-inline CLI::Validator output_file() {
+// A file to write: not blank, not a folder, in a folder that exists and takes a new file, and not a user's file
+// (only one `ours` recognizes as this command's report is replaced): checked when the command line is read, before
+// any work, not when the file is written at the end.
+inline CLI::Validator output_file(WrittenByUs ours) {
   return CLI::Validator(
-      [](std::string& text) -> std::string {
+      [ours](std::string& text) -> std::string {
         if (text.find_first_not_of(" \t\r\n") == std::string::npos)
           return "'" + text + "' is not allowed; expected a file to write, not a blank";
         std::error_code ec;
         const std::filesystem::path path(text);
         if (std::filesystem::is_directory(path, ec))
           return "'" + text + "' is not allowed; it is a folder, expected a file to write";
-        const std::filesystem::path parent = path.has_parent_path() ? path.parent_path() : ".";
-        if (!std::filesystem::is_directory(parent, ec))
-          return "'" + text + "' is not allowed; its folder " + parent.string() + " does not exist";
-        return {};
+        const std::string problem = output_file_problem(path, ours);
+        return problem.empty() ? problem : "'" + text + "' is not allowed: it " + problem;
       },
       "FILE");
 }

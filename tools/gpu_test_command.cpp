@@ -49,11 +49,18 @@ int gpu_test_main(int argc, char** argv) {
     std::vector<std::string> command = app.remaining();
     if (!command.empty() && command.front() == "--") command.erase(command.begin());
     if (command.empty()) throw UsageError("no program to run: hazardlab gpu-test [--all-gpus] -- PROGRAM [ARGS...]");
+    // Bad input before anything is said or run: the settings, judged as every command judges them, and a program
+    // that could not be started (as `hazardlab check` refuses one).
+    const Settings settings = Settings::from_environment();
+    for (const std::string& w : settings.warnings) std::cerr << "hazardlab gpu-test: warning: " << w << '\n';
+    if (!find_program(command.front()))
+      throw UsageError("program '" + command.front() +
+                       "' was not found or is not an executable file (a path, or a name on PATH)");
     const std::optional<std::string> id =
         allocated_gpu([](const std::string& name) { return environment_value(name); });
     if (id && *id == kNoGpuResourceId) {
       // The plan found no usable GPU when ctest started (it said why, in the suite's session-start).
-      if (Settings::from_environment().require_gpu) {
+      if (settings.require_gpu) {
         std::cout << "hazardlab gpu-test: FAILED: HAZARDLAB_REQUIRE_GPU=1 requires a GPU, and ctest's run plan found "
                      "none on this machine\n";
         return 1;

@@ -67,8 +67,9 @@ void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
 
 int write_reports(const Given& g, const Settings& settings) {
   const fs::path prometheus = g.prometheus_dir.empty() ? settings.prometheus_dir : g.prometheus_dir;
-  return report_run(g.run_dir, ReportOptions{g.out, settings.require_gpu, settings.keep_runs, {}, prometheus},
-                    std::cout, std::cerr);
+  ReportOptions options{g.out, settings.require_gpu, settings.keep_runs, {}, prometheus};
+  if (g.prometheus_dir.empty()) options.prometheus_given_as = setting::kPrometheusDir.name;
+  return report_run(g.run_dir, options, std::cout, std::cerr);
 }
 
 // Every command of hazardlab, once: its name and help, and how it runs. One with a main of its own parses its

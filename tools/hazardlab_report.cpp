@@ -6,9 +6,9 @@
 //
 // Exit status as `hazardlab report`: 0 every verdict PASS, SKIPPED or PARTIAL; 1 a FAIL or
 // INCONCLUSIVE verdict, an unreadable result, a file that could not be written, or (--require-gpu) a
-// partial run or no GPU; 2 bad arguments, a path that is a file, a results root or a report set
-// instead of a run folder, a run record newer than this program, or a report folder hazardlab will
-// not write into. `merge`: 0 only if every row is
+// partial run or no GPU; 2 bad arguments or settings, a path that is missing, a file, a results root,
+// a report set or a folder that is no whole run folder (no run record, one that is not hazardlab's, no
+// catalogue), a run record newer than this program, or a report folder hazardlab will not write into. `merge`: 0 only if every row is
 // PASS, 1 otherwise, 2 bad input (fleet.hpp).
 #include <CLI/CLI.hpp>
 #include <cstring>
@@ -73,13 +73,23 @@ int main(int argc, char** argv) {
                  "oldest beyond it are removed and named. Run folders are never removed by a report")
       ->transform(cli::whole_number(1, 100000));
   return run_main("hazardlab-report", app, argc, argv, [&] {
-    // As `hazardlab report`: the setting when the option is not given, read (and refused) by its declaration.
+    // As `hazardlab report`: every setting judged before any work (a misspelt name warned about, an error under
+    // HAZARDLAB_STRICT=1; a bad value refused), and the report's own read where no option gives them.
+    const SettingSource source = SettingSource::from_environment();
+    for (const std::string& w : judge_given_settings(source)) std::cerr << "hazardlab-report: warning: " << w << '\n';
+    for (const auto& [name, value] : source.entries()) {
+      const std::string problem = name.ends_with("_ROOT") || name.ends_with("_DIR") ? folder_text_problem(value) : "";
+      if (!problem.empty()) throw UsageError(name + "='" + value + "': " + problem);
+    }
+    if (app.count("--keep") == 0) options.keep_runs = source.whole(setting::kKeepRuns, options.keep_runs);
+    if (options.require_gpu)
+      options.require_gpu_given_as = "--require-gpu";
+    else
+      options.require_gpu = source.flag(setting::kRequireGpu, false);
     if (options.prometheus_dir.empty()) {
-      const SettingSource source = SettingSource::from_environment();
       if (const std::string* dir = source.text(setting::kPrometheusDir)) {
-        if (const std::string problem = folder_text_problem(*dir); !problem.empty())
-          throw UsageError(std::string(setting::kPrometheusDir.name) + "='" + *dir + "': " + problem);
         options.prometheus_dir = *dir;
+        options.prometheus_given_as = setting::kPrometheusDir.name;
       }
     }
     return report_run(run_dir, options, std::cout, std::cerr);

@@ -36,6 +36,7 @@
 #include "perf/interference.hpp"
 #include "perf/perf.hpp"
 #include "perf/statistics.hpp"
+#include "settings/settings.hpp"
 
 using namespace hazardlab;
 using namespace hazardlab::perf;
@@ -191,9 +192,21 @@ void print_decision(const InterferenceInput& in, const InterferenceDecision& dec
               decision.why.c_str());
 }
 
+constexpr const char* kToolName = "hazardlab-host-interference";
+
+// Whether `contents` is a --json file this program wrote (by its tool name, or by its keys before it named itself):
+// only such a file is replaced by a new one.
+bool written_by_us(const std::string& contents) {
+  const nlohmann::json j = nlohmann::json::parse(contents, nullptr, false);
+  if (!j.is_object()) return false;
+  return j.value("tool", "") == kToolName ||
+         (!j.contains("tool") && j.contains("copies_per_loop") && j.contains("figures") && j.contains("decision"));
+}
+
 nlohmann::json as_json(const InterferenceInput& in, const InterferenceDecision& decision, std::size_t bytes,
                        int copies) {
-  nlohmann::json out = {{"bytes", bytes},
+  nlohmann::json out = {{"tool", kToolName},
+                        {"bytes", bytes},
                         {"copies_per_loop", copies},
                         {"gpus", nlohmann::json::array()},
                         {"figures", nlohmann::json::array()},
@@ -282,11 +295,16 @@ int main(int argc, char** argv) {
   app.add_option("--mib", mib, "bytes of each copy, in MiB (one pinned buffer of it per GPU)")
       ->transform(cli::whole_number(1, 4096));
   app.add_option("--copies", copies, "copies in each timed loop")->transform(cli::whole_number(1, 1000));
-  app.add_option("--json", json, "also write every figure and the decision to this file")->check(cli::output_file());
+  app.add_option("--json", json, "also write every figure and the decision to this file")
+      ->check(cli::output_file(written_by_us));
   return run_main("hazardlab-host-interference", app, argc, argv, [&]() -> int {
     // The setting this measurement decides is read as the suite reads it: a word that is no kind is refused here,
     // before anything is measured, as it is at the suite's start.
     (void)timed_turns_from_environment();
+    // Every other setting too, as every command judges them: a misspelt name is said (an error under
+    // HAZARDLAB_STRICT=1) before anything is measured.
+    for (const std::string& w : Settings::from_environment().warnings)
+      std::cerr << "hazardlab-host-interference: warning: " << w << '\n';
     return measure(rounds, static_cast<std::size_t>(mib) << 20, copies, json);
   });
 }

@@ -89,8 +89,26 @@ std::vector<int> planned_devices(const ManifestRequest& request, fs::path& spec)
 
 int print_ctest_manifest(const ManifestRequest& request, const Settings& settings, std::ostream& out) {
   PlanRequest plan;
-  fs::path spec;
-  plan.devices = planned_devices(request, spec);
+  plan.place.results_root =
+      absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
+  plan.place.reports_dir =
+      absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir);
+  // Named by where each came from: the setting, or the registration's default.
+  const std::string root_from = settings.results_root.empty() ? "--default-results-root" : "HAZARDLAB_RESULTS_ROOT";
+  const std::string reports_from = settings.reports_dir.empty() ? "--default-reports-dir" : "HAZARDLAB_REPORTS_DIR";
+  // Said at registration, before the resource spec is written: a file where a folder must be is a slip.
+  for (const auto& [folder, what] : {std::pair{plan.place.results_root, "results root (" + root_from + ")"},
+                                     std::pair{plan.place.reports_dir, "report folder (" + reports_from + ")"}}) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(folder, ec)) && !fs::is_directory(folder, ec))
+      throw std::invalid_argument("the " + what + " " + folder.string() +
+                                  " is not a folder; hazardlab writes only into a folder of its own");
+  }
+  if (folders_overlap(plan.place.results_root, plan.place.reports_dir)) {
+    throw std::invalid_argument("the results root " + plan.place.results_root.string() + " and the report folder " +
+                                plan.place.reports_dir.string() + " are the same folder or one inside the other; give "
+                                "each a folder of its own (" + root_from + ", " + reports_from + ")");
+  }
   if (!settings.sanitizer.empty()) {
     plan.sanitizer = find_compute_sanitizer();
     if (plan.sanitizer.empty()) {
@@ -100,26 +118,11 @@ int print_ctest_manifest(const ManifestRequest& request, const Settings& setting
     }
     plan.sanitizer_tool = settings.sanitizer;
   }
+  fs::path spec;  // the resource spec written last, once nothing is refused
+  plan.devices = planned_devices(request, spec);
   const long owner = static_cast<long>(::getppid());  // ctest runs this script's commands itself
   plan.place.run_id = RunId::make(utc_now_compact(), host_name(), owner).text();
   plan.place.owner_pid = owner;
-  plan.place.results_root =
-      absolute_path(settings.results_root.empty() ? request.default_results_root : settings.results_root);
-  plan.place.reports_dir =
-      absolute_path(settings.reports_dir.empty() ? request.default_reports_dir : settings.reports_dir);
-  // Said at registration, not at the run's first test: a file where a folder must be is a slip.
-  for (const auto& [folder, what] : {std::pair{plan.place.results_root, "results root (HAZARDLAB_RESULTS_ROOT)"},
-                                     std::pair{plan.place.reports_dir, "report folder (HAZARDLAB_REPORTS_DIR)"}}) {
-    std::error_code ec;
-    if (fs::exists(fs::symlink_status(folder, ec)) && !fs::is_directory(folder, ec))
-      throw std::invalid_argument("the " + std::string(what) + " " + folder.string() +
-                                  " is not a folder; hazardlab writes only into a folder of its own");
-  }
-  if (folders_overlap(plan.place.results_root, plan.place.reports_dir)) {
-    throw std::invalid_argument("the results root " + plan.place.results_root.string() + " and the report folder " +
-                                plan.place.reports_dir.string() + " are the same folder or one inside the other; give "
-                                "each a folder of its own (HAZARDLAB_RESULTS_ROOT, HAZARDLAB_REPORTS_DIR)");
-  }
   plan.programs = manifest_programs(request);
   plan.profile = settings.profile;
   plan.soak_duration = settings.soak_duration;
@@ -147,15 +150,19 @@ void print_failed_ctest_manifest(const ManifestRequest& request, std::ostream& o
 int start_run(const RunStart& start, const Settings& settings, std::ostream& out, std::ostream& err) {
   const fs::path& root = start.results_root;
   try {
-    claim_folder(root, kResultsRootMarker, "results root",
-                 {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
-                  {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kRunMarker},
-                  {std::string(kLockFile), OwnEntry::Kind::Lock}});
+    claim_folder(root, kResultsRootMarker, "results root", results_root_entries());
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << "; set HAZARDLAB_RESULTS_ROOT to another folder\n";
     return 2;
   }
 
+  // A run id whose folder is there already is refused before the lock is touched: a stale lock is taken over
+  // only for a run that can start.
+  if (std::error_code ec; fs::exists(fs::symlink_status(run_folder(root, start.run_id.text()), ec))) {
+    err << "hazardlab: --run-id '" << start.run_id.text() << "': the run folder "
+        << run_folder(root, start.run_id.text()).string() << " exists already; give a new run id\n";
+    return 2;
+  }
   RunRecord run;
   run.id = start.run_id.text();
   run.host = host_name();
@@ -200,9 +207,15 @@ int start_run(const RunStart& start, const Settings& settings, std::ostream& out
     run.selection = selection_from_ctest_command(command_of(start.owner_pid));
     run.registered = registered_names(device_indexes(inv), settings.profile);
     store_run_record(dir, run);
-    for (const std::string& name : prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id})) {
+    const Pruned pruned = prune_marked_folders(root / kRunsFolder, kRunMarker, settings.keep_runs, {run.id});
+    for (const std::string& name : pruned.removed) {
       out << "hazardlab: removed the run folder " << run_folder(root, name).string() << ", the oldest beyond the "
           << settings.keep_runs << " kept (HAZARDLAB_KEEP_RUNS)\n";
+    }
+    for (const Pruned::Kept& kept : pruned.kept) {
+      out << "hazardlab: kept the run folder " << run_folder(root, kept.name).string() << " beyond the "
+          << settings.keep_runs << " kept (HAZARDLAB_KEEP_RUNS): it holds " << kept.foreign
+          << ", which hazardlab did not write\n";
     }
 
     out << "hazardlab: run " << run.id << " started in " << dir.string() << '\n';

@@ -17,6 +17,7 @@
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 #include "hazardlab/run_record.hpp"
+#include "hazardlab/settings_table.hpp"
 #include "plan/run_plan.hpp"
 #include "program_paths.hpp"
 #include "run_start.hpp"
@@ -77,7 +78,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "tree); `hazardlab run` runs the validation suite");
   }
   const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
-  if (!prometheus.empty()) require_prometheus_folder(prometheus);  // bad input: before any GPU work
+  const std::string prometheus_given_as(request.prometheus_dir.empty() ? setting::kPrometheusDir.name : "--prometheus");
+  if (!prometheus.empty()) require_prometheus_folder(prometheus, prometheus_given_as);  // bad input: before any GPU work
   PlanRequest request_plan;  // the programs first: a broken install is refused before anything is written
   request_plan.programs = {this_program(), sibling_program("hazardlab-cases"), sibling_program("hazardlab-perf")};
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {
@@ -93,6 +95,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "; give each a folder of its own (--results-root, --reports-dir)");
   }
   try {
+    // Both judged before either is made: a refused results root leaves no report folder behind.
+    judge_folder(root, kResultsRootMarker, "results root", results_root_entries());
     claim_folder(reports, kReportsMarker, "report folder", report_folder_entries());
   } catch (const FolderRefused& e) {
     err << "hazardlab: " << e.what() << "; nothing was run\n";
@@ -134,8 +138,9 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
     for (const auto& [name, how] : failed) err << "hazardlab:   " << name << " (" << how << ")\n";
   }
   // The plan's report, in this process.
-  int status = report_run(
-      plan.run_dir, ReportOptions{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus}, out, err);
+  ReportOptions report_options{reports, settings.require_gpu, settings.keep_runs, failed_names, prometheus};
+  report_options.prometheus_given_as = prometheus_given_as;
+  int status = report_run(plan.run_dir, report_options, out, err);
   if (!failed.empty() && status == 0) status = 1;
   return status;
 }

@@ -132,6 +132,25 @@ def main(tool):
         expect(rc == 2 and "the same file as" in out, f"findings refuses one log given twice ({rc}): {out.strip()}")
         rc, out = run([tool, "findings", log])
         expect(rc == 0 and '"pid":5' in out, f"findings reads a log ({rc}): {out.strip()}")
+        rc, out = run([tool, "findings", ""])
+        expect(rc == 2 and "path is empty" in out, f"findings refuses an empty path, saying so ({rc}): {out.strip()}")
+        # session-start: a run id whose folder is there already is refused (exit 2) before the lock is touched, a
+        # stale one included; a run id of a hidden folder never names a run.
+        root = os.path.join(work, "results")
+        start = [tool, "session-start", "--results-root", root, "--run-id", "r-1", "--owner-pid", "999999999"]
+
+        def lock_text():
+            path = os.path.join(root, "lock")
+            return open(path).read() if os.path.exists(path) else None
+
+        rc, out = run(start)
+        lock = lock_text()
+        rc, out = run(start[:-1] + ["999999998"])
+        expect(rc == 2 and "exists already" in out and lock is not None and lock_text() == lock,
+               f"session-start refuses a run id whose folder exists, its lock untouched ({rc}): {out.strip()}")
+        rc, out = run([tool, "session-start", "--results-root", root, "--run-id", ".hidden", "--owner-pid", "1"])
+        expect(rc == 2 and "--run-id '.hidden'" in out and not os.path.exists(os.path.join(root, "runs", ".hidden")),
+               f"session-start refuses a run id starting with '.' ({rc}): {out.strip()}")
         # A race of two reads, or of one item with itself, is no finding the checker writes: refused, naming the line.
         work_item = '{"api":"cuLaunchKernel","stream":85,"stream_kind":"non-blocking","work":"kernel","access":"%s","kernel":"k","source":"pointed-element"}'
         race = ('{"type":"finding","finding":{"kind":"device-work-race","copy":{"id":1,"api":"cuLaunchKernel","stream":85,'

@@ -269,7 +269,7 @@ def bad_input_exits_2_everywhere(world):
         ([cases, "--device", "none"], {"HAZARDLAB_RUN_DIR": str(world.root)}, 2, "is not a run folder"),
         ([perf, "--device", "none", "--part", "everything"], {}, 2, "--part"),
         ([perf, "--device", "-1", "--part", "overlap"], {}, 2, "--device '-1'"),
-        ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports], {}, 1, "no run folder"),
+        ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports], {}, 2, "no run folder"),
         # hazardlab-report reads HAZARDLAB_PROMETHEUS_DIR as `hazardlab report` does, and refuses a slip in it.
         ([world.args.report_tool, "--run", world.root / "nothing", "--out", world.reports],
          {"HAZARDLAB_PROMETHEUS_DIR": "P "}, 2, "HAZARDLAB_PROMETHEUS_DIR='P '"),

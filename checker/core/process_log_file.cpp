@@ -34,6 +34,7 @@ std::string process_log_identity(const std::filesystem::path& path) {
 
 int open_log_file(const std::filesystem::path& file) {
   const std::string name = file.string();
+  if (name.empty()) throw ProcessLogError("the process log's path is empty ('' was given); give a process log file");
   struct stat st {};
   if (::stat(file.c_str(), &st) != 0) throw ProcessLogError(name + ": cannot be read (" + std::strerror(errno) + ")");
   if (!S_ISREG(st.st_mode)) throw ProcessLogError(name + ": is " + kind_of(st.st_mode) + ", not a process log");

@@ -12,7 +12,7 @@ CheckSettings decided_settings(const CheckOptions& options) {
   if (options.managed_memory) settings.managed_memory = *options.managed_memory;
   if (options.graph_nodes) settings.graph_nodes = *options.graph_nodes;
   if (options.ptx_footprints) settings.ptx_footprints = *options.ptx_footprints;
-  if (options.protection != ProtectionRequest::Auto) settings.protection = options.protection;
+  if (options.protection) settings.protection = *options.protection;  // given, auto too, it wins
   return settings;
 }
 

@@ -9,15 +9,15 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <functional>
 
 #include "checker/core/check_settings.hpp"
-#include "checker/launch/check_document.hpp"
 #include "checker/launch/decided_settings.hpp"
+#include "checker/launch/report_files.hpp"
 #include "checker/launch/symbolize.hpp"
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/environment.hpp"
 #include "hazardlab/run_record.hpp"
+#include "hazardlab/setting_source.hpp"
 
 namespace fs = std::filesystem;
 
@@ -118,33 +118,9 @@ ProgramEnd run(const CheckOptions& options, const fs::path& folder) {
   return ProgramEnd{false, WEXITSTATUS(status)};
 }
 
-// A report file asked for: the option that named it, where, and how the report is spelled in it.
-struct ReportFile {
-  std::string option;
-  fs::path path;
-  std::function<std::string(const CheckReport&)> spell;
-};
-
-std::vector<ReportFile> report_files(const CheckOptions& options) {
-  std::vector<ReportFile> files;
-  if (options.json)
-    files.push_back({"--json", *options.json, [](const CheckReport& r) { return r.to_json().dump(2) + "\n"; }});
-  if (options.markdown)
-    files.push_back(
-        {"--markdown", *options.markdown, [](const CheckReport& r) { return doc::to_markdown(check_document(r)); }});
-  if (options.html)
-    files.push_back({"--html", *options.html, [](const CheckReport& r) { return doc::to_html(check_document(r)); }});
-  if (options.sarif) {
-    const SarifContext context{std::string(hazardlab_version()), options.source_root, options.explanation};
-    files.push_back({"--sarif", *options.sarif,
-                     [context](const CheckReport& r) { return to_sarif(r, context).dump(2) + "\n"; }});
-  }
-  return files;
-}
-
 }  // namespace
 
-void validate(const CheckOptions& options) {
+std::vector<std::string> validate(const CheckOptions& options) {
   if (options.command.empty())
     throw UsageError("no program to check: hazardlab check [options] -- PROGRAM [ARGS...]");
   const std::string program = resolve(options.command.front());
@@ -159,29 +135,26 @@ void validate(const CheckOptions& options) {
   // by a default in the program without a word.
   for (const std::string& refused : refused_check_settings())
     throw UsageError("the environment's " + refused + " (unset it, or give the option instead)");
+  // The log folder is the launcher's to make and name: one set by hand would be replaced without a word.
+  if (const std::optional<std::string> folder = environment_value_given(std::string(setting::kCheckLogFolder.name)))
+    throw UsageError(std::string(setting::kCheckLogFolder.name) + "='" + *folder +
+                     "' is set: it is hazardlab check's own variable, which it sets to the log folder it makes for "
+                     "the program; unset it");
+  // The suite's settings, judged as every hazardlab command judges them (the checker's own were judged above): a
+  // misspelt HAZARDLAB_* name is a warning, an error under HAZARDLAB_STRICT=1, and a bad value an error.
+  std::vector<std::string> others;
+  for (const std::string& entry : environment_entries())
+    if (!entry.starts_with("HL_CHECK_")) others.push_back(entry);
+  std::vector<std::string> warnings;
+  try {
+    warnings = judge_given_settings(SettingSource(others));
+  } catch (const SettingsError& e) {
+    throw UsageError(std::string("the environment's ") + e.what());
+  }
   if (options.sample > setting::kCheckSample.max)
     throw UsageError("--sample " + std::to_string(options.sample) + ": allowed are 1 to " +
                           std::to_string(setting::kCheckSample.max));
-  const std::vector<ReportFile> files = report_files(options);
-  for (auto file = files.begin(); file != files.end(); ++file) {
-    const std::string what = file->option + " " + file->path.string();
-    if (file->path.empty()) throw UsageError(file->option + " \"\": allowed is a file name");
-    const fs::path parent = file->path.parent_path().empty() ? fs::path(".") : file->path.parent_path();
-    if (!fs::is_directory(parent)) throw UsageError(what + ": the folder " + parent.string() + " does not exist");
-    if (fs::is_directory(file->path)) throw UsageError(what + ": is a folder; give a file name");
-    // A report replaces the file it names; never a link (it would become a file, the link lost), never the
-    // program being checked, and never where it could not be written (said before the program runs).
-    std::error_code ec;
-    if (fs::is_symlink(fs::symlink_status(file->path, ec)))
-      throw UsageError(what + ": is a symbolic link; hazardlab writes a report only as a file of its own name");
-    if (fs::exists(file->path, ec) && fs::equivalent(file->path, program, ec))
-      throw UsageError(what + ": is the program to check; give the report another name");
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-      throw UsageError(what + ": the folder " + parent.string() + " cannot be written (" + std::strerror(errno) + ")");
-    for (auto earlier = files.begin(); earlier != file; ++earlier)
-      if (fs::weakly_canonical(earlier->path) == fs::weakly_canonical(file->path))
-        throw UsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
-  }
+  validate_report_files(options, program);
   if (options.sarif && !fs::is_directory(options.source_root))
     throw UsageError("--source-root " + options.source_root.string() + ": is not a folder");
   const auto must_exist = [](const fs::path& library) {
@@ -193,10 +166,11 @@ void validate(const CheckOptions& options) {
   if (const std::optional<std::string> set = environment_value_given(kInjectionPath))
     throw UsageError(std::string(kInjectionPath) + " is already set (" + *set +
                           "): another tool injects into CUDA; hazardlab check needs that variable, so unset it");
+  return warnings;
 }
 
 CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
-  validate(options);
+  for (const std::string& warning : validate(options)) err << "hazardlab check: warning: " << warning << '\n';
   LogFolder folder;
   const ProgramEnd end = run(options, folder.path);
   std::vector<ProcessLog> processes;

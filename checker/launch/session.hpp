@@ -46,7 +46,8 @@ struct CheckOptions {
   std::optional<bool> ptx_footprints;  // a kernel's ranges read from its PTX
   std::optional<bool> graph_nodes;  // a launched graph's nodes followed one by one, with its edges
   std::optional<bool> managed_memory;  // a kernel owns the managed memory it is handed until the host knows it ran
-  ProtectionRequest protection = ProtectionRequest::Auto;  // setting::kCheckProtection
+  // setting::kCheckProtection as given on the command line (auto too); unset: the environment's stands.
+  std::optional<ProtectionRequest> protection;
 };
 
 struct CheckOutcome {
@@ -55,8 +56,9 @@ struct CheckOutcome {
   int reraise = 0;      // ...the program ended by this signal: end with it too
 };
 
-// Checks the options before anything runs (exit 2 on bad input, with or without a GPU).
-void validate(const CheckOptions& options);
+// Checks the options and the settings before anything runs (exit 2 on bad input, with or without a GPU); returns
+// the warnings about the settings (a misspelt HAZARDLAB_* name), which run_check prints.
+std::vector<std::string> validate(const CheckOptions& options);
 CheckOutcome run_check(const CheckOptions& options, std::ostream& err);
 
 }  // namespace hazardlab::check

@@ -3,6 +3,7 @@
 // Every JSON report a launcher test writes is also kept as the test's property "check_report", which
 // cases/schema/test_check_report_schema.py validates against the shipped schema.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdlib.h>
 
@@ -13,6 +14,7 @@
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/check_document.hpp"
+#include "checker/launch/report_files.hpp"
 #include "checker/launch/session.hpp"
 #include "checker/launch/symbolize.hpp"
 
@@ -150,8 +152,9 @@ TEST_F(Launcher, AFindingIsWrittenAsMarkdownAndAsASelfContainedPage) {
     EXPECT_NE(page.find(f.what()), std::string::npos) << page;
     EXPECT_NE(page.find("hazardlab explain h2d-pinned-mutate"), std::string::npos) << page;
   }
-  EXPECT_EQ(markdown, doc::to_markdown(check_document(out.report)));
-  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  // Each page's first line says hazardlab wrote it: a later report replaces it, and never a user's file.
+  EXPECT_EQ(markdown, std::string(kReportMarkerLine) + "\n" + doc::to_markdown(check_document(out.report)));
+  EXPECT_EQ(html.rfind(std::string(kReportMarkerLine) + "\n<!DOCTYPE html>", 0), 0u);
 }
 
 // The program replaces the folder of --markdown by a file while it runs: the report cannot be written, and
@@ -326,6 +329,91 @@ TEST_F(Launcher, BadInputIsRefusedBeforeAnythingRuns) {
   EXPECT_TRUE(refused("installation is incomplete"));
 }
 
+TEST_F(Launcher, AReportNeverReplacesAUsersFileOrTheProgramsInput) {
+  auto refused = [&](const std::string& needle) {
+    try {
+      validate(options);
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      return true;
+    }
+    return false;
+  };
+  options.command = {"/bin/true"};
+  std::ofstream(dir / "userfile.txt") << "mine";
+  options.json = dir / "userfile.txt";
+  EXPECT_TRUE(refused("--json " + (dir / "userfile.txt").string() + ": is a file this command did not write"));
+  // The program's input, as its argument: refused whether it exists yet or not, by path or by file.
+  options.command = {"/bin/cat", (dir / "data.txt").string()};
+  options.json = dir / "data.txt";
+  EXPECT_TRUE(refused("is named by the program's argument"));
+  std::ofstream(dir / "data.txt") << "input";
+  options.json = dir / "." / "data.txt";
+  EXPECT_TRUE(refused("is named by the program's argument"));
+  options.command = {"/bin/cat", "--in=" + (dir / "data.txt").string()};
+  EXPECT_TRUE(refused("is named by the program's argument"));
+  EXPECT_EQ(file_text(dir / "data.txt"), "input");
+  // A report hazardlab check wrote is replaced, in each of its spellings.
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{}));
+  options.json = dir / "report.json";
+  options.markdown = dir / "report.md";
+  options.html = dir / "report.html";
+  options.sarif = dir / "report.sarif";
+  (void)run_check(options, err);
+  EXPECT_FALSE(refused("")) << "the reports of an earlier check are replaced";
+  options.markdown.reset();
+  options.html.reset();
+  options.sarif.reset();
+  // Where a report cannot be written, said before the program runs: a pipe, a device, /proc.
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  options.json = dir / "fifo";
+  EXPECT_TRUE(refused("is not a regular file"));
+  options.json = fs::path("/dev/null");
+  EXPECT_TRUE(refused("is not a regular file"));
+  options.json = fs::path("/proc/x.json");
+  EXPECT_TRUE(refused("the folder /proc does not take a new file"));
+  // A relative path and an absolute one that name one file not made yet.
+  const fs::path here = fs::current_path();
+  fs::current_path(dir);
+  options.json = fs::path("r.json");
+  options.markdown = fs::path("./r.json");
+  EXPECT_TRUE(refused("the same file as --json"));
+  options.markdown = dir / "r.json";
+  EXPECT_TRUE(refused("the same file as --json"));
+  fs::current_path(here);
+}
+
+// The suite's settings are judged as every command judges them, and the checker's own log folder is its own to set.
+TEST_F(Launcher, SettingsAreJudgedBeforeTheProgramRuns) {
+  options.command = {"/bin/true"};
+  const auto refusal = [&]() -> std::string {
+    try {
+      validate(options);
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  ::setenv("HAZARDLAB_TRAILS", "5", 1);
+  std::vector<std::string> warnings = validate(options);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("HAZARDLAB_TRAILS is not a hazardlab setting (did you mean HAZARDLAB_TRIALS?)"),
+            std::string::npos)
+      << warnings[0];
+  ::setenv("HAZARDLAB_STRICT", "1", 1);
+  EXPECT_NE(refusal().find("HAZARDLAB_TRAILS"), std::string::npos);
+  ::unsetenv("HAZARDLAB_STRICT");
+  ::unsetenv("HAZARDLAB_TRAILS");
+  ::setenv("HAZARDLAB_TRIALS", "abc", 1);
+  EXPECT_NE(refusal().find("HAZARDLAB_TRIALS='abc'"), std::string::npos);
+  ::unsetenv("HAZARDLAB_TRIALS");
+  ::setenv(std::string(setting::kCheckLogFolder.name).c_str(), dir.c_str(), 1);
+  EXPECT_NE(refusal().find(std::string(setting::kCheckLogFolder.name) + "='" + dir.string() + "' is set"),
+            std::string::npos);
+  ::unsetenv(std::string(setting::kCheckLogFolder.name).c_str());
+  EXPECT_EQ(refusal(), "");
+}
+
 __attribute__((noinline)) int a_function_the_symbolizer_must_name(int x) { return x * 3 + 1; }
 
 TEST(Symbolize, NamesAFrameOfThisProgramByFunctionAndLine) {
@@ -440,11 +528,15 @@ TEST_F(Launcher, TheSignalShimIsPreloadedUnderEveryProtectionAndTheThreadShimWhe
     preloads(signals_alone, std::string(to_string(other)));
   }
   // Asked by the environment the program inherits, as by the option.
-  options.protection = ProtectionRequest::Auto;
+  options.protection.reset();
   for (const char* asked : {"keys", "mprotect"}) {
     ::setenv("HL_CHECK_PROTECTION", asked, 1);
     preloads(signals_alone, asked);
   }
+  // The option given wins over the environment, auto too: range keys may be used, so the thread shim goes in.
+  options.protection = ProtectionRequest::Auto;
+  preloads(both, "--protection auto over HL_CHECK_PROTECTION=mprotect");
+  options.protection.reset();
   for (const char* asked : {"range-keys", "auto"}) {
     ::setenv("HL_CHECK_PROTECTION", asked, 1);
     preloads(both, asked);

@@ -56,6 +56,9 @@ std::optional<std::string> allocated_gpu(
     const std::function<std::optional<std::string>(const std::string& name)>& variable) {
   const std::optional<std::string> count = variable("CTEST_RESOURCE_GROUP_COUNT");
   if (!count) return std::nullopt;
+  if (count->empty())
+    throw std::invalid_argument("CTEST_RESOURCE_GROUP_COUNT is set but empty; ctest sets it to the number of resource "
+                                "groups it allocated (1 for a GPU test): unset it, or give the test its allocation");
   const std::string type(kGpuResourceType);
   const std::optional<std::string> types = variable("CTEST_RESOURCE_GROUP_0");
   if (*count != "1" || !types || *types != type) {

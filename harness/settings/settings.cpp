@@ -192,17 +192,10 @@ Settings Settings::from_entries(const std::vector<std::string>& entries) {
   SettingSource source(entries);
   Settings s;
   s.strict = source.flag(kStrict, false);
+  // The checker's HL_CHECK_* too: a run's cases may run under the checker, and `hazardlab settings` judges
+  // every declared setting the same way.
+  s.warnings = judge_given_settings(source);
   for (const auto& [name, value] : source.entries()) {
-    // The checker's HL_CHECK_* too: a run's cases may run under the checker, and `hazardlab settings` judges
-    // every declared setting the same way.
-    if (!is_declared_setting(name)) {
-      const std::string text = name + " is not a hazardlab setting (did you mean " +
-                               std::string(nearest_known_setting(name)) + "?); `hazardlab settings` lists them";
-      if (s.strict) throw SettingsError(text + "; " + std::string(kStrict.name) + "=1 makes this an error");
-      s.warnings.push_back(text);
-      continue;
-    }
-    check_declared_value(source, declared_setting(name));  // read or not: an empty or bad value is refused
     // The folders, RESULTS_ROOT, REPORTS_DIR and RUN_DIR: " " is a slip, never a folder to make.
     const std::string why = name.ends_with("_ROOT") || name.ends_with("_DIR") ? folder_text_problem(value) : "";
     if (!why.empty()) throw SettingsError(name + "='" + value + "': " + why);

@@ -83,6 +83,13 @@ TEST(GpuResources, AnAllocationOfAnotherShapeIsRefused) {
                            {"CTEST_RESOURCE_GROUP_0_GPUS", "id:0,slots:1;id:1,slots:1"}};
   for (const Variables& v : {two, other_type, nothing, no_id, two_ids, two_gpus})
     EXPECT_THROW(allocated(v), std::invalid_argument);
+  // Set but empty: said so, never "ctest allocated  resource group(s)".
+  try {
+    allocated({{"CTEST_RESOURCE_GROUP_COUNT", ""}});
+    ADD_FAILURE() << "an empty CTEST_RESOURCE_GROUP_COUNT was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("CTEST_RESOURCE_GROUP_COUNT is set but empty"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuResources, TheTestSeesItsGpuAloneWithinWhatCtestSaw) {

@@ -55,3 +55,20 @@ TEST(StrictSettings, FolderSettingsRefuseBlankNames) {
   }
   EXPECT_EQ(Settings::from_entries({"HAZARDLAB_RESULTS_ROOT=/tmp/my results"}).results_root, "/tmp/my results");
 }
+
+// Every declared setting is judged by its declaration, whatever its prefix: the measuring tools' HL_FOOTPRINT_* and
+// HL_PROFILE_* too, which `hazardlab settings` lists with their ranges.
+TEST(StrictSettings, EveryDeclaredSettingIsJudgedWhateverItsPrefix) {
+  for (const char* entry : {"HL_FOOTPRINT_MODE=bogus", "HL_PROFILE_INTERVAL_US=0", "HL_FOOTPRINT_PRINT=0x10"}) {
+    try {
+      (void)Settings::from_entries({entry});
+      ADD_FAILURE() << entry << " was taken";
+    } catch (const SettingsError& e) {
+      const std::string name = std::string(entry).substr(0, std::string(entry).find('='));
+      EXPECT_NE(std::string(e.what()).find(name), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_NO_THROW((void)Settings::from_entries({"HL_FOOTPRINT_MODE=null", "HL_PROFILE_INTERVAL_US=50"}));
+  // An undeclared name of those prefixes is no setting of hazardlab's: not judged, and never warned about.
+  EXPECT_TRUE(Settings::from_entries({"HL_PROFILE_MINE=1"}).warnings.empty());
+}

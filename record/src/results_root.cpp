@@ -1,7 +1,5 @@
 #include "hazardlab/results_root.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,10 +7,10 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/folder_marker.hpp"
+#include "hazardlab/own_files.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/run_record.hpp"
 #include "hazardlab/environment.hpp"
@@ -36,6 +34,7 @@ bool same_folder(const fs::path& a, const fs::path& b) {
 // A file hazardlab is writing next to one of its own entries at this moment (another run's marker
 // or pointer on its way into place, a stale lock being moved away): ".<entry>.tmp.<pid>".
 bool own_transient(const std::string& name, const std::vector<std::string>& allowed) {
+  if (name.starts_with(".hazardlab-probe-")) return true;  // another run proving the folder takes new entries
   for (const std::string& entry : allowed) {
     for (const char* kind : {".tmp.", ".stale."}) {
       const std::string prefix = "." + entry + kind;
@@ -82,23 +81,45 @@ std::string not_own_entry(const fs::path& entry, const OwnEntry& own) {
   return "";
 }
 
-bool process_alive(long pid) { return pid > 0 && (::kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+// Why `folder`, which does not exist, could not be made ("" if it could): its nearest existing folder must take
+// a new folder, which one made there under a unique name and removed proves (access(2) says yes to root in /proc).
+std::string cannot_create(const fs::path& folder) {
+  std::error_code ec;
+  fs::path up = fs::absolute(folder, ec).parent_path();
+  while (!up.empty() && !fs::exists(fs::symlink_status(up, ec)) && up != up.root_path()) up = up.parent_path();
+  if (!fs::is_directory(up, ec)) return up.string() + " is not a folder";
+  std::string probe = (up / ".hazardlab-probe-XXXXXX").string();
+  if (::mkdtemp(probe.data()) == nullptr)
+    return up.string() + " does not take a new folder (" + std::strerror(errno) + ")";
+  ::rmdir(probe.c_str());
+  return "";
+}
 
 }  // namespace
 
-void claim_folder(const fs::path& folder, std::string_view marker, std::string_view what,
+std::vector<OwnEntry> results_root_entries() {
+  return {{std::string(kResultsRootMarker), OwnEntry::Kind::Marker},
+          {std::string(kRunsFolder), OwnEntry::Kind::FolderOfMarked, kRunMarker},
+          {std::string(kLockFile), OwnEntry::Kind::Lock}};
+}
+
+bool judge_folder(const fs::path& folder, std::string_view marker, std::string_view what,
                   const std::vector<OwnEntry>& allowed) {
   const std::string named = std::string(what) + " '" + folder.string() + "'";
   if (folder.empty()) throw FolderRefused("the " + std::string(what) + " is empty: give a folder");
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(folder, ec);
   if (!fs::exists(status)) {
-    fs::create_directories(folder, ec);
-    if (ec) throw FolderRefused("cannot create the " + named + ": " + ec.message());
-    write_marker(folder, marker, kOwnFolderText);
-    return;
+    if (const std::string why = cannot_create(folder); !why.empty())
+      throw FolderRefused("cannot create the " + named + ": " + why);
+    return false;
   }
-  if (!fs::is_directory(fs::status(folder, ec))) {
+  // A link is not the folder hazardlab marks: the marker names the folder itself, which a link is not.
+  if (fs::is_symlink(status)) {
+    throw FolderRefused("the " + named + " is a symbolic link (to " + fs::read_symlink(folder, ec).string() +
+                        "); give the folder itself");
+  }
+  if (!fs::is_directory(status)) {
     throw FolderRefused("the " + named + " is not a folder; hazardlab writes only into a folder of its own");
   }
   const fs::path real = canonical_or_self(folder);
@@ -116,7 +137,10 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
     if (const std::string why = not_own_entry(folder / own.name, own); !why.empty())
       throw FolderRefused("the " + named + " holds " + why + "; hazardlab leaves it alone: give a new or empty folder");
   }
-  if (carries_marker(folder, marker)) return;
+  // It must take new files (access(2) says yes to root on a read-only file system): said before anything is written.
+  if (const std::string why = cannot_create(folder / "entry"); !why.empty())
+    throw FolderRefused("cannot write into the " + named + ": " + why);
+  if (carries_marker(folder, marker)) return true;
   const std::string lying = marker_problem(folder, marker);
   std::vector<std::string> foreign, names;
   for (const OwnEntry& e : allowed) names.push_back(e.name);
@@ -135,7 +159,18 @@ void claim_folder(const fs::path& folder, std::string_view marker, std::string_v
                         "; give an empty or new folder, or one hazardlab made (it has a " + std::string(marker) +
                         " file made for it)");
   }
-  write_marker(folder, marker, kOwnFolderText);
+  return true;
+}
+
+void claim_folder(const fs::path& folder, std::string_view marker, std::string_view what,
+                  const std::vector<OwnEntry>& allowed) {
+  std::error_code ec;
+  if (!judge_folder(folder, marker, what, allowed)) {
+    fs::create_directories(folder, ec);
+    if (ec)
+      throw FolderRefused("cannot create the " + std::string(what) + " '" + folder.string() + "': " + ec.message());
+  }
+  if (!carries_marker(folder, marker)) write_marker(folder, marker, kOwnFolderText);
 }
 
 std::string folder_text_problem(std::string_view text) {
@@ -158,87 +193,26 @@ bool folders_overlap(const fs::path& a, const fs::path& b) {
   return within(x, y) || within(y, x);
 }
 
-std::vector<std::string> prune_marked_folders(const fs::path& parent, std::string_view marker, std::size_t keep,
-                                              const std::vector<std::string>& protect) {
-  std::vector<std::string> marked, removed;
+Pruned prune_marked_folders(const fs::path& parent, std::string_view marker, std::size_t keep,
+                            const std::vector<std::string>& protect) {
+  std::vector<std::string> marked;
+  Pruned pruned;
   std::error_code ec;
-  if (!fs::is_directory(parent, ec)) return removed;
+  if (!fs::is_directory(parent, ec)) return pruned;
   for (const auto& entry : fs::directory_iterator(parent, ec)) {
     if (entry.is_directory() && !entry.is_symlink() && carries_marker(entry.path(), marker)) {
       marked.push_back(entry.path().filename().string());
     }
   }
   std::sort(marked.begin(), marked.end());
-  if (marked.size() <= keep) return removed;
   for (std::size_t i = 0; i + keep < marked.size(); ++i) {
     if (std::find(protect.begin(), protect.end(), marked[i]) != protect.end()) continue;
-    fs::remove_all(parent / marked[i], ec);
-    if (!ec) removed.push_back(marked[i]);
+    // A user's file left inside (notes, an analysis) keeps the whole folder: it is not hazardlab's to delete.
+    std::string foreign = first_foreign_entry(parent / marked[i], marker);
+    if (!foreign.empty()) pruned.kept.push_back({marked[i], std::move(foreign)});
+    else if (fs::remove_all(parent / marked[i], ec); !ec) pruned.removed.push_back(marked[i]);
   }
-  return removed;
-}
-
-std::string LockHolder::describe() const {
-  return "run " + run_id + " (host " + host + ", pid " + std::to_string(pid) + ", started " + started_at + ")";
-}
-
-std::optional<LockHolder> read_run_lock(const fs::path& root) {
-  try {
-    const auto j = nlohmann::json::parse(read_text_file(root / kLockFile));
-    return LockHolder{j.at("run_id").get<std::string>(), j.at("host").get<std::string>(), j.at("pid").get<long>(),
-                      j.at("started_at").get<std::string>()};
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-LockAttempt acquire_run_lock(const fs::path& root, const LockHolder& me) {
-  const fs::path lock = root / kLockFile;
-  const std::string text =
-      nlohmann::json{{"run_id", me.run_id}, {"host", me.host}, {"pid", me.pid}, {"started_at", me.started_at}}.dump(2) +
-      "\n";
-  LockAttempt attempt;
-  for (int tries = 0; tries < 2; ++tries) {
-    const int fd = ::open(lock.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-      ::fsync(fd);
-      ::close(fd);
-      if (!ok) {
-        ::unlink(lock.c_str());
-        throw std::runtime_error("cannot write the lock " + lock.string() + ": " + std::strerror(errno));
-      }
-      attempt.acquired = true;
-      return attempt;
-    }
-    if (errno != EEXIST)
-      throw std::runtime_error("cannot create the lock " + lock.string() + ": " + std::strerror(errno));
-    const std::optional<LockHolder> holder = read_run_lock(root);
-    // A holder on this host whose process is gone left the lock behind (a killed ctest): stale.
-    if (holder && holder->host == me.host && !process_alive(holder->pid) && tries == 0) {
-      attempt.taken_over = holder;
-      // Rename, not unlink: of two runs taking over at once, only one moves the stale lock away.
-      const fs::path moved = root / (".lock.stale." + std::to_string(me.pid));
-      if (::rename(lock.c_str(), moved.c_str()) == 0) ::unlink(moved.c_str());
-      continue;
-    }
-    attempt.holder = holder ? *holder : LockHolder{"(unreadable lock file)", "?", 0, "?"};
-    return attempt;
-  }
-  attempt.holder = read_run_lock(root);
-  return attempt;
-}
-
-bool lock_holder_may_be_running(const LockHolder& holder) {
-  if (holder.host != host_name()) return true;
-  if (holder.pid == static_cast<long>(::getpid()) || holder.pid == static_cast<long>(::getppid())) return false;
-  return process_alive(holder.pid);
-}
-
-bool release_run_lock(const fs::path& root, std::string_view run_id) {
-  const std::optional<LockHolder> holder = read_run_lock(root);
-  if (!holder || holder->run_id != run_id) return false;
-  return ::unlink((root / kLockFile).c_str()) == 0;
+  return pruned;
 }
 
 }  // namespace hazardlab

@@ -16,6 +16,8 @@ std::string problem_of(std::string_view text) {
                        c == '.' || c == '_';
     if (!plain) return "a run id holds only letters, digits, '-', '.' and '_' (it names a folder)";
   }
+  // A folder under runs/ whose name starts with '.' is one on its way in, which every check of runs/ passes over.
+  if (text.front() == '.') return "a run id cannot start with '.' (it would name a hidden folder)";
   return "";
 }
 

@@ -16,12 +16,16 @@ namespace fs = std::filesystem;
 namespace {
 
 // Throws unless `run_dir` is a run folder with its record: std::invalid_argument for what is no run folder (bad
-// input), std::runtime_error for a run that did not start or whose record cannot be read.
+// input: a path that is missing, a folder without a record), std::runtime_error for a record that cannot be read.
+// Under ctest, a run whose session-start was refused has no folder, or an empty one: its report (ctest's cleanup)
+// fails with exit 2 and says that the run did not start.
 void require_a_started_run(const fs::path& run_dir) {
   std::error_code ec;
   if (run_dir.empty()) throw std::invalid_argument("no run folder given; expected <results root>/runs/<run-id>");
-  // A run whose session-start was refused has no folder: its report (ctest's cleanup) fails, exit 1.
-  if (!fs::exists(run_dir, ec)) throw std::runtime_error("no run folder " + run_dir.string());
+  if (!fs::exists(run_dir, ec))
+    throw std::invalid_argument("no run folder " + run_dir.string() +
+                                " (expected <results root>/runs/<run-id>; under ctest, the run did not start: its "
+                                "session-start failed or was refused, and said why)");
   if (!fs::is_directory(run_dir, ec)) {
     throw std::invalid_argument(run_dir.string() +
                                 " is not a folder; expected a run folder (<results root>/runs/<run-id>)");
@@ -44,26 +48,35 @@ void require_a_started_run(const fs::path& run_dir) {
                              ec.message());
   }
   if (!has_record) {
-    throw std::runtime_error("the run folder " + run_dir.string() +
-                             " has no run record: the run did not start (its session-start failed or was refused)");
+    throw std::invalid_argument("the folder " + run_dir.string() + " has no run record (" +
+                                std::string(kRunRecordFile) + "): it is no run folder hazardlab made, or its run did "
+                                "not start (its session-start failed or was refused)");
   }
 }
 
 }  // namespace
 
-BuiltRun build_run(const fs::path& run_dir, bool require_gpu, const std::vector<std::string>& failed_cases) {
+BuiltRun build_run(const fs::path& run_dir, bool require_gpu, const std::vector<std::string>& failed_cases,
+                   std::string_view require_gpu_given_as) {
   require_a_started_run(run_dir);
   BuiltRun built;
   RunContents& c = built.contents;
-  c.run = load_run_record(run_dir);  // its id checked as it is read
-  c.catalog = load_catalog(run_dir);
-  c.inventory = load_inventory(run_dir);
+  try {
+    c.run = load_run_record(run_dir);  // its id checked as it is read
+    c.catalog = load_catalog(run_dir);
+    c.inventory = load_inventory(run_dir);
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A record that is not hazardlab's (a user's own run.json) or a copy missing its catalogue: bad input.
+    throw std::invalid_argument(run_dir.string() + " is not a whole run folder as hazardlab writes it: " + e.what());
+  }
   LoadedResults loaded = load_results(run_dir);
   c.results = std::move(loaded.results);
   built.unreadable = std::move(loaded.unreadable);
   c.perf[-1] = load_perf(run_dir, -1);
   for (const DeviceFingerprint& d : c.inventory.devices) c.perf[d.index] = load_perf(run_dir, d.index);
-  built.reports = build_reports(c, require_gpu, failed_cases);
+  built.reports = build_reports(c, require_gpu, failed_cases, require_gpu_given_as);
 
   RunRecord& run = c.run;
   run.not_run.clear();

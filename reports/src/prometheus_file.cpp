@@ -53,23 +53,24 @@ bool written_by_hazardlab(const fs::path& file) {
 
 }  // namespace
 
-void require_prometheus_folder(const fs::path& dir) {
+void require_prometheus_folder(const fs::path& dir, std::string_view given_as) {
+  // Named as it was given: "--prometheus 'x'", or "HAZARDLAB_PROMETHEUS_DIR='x'".
+  const std::string named = std::string(given_as) + (given_as.starts_with("--") ? " '" : "='") + dir.string() + "'";
   std::error_code ec;
   if (dir.empty() || !fs::is_directory(dir, ec)) {
-    throw std::invalid_argument("--prometheus '" + dir.string() +
-                                "' is not a folder: name node_exporter's textfile-collector folder "
+    throw std::invalid_argument(named +
+                                " is not a folder: name node_exporter's textfile-collector folder "
                                 "(--collector.textfile.directory), which must already exist");
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     const int err = errno;
-    throw std::invalid_argument("--prometheus '" + dir.string() + "' cannot be written (" + std::strerror(err) +
-                                ")");
+    throw std::invalid_argument(named + " cannot be written (" + std::strerror(err) + ")");
   }
   const fs::path file = dir / kPrometheusFile;
   const fs::file_status status = fs::symlink_status(file, ec);
   if (!fs::exists(status)) return;
   if (!fs::is_regular_file(status) || !written_by_hazardlab(file)) {
-    throw std::invalid_argument("--prometheus '" + dir.string() + "': " + file.string() +
+    throw std::invalid_argument(named + ": " + file.string() +
                                 " exists and was not written by hazardlab (it is not a regular file, or its last line "
                                 "is not the signature hazardlab writes for that very file: a copy, a file written or "
                                 "changed by hand, or one an earlier hazardlab wrote without it); it is left as it is: move it, "

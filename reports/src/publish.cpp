@@ -12,6 +12,7 @@
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/folder_marker.hpp"
+#include "hazardlab/own_files.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 
@@ -39,7 +40,8 @@ void point(const fs::path& link, const fs::path& target) {
 }
 
 // Moves the finished set `staging` to `final`; if a set for the run is already there (the run
-// was reported again), the two are exchanged in one step and the old one removed.
+// was reported again), the two are exchanged in one step and the old one removed (claim_report_folder made
+// sure it holds nothing but hazardlab's own files).
 void move_into_place(const fs::path& staging, const fs::path& final) {
   if (::rename(staging.c_str(), final.c_str()) == 0) return;
   if (errno != EEXIST && errno != ENOTEMPTY) fail("move the report set to", final, errno);
@@ -65,10 +67,23 @@ std::vector<OwnEntry> report_folder_entries() {
           {std::string(kLatestLink), OwnEntry::Kind::LinkIntoRuns}};
 }
 
+void claim_report_folder(const std::string& run_id, const fs::path& out) {
+  claim_folder(out, kReportsMarker, "report folder", report_folder_entries());
+  // The run reported again replaces its set: a user's file put into the old one would go with it.
+  const fs::path previous = out / kRunsFolder / run_id;
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(previous, ec))) return;
+  if (const std::string foreign = first_foreign_entry(previous, kReportSetMarker); !foreign.empty()) {
+    throw FolderRefused("the report set " + previous.string() + " of this run holds " + foreign +
+                        ", which hazardlab did not write; reporting the run again would replace the set: move " +
+                        foreign + " out of it, or give another report folder (--out)");
+  }
+}
+
 PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
                              const ReportOptions& options) {
   const fs::path& out = options.out_dir;
-  claim_folder(out, kReportsMarker, "report folder", report_folder_entries());
+  claim_report_folder(run.id, out);
   const fs::path runs = out / kRunsFolder;
   std::error_code ec;
   fs::create_directories(runs, ec);

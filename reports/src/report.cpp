@@ -111,9 +111,11 @@ int Totals::of(Outcome o) const noexcept {
 std::string GpuReport::file_stem() const { return device_label(device ? device->index : -1); }
 
 std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu,
-                                     const std::vector<std::string>& failed_cases) {
+                                     const std::vector<std::string>& failed_cases,
+                                     std::string_view require_gpu_given_as) {
   const auto finish = [&](GpuReport& r, bool has_device) {
     VerdictInput in{r.totals, has_device, require_gpu};
+    in.require_gpu_given_as = require_gpu_given_as;
     in.failed_without_result = static_cast<int>(std::count_if(r.not_run.begin(), r.not_run.end(), [&](const auto& n) {
       return std::find(failed_cases.begin(), failed_cases.end(), n) != failed_cases.end();
     }));

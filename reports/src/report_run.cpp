@@ -61,7 +61,7 @@ std::string refused_folders(const fs::path& run_dir, const ReportOptions& option
   }
   if (!options.prometheus_dir.empty()) {
     try {
-      require_prometheus_folder(options.prometheus_dir);
+      require_prometheus_folder(options.prometheus_dir, options.prometheus_given_as);
     } catch (const std::invalid_argument& e) {
       return std::string(e.what()) + "; no report written";
     }
@@ -88,9 +88,14 @@ int store_the_record(const fs::path& run_dir, const RunRecord& run, const RootLo
 void say_published(const BuiltRun& built, const PublishedSet& published, const ReportOptions& options,
                    std::ostream& out, std::ostream& err) {
   const RunRecord& run = built.contents.run;
-  for (const std::string& name : published.pruned) {
+  for (const std::string& name : published.pruned.removed) {
     out << "hazardlab: removed the report set " << (options.out_dir / kRunsFolder / name).string()
         << ", the oldest beyond the " << options.keep_runs << " kept\n";
+  }
+  for (const Pruned::Kept& kept : published.pruned.kept) {
+    out << "hazardlab: kept the report set " << (options.out_dir / kRunsFolder / kept.name).string()
+        << " beyond the " << options.keep_runs << " kept: it holds " << kept.foreign
+        << ", which hazardlab did not write\n";
   }
   for (const std::string& bad : built.unreadable) err << "hazardlab: unreadable result: " << bad << '\n';
   out << "hazardlab: run " << run.id << " is " << (run.complete ? "COMPLETE" : "PARTIAL") << "; reports in "
@@ -129,7 +134,7 @@ int said_verdicts(const BuiltRun& built, const ReportOptions& options, int statu
     if (options.require_gpu && (r.verdict == Verdict::Partial || r.verdict == Verdict::Skipped)) status = 1;
   }
   if (options.require_gpu && !built.contents.run.complete && status == 0) {
-    err << "hazardlab: HAZARDLAB_REQUIRE_GPU=1: a partial run is not a validation\n";
+    err << "hazardlab: " << options.require_gpu_given_as << ": a partial run is not a validation\n";
     status = 1;
   }
   return status;
@@ -145,7 +150,7 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
   }
   BuiltRun built;
   try {
-    built = build_run(run_dir, options.require_gpu, options.failed_cases);
+    built = build_run(run_dir, options.require_gpu, options.failed_cases, options.require_gpu_given_as);
   } catch (const std::invalid_argument& e) {
     err << "hazardlab: " << e.what() << "; no report written\n";
     return 2;
@@ -155,8 +160,15 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
   }
   const RunRecord& run = built.contents.run;
   lock.name_the_run(run.id);
-  int status = store_the_record(run_dir, run, lock, err);
   PublishedSet published;
+  try {
+    // The report folder is judged before the run record is written back: a refused one changes nothing.
+    claim_report_folder(run.id, options.out_dir);
+  } catch (const FolderRefused& e) {
+    err << "hazardlab: " << e.what() << '\n';
+    return 2;
+  }
+  int status = store_the_record(run_dir, run, lock, err);
   try {
     published = publish_reports(built.reports, run, options);
   } catch (const FolderRefused& e) {

@@ -76,7 +76,7 @@ std::pair<Verdict, std::string> verdict_of_what_ran(const VerdictInput& in) {
   const std::string partial =
       not_run ? "; " + std::to_string(not_run) + " registered case(s) did not run in this run" : "";
   if (!in.has_device && in.require_gpu) {
-    return {Verdict::Fail, "no usable GPU, and HAZARDLAB_REQUIRE_GPU=1 requires one"};
+    return {Verdict::Fail, "no usable GPU, and " + std::string(in.require_gpu_given_as) + " requires one"};
   }
   if (s.bad || in.failed_checks || in.failed_measurements) return {Verdict::Fail, failed_because(s, in) + partial};
   if (s.undecided || in.untrusted_checks) return {Verdict::Inconclusive, undecided_because(s, in) + partial};

@@ -82,6 +82,87 @@ TEST(NothingLost, KeepRemovesTheOldestReportSetsAndSaysSo) {
   EXPECT_FALSE(fs::exists(reports / "runs" / "20261103T000000Z-h-3" / kRunMarker));
 }
 
+TEST(NothingLost, ReportingARunAgainNeverDeletesAUsersFileInItsReportSet) {
+  const fs::path base = fresh_dir("report-again");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  const fs::path reports = base / "reports";
+  ASSERT_EQ(report(run, reports, 20), 0);
+  const fs::path set = reports / "runs" / "20261101T000000Z-h-1";
+  std::ofstream(set / "my-annotations.txt") << "mine";
+  const std::string record_before = read_text_file(run / "run.json");
+  std::string printed;
+  // Refused before anything is written: the set, the user's file and the run record stay as they were.
+  EXPECT_EQ(report(run, reports, 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("my-annotations.txt"), std::string::npos) << printed;
+  EXPECT_EQ(read_text_file(set / "my-annotations.txt"), "mine");
+  EXPECT_EQ(read_text_file(run / "run.json"), record_before);
+  // Without it the run is reported again into its set.
+  fs::remove(set / "my-annotations.txt");
+  EXPECT_EQ(report(run, reports, 20, &printed), 0) << printed;
+  EXPECT_TRUE(fs::exists(set / "gpu0.json"));
+}
+
+TEST(NothingLost, AReportFolderRefusedLeavesTheRunRecordAsItWas) {
+  const fs::path base = fresh_dir("report-refused");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  fs::create_directories(base / "mine");
+  std::ofstream(base / "mine" / "notes.txt") << "mine";
+  std::ofstream(base / "a-file") << "mine";
+  const std::string record_before = read_text_file(run / "run.json");
+  std::string printed;
+  for (const fs::path& out : {base / "mine", base / "a-file"}) {
+    EXPECT_EQ(report(run, out, 20, &printed), 2) << printed;
+    EXPECT_EQ(read_text_file(run / "run.json"), record_before) << "refused by " << out << ", yet the record changed";
+  }
+}
+
+// A folder given as a symbolic link is bad input (exit 2, named as a link), never a failure to mark it.
+TEST(NothingLost, AnOutputFolderGivenAsALinkIsRefusedAsBadInput) {
+  const fs::path base = fresh_dir("output-link");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  fs::create_directories(base / "empty");
+  fs::create_directory_symlink(base / "empty", base / "link");
+  std::string printed;
+  EXPECT_EQ(report(run, base / "link", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a symbolic link"), std::string::npos) << printed;
+  EXPECT_EQ(merge({run}, base / "link", &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a symbolic link"), std::string::npos) << printed;
+  EXPECT_THROW(claim_folder(base / "link", kResultsRootMarker, "results root", results_root_entries()), FolderRefused);
+  EXPECT_TRUE(fs::is_empty(base / "empty"));
+  // Judged alone, nothing is made: a folder that could not be made is refused, and one that could is not made.
+  EXPECT_THROW(judge_folder("/proc/hazardlab-x", kResultsRootMarker, "results root", {}), FolderRefused);
+  EXPECT_FALSE(judge_folder(base / "new" / "root", kResultsRootMarker, "results root", {}));
+  EXPECT_FALSE(fs::exists(base / "new"));
+  // An empty folder that takes no new entry (access(2) says yes to root there): refused before anything is written.
+  std::error_code ec;
+  if (fs::is_directory("/proc/driver", ec) && fs::is_empty("/proc/driver", ec))
+    EXPECT_THROW(judge_folder("/proc/driver", kReportsMarker, "report folder", {}), FolderRefused);
+}
+
+TEST(NothingLost, PruningKeepsAReportSetOrARunFolderHoldingAUsersFile) {
+  const fs::path base = fresh_dir("prune-users-files");
+  const fs::path reports = base / "reports";
+  std::vector<fs::path> runs;
+  for (const char* id : {"20261101T000000Z-h-1", "20261102T000000Z-h-2"})
+    runs.push_back(write_run_folder(base / "results", run_named(id)));
+  std::string printed;
+  ASSERT_EQ(report(runs[0], reports, 20, &printed), 0) << printed;
+  std::ofstream(reports / "runs" / "20261101T000000Z-h-1" / "my-notes.txt") << "mine";
+  ASSERT_EQ(report(runs[1], reports, 0, &printed), 0) << printed;
+  EXPECT_EQ(read_text_file(reports / "runs" / "20261101T000000Z-h-1" / "my-notes.txt"), "mine");
+  EXPECT_NE(printed.find("kept the report set " + (reports / "runs" / "20261101T000000Z-h-1").string()),
+            std::string::npos)
+      << printed;
+  EXPECT_NE(printed.find("my-notes.txt"), std::string::npos) << printed;
+  // A run folder: a user's file beside the results, or inside a GPU's results, keeps it; hazardlab's own go.
+  std::ofstream(runs[0] / "gpu0" / "my-analysis.txt") << "mine";
+  const Pruned pruned = prune_marked_folders(base / "results" / "runs", kRunMarker, 0, {});
+  EXPECT_TRUE(pruned.removed == std::vector<std::string>{"20261102T000000Z-h-2"});
+  ASSERT_EQ(pruned.kept.size(), 1u);
+  EXPECT_EQ(pruned.kept[0].foreign, "gpu0/my-analysis.txt");
+  EXPECT_EQ(read_text_file(runs[0] / "gpu0" / "my-analysis.txt"), "mine");
+}
+
 TEST(NothingLost, ACaseNeverWritesIntoAPublishedReportSet) {
   const fs::path base = fresh_dir("report-set");
   const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
@@ -332,7 +413,7 @@ TEST(NothingLost, ACopiedRunFolderIsNeverPrunedAndNeverWrittenInto) {
   const fs::path base = fresh_dir("copied-run");
   const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
   copy_all(run, base / "results" / "runs" / "20261100T000000Z-my-copy");
-  EXPECT_EQ(prune_marked_folders(base / "results" / "runs", kRunMarker, 0, {}),
+  EXPECT_EQ(prune_marked_folders(base / "results" / "runs", kRunMarker, 0, {}).removed,
             (std::vector<std::string>{"20261101T000000Z-h-1"}));
   EXPECT_TRUE(fs::exists(base / "results" / "runs" / "20261100T000000Z-my-copy" / "run.json"));
   EXPECT_THROW(require_run_folder(base / "results" / "runs" / "20261100T000000Z-my-copy"), std::invalid_argument);

@@ -93,8 +93,26 @@ TEST(Publish, ARunThatNeverStartedWritesNothing) {
   const fs::path base = fresh_dir("publish-none");
   fs::create_directories(base / "results" / "runs" / "refused-run");
   std::string printed;
-  EXPECT_EQ(report(base / "results" / "runs" / "refused-run", base / "reports", &printed), 1);
+  EXPECT_EQ(report(base / "results" / "runs" / "refused-run", base / "reports", &printed), 2);
   EXPECT_NE(printed.find("did not start"), std::string::npos) << printed;
+  EXPECT_EQ(report(base / "results" / "runs" / "missing-run", base / "reports", &printed), 2);
+  EXPECT_NE(printed.find("did not start"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(base / "reports"));
+}
+
+// What is no run folder hazardlab wrote is bad input (exit 2), as merge says of it: a user's folder with a run.json
+// of its own, a copy without its catalogue.
+TEST(Publish, AFolderThatIsNoWholeRunFolderIsBadInput) {
+  const fs::path base = fresh_dir("publish-not-a-run");
+  fs::create_directories(base / "mine");
+  std::ofstream(base / "mine" / "run.json") << "{\"my\": \"data\"}\n";
+  std::string printed;
+  EXPECT_EQ(report(base / "mine", base / "reports", &printed), 2) << printed;
+  EXPECT_NE(printed.find(base / "mine"), std::string::npos) << printed;
+  const fs::path run = write_run_folder(base / "results", complete_run(1));
+  fs::remove(run / "catalog.json");
+  EXPECT_EQ(report(run, base / "reports", &printed), 2) << printed;
+  EXPECT_NE(printed.find("catalog.json"), std::string::npos) << printed;
   EXPECT_FALSE(fs::exists(base / "reports"));
 }
 
@@ -141,4 +159,25 @@ TEST(Publish, OldSetsArePrunedButCurrentIsKept) {
   EXPECT_TRUE(fs::exists(base / "reports" / "runs" / "20261114T000000Z-h-2"));  // latest
   EXPECT_FALSE(fs::exists(base / "reports" / "runs" / "20261112T000000Z-h-2"));
   EXPECT_EQ(current_run(base / "reports"), full.run.id);
+}
+
+// A GPU required by the report tool's --require-gpu is named so, not as a variable that was never set.
+TEST(Publish, AGpuRequiredIsNamedAsItWasGiven) {
+  const fs::path base = fresh_dir("require-gpu-named");
+  const fs::path run = write_run_folder(base / "results", complete_run(0));
+  ReportOptions options{base / "reports", true, kDefaultKeepRuns};
+  options.require_gpu_given_as = "--require-gpu";
+  std::ostringstream o, e;
+  EXPECT_EQ(report_run(run, options, o, e), 1);
+  const std::string printed = o.str() + e.str();
+  EXPECT_NE(printed.find("no usable GPU, and --require-gpu requires one"), std::string::npos) << printed;
+  EXPECT_EQ(printed.find("HAZARDLAB_REQUIRE_GPU"), std::string::npos) << printed;
+  // A Prometheus folder from the environment is named by its variable.
+  options.prometheus_dir = base / "no-such-folder";
+  options.prometheus_given_as = "HAZARDLAB_PROMETHEUS_DIR";
+  std::ostringstream o2, e2;
+  EXPECT_EQ(report_run(run, options, o2, e2), 2);
+  EXPECT_NE(e2.str().find("HAZARDLAB_PROMETHEUS_DIR='" + (base / "no-such-folder").string() + "' is not a folder"),
+            std::string::npos)
+      << e2.str();
 }

@@ -242,7 +242,7 @@ TEST(ResultsRoot, PruningRemovesOnlyOldMarkedFolders) {
   // A marker written by hand (no folder named) is no marker either.
   fs::create_directories(base / "00000001-by-hand");
   std::ofstream(base / "00000001-by-hand" / ".run") << "A run folder written by hazardlab.\n";
-  const auto removed = prune_marked_folders(base, ".run", 2, {"20260101-a"});
+  const auto removed = prune_marked_folders(base, ".run", 2, {"20260101-a"}).removed;
   EXPECT_EQ(removed, (std::vector<std::string>{"20260102-b"}));
   EXPECT_TRUE(fs::exists(base / "20260101-a"));
   EXPECT_TRUE(fs::exists(base / "00000000-foreign"));

@@ -4,12 +4,17 @@
 #include <cctype>
 
 #include "hazardlab/environment.hpp"
+#include "hazardlab/settings_table.hpp"
 #include "hazardlab/strict_number.hpp"
 
 namespace hazardlab {
 namespace {
 
-bool is_ours(std::string_view name) { return name.starts_with("HAZARDLAB_") || name.starts_with("HL_CHECK_"); }
+// The families whose every name is judged (a misspelt one too), and every declared setting of another prefix (the
+// measuring tools' HL_FOOTPRINT_* and HL_PROFILE_*), whose values are judged by their declarations.
+bool is_ours(std::string_view name) {
+  return name.starts_with("HAZARDLAB_") || name.starts_with("HL_CHECK_") || is_declared_setting(name);
+}
 
 std::string quoted(std::string_view what, std::string_view value) {
   return std::string(what) + "='" + std::string(value) + "'";
@@ -194,6 +199,22 @@ void check_declared_value(const SettingSource& source, const SettingDeclaration&
       (void)source.text(setting);
       break;
   }
+}
+
+std::vector<std::string> judge_given_settings(const SettingSource& source) {
+  const bool strict = source.flag(setting::kStrict, false);
+  std::vector<std::string> warnings;
+  for (const auto& [name, value] : source.entries()) {
+    if (!is_declared_setting(name)) {
+      const std::string text = name + " is not a hazardlab setting (did you mean " +
+                               std::string(nearest_known_setting(name)) + "?); `hazardlab settings` lists them";
+      if (strict) throw SettingsError(text + "; " + std::string(setting::kStrict.name) + "=1 makes this an error");
+      warnings.push_back(text);
+      continue;
+    }
+    check_declared_value(source, declared_setting(name));
+  }
+  return warnings;
 }
 
 }  // namespace hazardlab

@@ -30,6 +30,9 @@ struct OwnEntry {
   std::string_view child_marker = {};
 };
 
+// What hazardlab keeps in a results root: its marker, runs/ of marked run folders, and the lock.
+std::vector<OwnEntry> results_root_entries();
+
 // Makes `folder` hazardlab's: creates it (and its marker file `marker`) if it does not exist, or
 // adopts it if it is empty or already carries `marker` made for it (folder_marker.hpp). Refuses `/`,
 // the home folder, the current folder, a path that is not a folder, a folder holding anything but
@@ -37,6 +40,13 @@ struct OwnEntry {
 // that carries the marker. `what` names the folder in messages ("results root", "report folder").
 // Changes nothing when it refuses.
 void claim_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
+                  const std::vector<OwnEntry>& allowed);
+
+// claim_folder's judgement alone, with nothing written: throws FolderRefused where claim_folder would refuse
+// (a folder that does not exist is refused when it could not be made: its nearest folder takes no new one), so
+// that a command judges all its output folders before it makes any. Returns whether `folder` exists. A symbolic
+// link is refused by both: the marker names the folder itself.
+bool judge_folder(const std::filesystem::path& folder, std::string_view marker, std::string_view what,
                   const std::vector<OwnEntry>& allowed);
 
 // "" if `text` can name a folder given by a person, else why not: blank, or with spaces or control
@@ -51,9 +61,19 @@ bool folders_overlap(const std::filesystem::path& a, const std::filesystem::path
 
 // Removes the oldest subfolders of `parent` that carry `marker` made for them, keeping the newest `keep`
 // (by name, which starts with the UTC start time) and every name in `protect`. Anything without the
-// marker, or with a marker made for another folder (a copy), is left alone. Returns the names removed.
-std::vector<std::string> prune_marked_folders(const std::filesystem::path& parent, std::string_view marker,
-                                              std::size_t keep, const std::vector<std::string>& protect);
+// marker, or with a marker made for another folder (a copy), is left alone, and so is a marked folder
+// holding anything hazardlab did not write there (own_files.hpp). Returns the names removed, and those
+// kept for what they hold.
+struct Pruned {
+  struct Kept {
+    std::string name;     // the folder's name under `parent`
+    std::string foreign;  // the first entry in it that hazardlab did not write ("my-notes.txt")
+  };
+  std::vector<std::string> removed;
+  std::vector<Kept> kept;
+};
+Pruned prune_marked_folders(const std::filesystem::path& parent, std::string_view marker, std::size_t keep,
+                            const std::vector<std::string>& protect);
 
 // Who holds a results root.
 struct LockHolder {

@@ -5,6 +5,7 @@
 // so a query can join hazardlab's verdict with DCGM's telemetry.
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hazardlab/report.hpp"
@@ -19,8 +20,9 @@ inline constexpr const char* kPrometheusFile = "hazardlab.prom";
 std::string reports_to_prometheus(const std::vector<GpuReport>& reports, const RunRecord& run);
 
 // node_exporter's textfile folder must already exist (the collector reads it; hazardlab makes no
-// folder there). Throws std::invalid_argument naming the folder when it is not one.
-void require_prometheus_folder(const std::filesystem::path& dir);
+// folder there). Throws std::invalid_argument naming the folder, as it was given (`given_as`: the option, or
+// HAZARDLAB_PROMETHEUS_DIR), when it is not one.
+void require_prometheus_folder(const std::filesystem::path& dir, std::string_view given_as = "--prometheus");
 
 // Writes DIR/hazardlab.prom atomically: a hidden temporary file (the collector reads only *.prom)
 // renamed over the previous one, so a scrape never sees half a file. Throws std::runtime_error.

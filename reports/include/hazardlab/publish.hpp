@@ -40,6 +40,10 @@ struct ReportOptions {
   // node_exporter's textfile-collector folder: hazardlab.prom is written there too (prometheus.hpp).
   // Empty: none. A folder that is not one is bad input (exit 2); a failed write fails the exit status.
   std::filesystem::path prometheus_dir{};
+  // How `prometheus_dir` was given, for the messages that name it: the option, or HAZARDLAB_PROMETHEUS_DIR.
+  std::string prometheus_given_as = "--prometheus";
+  // How a GPU came to be required, for the messages that say so: --require-gpu, or HAZARDLAB_REQUIRE_GPU=1.
+  std::string require_gpu_given_as = "HAZARDLAB_REQUIRE_GPU=1";
 };
 
 // Reports the run in `run_dir`; prints what it wrote, the report sets it pruned and each GPU's
@@ -61,13 +65,18 @@ struct BuiltRun {
 };
 // Throws std::invalid_argument for a path that is no run folder, std::runtime_error for a run that did not start.
 BuiltRun build_run(const std::filesystem::path& run_dir, bool require_gpu,
-                   const std::vector<std::string>& failed_cases = {});
+                   const std::vector<std::string>& failed_cases = {},
+                   std::string_view require_gpu_given_as = "HAZARDLAB_REQUIRE_GPU=1");
 
-// Writes one run's report set and moves the pointers; returns the set's folder and the names of
-// the oldest report sets removed beyond `keep_runs`.
+// Claims the report folder `out` (claim_folder) and refuses a set of the run `run_id` already there that holds
+// anything hazardlab did not write (reporting the run again replaces its set); throws FolderRefused.
+void claim_report_folder(const std::string& run_id, const std::filesystem::path& out);
+
+// Writes one run's report set and moves the pointers; returns the set's folder and the oldest report sets
+// removed beyond `keep_runs`, and those kept for a user's file in them.
 struct PublishedSet {
   std::filesystem::path folder;
-  std::vector<std::string> pruned;
+  Pruned pruned;
 };
 PublishedSet publish_reports(const std::vector<GpuReport>& reports, const RunRecord& run,
                                       const ReportOptions& options);

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hazardlab/catalog.hpp"
@@ -89,6 +90,8 @@ struct VerdictInput {
   // Cases without a result that the caller saw end in failure (their result could not be written, or they
   // crashed): the report alone would count them as not run.
   int failed_without_result = 0;
+  // How a GPU came to be required, as the verdict names it: HAZARDLAB_REQUIRE_GPU=1, or --require-gpu.
+  std::string_view require_gpu_given_as = "HAZARDLAB_REQUIRE_GPU=1";
 };
 std::pair<Verdict, std::string> decide_verdict(const VerdictInput& in);
 
@@ -104,7 +107,8 @@ struct RunContents {
 // One report per device in the inventory, or a single "no GPU" report. `failed_cases`: the cases the caller saw
 // end in failure, by registered name ("gpu0/<hazard>/<variant>"); one that left no result fails its GPU.
 std::vector<GpuReport> build_reports(const RunContents& contents, bool require_gpu,
-                                     const std::vector<std::string>& failed_cases = {});
+                                     const std::vector<std::string>& failed_cases = {},
+                                     std::string_view require_gpu_given_as = "HAZARDLAB_REQUIRE_GPU=1");
 
 // The sweep variants' curves, read from their observations.race_window.
 std::vector<RaceWindowEntry> race_windows(const GpuReport& report);

@@ -75,6 +75,12 @@ std::chrono::seconds parse_duration_text(const SettingDeclaration& setting, std:
 // where nobody reads it yet (`hazardlab settings`, and the checker's settings before the program runs); throws
 // the SettingsError that reader would throw. A Path or Text is judged only as not empty.
 void check_declared_value(const SettingSource& source, const SettingDeclaration& setting);
+
+// Every setting `source` holds, judged as every command judges them before any work: a name of hazardlab's
+// families that no one declared is a warning (returned, naming the nearest declared name), or an error under
+// HAZARDLAB_STRICT=1; every declared one's value is read by its declaration, read later or not. Throws
+// SettingsError naming the setting and its value.
+std::vector<std::string> judge_given_settings(const SettingSource& source);
 // A declared Choice's or List's words, in the declared order ("quick, full" -> quick, full).
 std::vector<std::string> declared_words(const SettingDeclaration& setting);
 
