@@ -118,7 +118,11 @@ SURFACES = (
            Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{scratch}/p"),
                    ("{scratch}/p/src", "a link or a file where a folder goes"), entries={"p": None, "p/src": "mine\n"}),
            Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{scratch}/p"), ("TMPDIR", "{missing}"),
-                   {"TMPDIR": "{missing}"})),
+                   {"TMPDIR": "{missing}"}),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "--with-packages"),
+                   ("--prefix '--with-packages'", "begins with '-'")),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{source}/tools/x"),
+                   ("inside the checkout", "{source}/tools/x"))),
     script("deps/stage-unpacked", "the packages' files into PREFIX, over none it did not stage (.stage-deps-files)",
            "stage-unpacked",
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{missing}", "{folder}"),
@@ -129,7 +133,9 @@ SURFACES = (
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{scratch}/usr", "{scratch}/p"),
                    ("{scratch}/p/.stage-deps-files, line 2", "'garbage'"),
                    entries={"usr": None, "usr/include": None, "p": None, "p/.stage-deps-files":
-                            "# files staged by tools/deps/stage-deps: SHA256 and path under the prefix\ngarbage\n"})),
+                            "# files staged by tools/deps/stage-deps: SHA256 and path under the prefix\ngarbage\n"}),
+           Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{scratch}/usr", "{scratch}/usr/include"),
+                   ("PREFIX '{scratch}/usr/include' is UNPACKED_USR",), entries={"usr": None, "usr/include": None})),
     script("deps/staging-checks.sh", "nothing: the checks of the prefix and the one way of writing a file that "
            "stage-deps and stage-unpacked share (sourced by them)", None,
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{folder}", "/"), ("PREFIX '/'",
