@@ -182,11 +182,16 @@ SURFACES = (
            Refusal(("bash", "-c", 'die() { echo "die $*"; exit 1; }; . {source}/tools/health/hazardlab.nhc; '
                     "check_hazardlab now"), ("takes no arguments",), status=1),
            Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
-                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_PROMETEUS_DIR=/x check_hazardlab"),
-                   ("HAZARDLAB_PROMETEUS_DIR is not a setting", "HAZARDLAB_PROMETHEUS_DIR"), status=1),
+                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN=/bin/true HAZARDLAB_PROMETEUS_DIR=/x "
+                    "check_hazardlab"), ("HAZARDLAB_PROMETEUS_DIR is not a setting", "HAZARDLAB_PROMETHEUS_DIR"),
+                   status=1),
            Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
                     ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN={file} HAZARDLAB_HEALTH_DIR={scratch}/h "
-                    "check_hazardlab"), ("HAZARDLAB_BIN={file} is not an executable file",), status=1)),
+                    "check_hazardlab"), ("HAZARDLAB_BIN={file} is not an executable file",), status=1),
+           Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
+                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={folder} "
+                    "HAZARDLAB_PROMETHEUS_DIR={folder} check_hazardlab"), ("is the health folder ({folder})",),
+                   status=1)),
     script("slurm/hazardlab-fleet.sbatch", "a new job folder in the shared folder, never an existing one", "sbatch",
            Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch"), ("takes one argument",)),
            Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch", "{scratch}"), ("exists already",),
