@@ -56,6 +56,13 @@ class StageUnpackedInputs(unittest.TestCase):
         (self.unpacked / "include" / "t" / "a\nb.h").write_text("odd\n")
         self.refused(says="a name with a control character")
 
+    def test_a_name_with_a_backslash_is_listed_with_its_sum_and_staged_again(self):
+        (self.unpacked / "include" / "t" / "a\\b.h").write_text("odd but allowed\n")
+        for _ in range(2):
+            rc, out = self.stage()
+            self.assertEqual(rc, 0, out)
+        self.assertIn(" include/t/a\\b.h\n", (self.prefix / ".stage-deps-files").read_text())
+
     def test_a_list_with_a_path_in_another_spelling_or_windows_line_ends_is_refused(self):
         rc, out = self.stage()
         self.assertEqual(rc, 0, out)
