@@ -145,7 +145,11 @@ SURFACES = (
            Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{scratch}/p"),
                    ("{scratch}/p/src", "a link or a file where a folder goes"), entries={"p": None, "p/src": "mine\n"}),
            Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{scratch}/p"), ("TMPDIR", "{missing}"),
-                   {"TMPDIR": "{missing}"})),
+                   {"TMPDIR": "{missing}"}),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "--with-packages"),
+                   ("--prefix '--with-packages'", "begins with '-'")),
+           Refusal(("bash", "{source}/tools/deps/stage-deps", "--prefix", "{source}/tools/x"),
+                   ("inside the checkout", "{source}/tools/x"))),
     script("deps/stage-unpacked", "the packages' files into PREFIX, over none it did not stage (.stage-deps-files)",
            "stage-unpacked",
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{missing}", "{folder}"),
@@ -156,7 +160,9 @@ SURFACES = (
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{scratch}/usr", "{scratch}/p"),
                    ("{scratch}/p/.stage-deps-files, line 2", "'garbage'"),
                    entries={"usr": None, "usr/include": None, "p": None, "p/.stage-deps-files":
-                            "# files staged by tools/deps/stage-deps: SHA256 and path under the prefix\ngarbage\n"})),
+                            "# files staged by tools/deps/stage-deps: SHA256 and path under the prefix\ngarbage\n"}),
+           Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{scratch}/usr", "{scratch}/usr/include"),
+                   ("PREFIX '{scratch}/usr/include' is UNPACKED_USR",), entries={"usr": None, "usr/include": None})),
     script("deps/staging-checks.sh", "nothing: the checks of the prefix and the one way of writing a file that "
            "stage-deps and stage-unpacked share (sourced by them)", None,
            Refusal(("bash", "{source}/tools/deps/stage-unpacked", "{folder}", "/"), ("PREFIX '/'",
@@ -170,7 +176,9 @@ SURFACES = (
            Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("SLURMD_NODENAME", "set but empty"),
                    {"SLURMD_NODENAME": "", "SCONTROL": "true"}),
            Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("could not drain", "false exited 1",
-                   "HAZARDLAB_HEALTH_CONFIG is set but empty"), {"HAZARDLAB_HEALTH_CONFIG": "", "SCONTROL": "false"})),
+                   "HAZARDLAB_HEALTH_CONFIG is set but empty"), {"HAZARDLAB_HEALTH_CONFIG": "", "SCONTROL": "false"}),
+           Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("SCONTROL='no-such-scontrol'",
+                   "is not a command that can be run"), {"SCONTROL": "no-such-scontrol"})),
     script("health/hazardlab-health.default", "nothing: the health check's configuration, read and never run",
            None,
            Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("HAZARDLAB_HEALTH_TIMOUT",
@@ -193,16 +201,24 @@ SURFACES = (
                     "{folder}"}, status=1, entries={"health.conf": "HAZARDLAB_HEALTH_DIR=/no-such-health-folder\n"}),
            Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("HAZARDLAB_PROMETHEUS_DIR",
                    "is not a folder that exists"), {"HAZARDLAB_HEALTH_CONFIG": "{scratch}/health.conf",
-                   "SCONTROL": "true"}, status=1, entries={"health.conf": "HAZARDLAB_PROMETHEUS_DIR=/no-such-prom\n"})),
+                   "SCONTROL": "true"}, status=1, entries={"health.conf": "HAZARDLAB_PROMETHEUS_DIR=/no-such-prom\n"}),
+           Refusal(("bash", "{source}/tools/health/hazardlab-health-check"), ("HAZARDLAB_HEALTH_TIMEOUT='060'",
+                   "without a leading zero"), {"HAZARDLAB_HEALTH_CONFIG": "{scratch}/health.conf", "SCONTROL": "true"},
+                   status=1, entries={"health.conf": "HAZARDLAB_HEALTH_TIMEOUT=060\n"})),
     script("health/hazardlab.nhc", "its health folder (marked), as the health check", "nhc",
            Refusal(("bash", "-c", 'die() { echo "die $*"; exit 1; }; . {source}/tools/health/hazardlab.nhc; '
                     "check_hazardlab now"), ("takes no arguments",), status=1),
            Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
-                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_PROMETEUS_DIR=/x check_hazardlab"),
-                   ("HAZARDLAB_PROMETEUS_DIR is not a setting", "HAZARDLAB_PROMETHEUS_DIR"), status=1),
+                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN=/bin/true HAZARDLAB_PROMETEUS_DIR=/x "
+                    "check_hazardlab"), ("HAZARDLAB_PROMETEUS_DIR is not a setting", "HAZARDLAB_PROMETHEUS_DIR"),
+                   status=1),
            Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
                     ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN={file} HAZARDLAB_HEALTH_DIR={scratch}/h "
-                    "check_hazardlab"), ("HAZARDLAB_BIN={file} is not an executable file",), status=1)),
+                    "check_hazardlab"), ("HAZARDLAB_BIN={file} is not an executable file",), status=1),
+           Refusal(("bash", "-c", 'unset ${!HAZARDLAB_@}; die() { echo "die $*"; exit 1; }; '
+                    ". {source}/tools/health/hazardlab.nhc; HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={folder} "
+                    "HAZARDLAB_PROMETHEUS_DIR={folder} check_hazardlab"), ("is the health folder ({folder})",),
+                   status=1)),
     script("slurm/hazardlab-fleet.sbatch", "a new job folder in the shared folder, never an existing one", "sbatch",
            Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch"), ("takes one argument",)),
            Refusal(("bash", "{source}/tools/slurm/hazardlab-fleet.sbatch", "{scratch}"), ("exists already",),

@@ -45,6 +45,50 @@ class HealthConfig(unittest.TestCase):
             self.assertIn(f"HAZARDLAB_HEALTH_TIMEOUT='{value}'" if value else "the value is empty", scontrol)
             self.assertNotIn("integer expression", out, "bash judged a number too long for it")
 
+    def test_a_timeout_with_a_leading_zero_is_named_as_such(self):
+        node = Node(self.tmp.name)
+        for value, said in (("060", "without a leading zero"), ("0", "0 would turn the hang limit off"),
+                            ("000", "0 would turn the hang limit off")):
+            rc, out, scontrol = node.check(config=node.config(f"HAZARDLAB_HEALTH_TIMEOUT={value}\n"))
+            self.assertEqual(rc, 1, out)
+            self.assertIn(f"HAZARDLAB_HEALTH_TIMEOUT='{value}': expected whole seconds from 1 to 3600", scontrol)
+            self.assertIn(said, scontrol)
+            self.assertEqual(scontrol.count("0 would turn"), 0 if value == "060" else 1, scontrol)
+            node.log.unlink()
+
+    def test_a_byte_order_mark_is_named(self):
+        node = Node(self.tmp.name)
+        path = pathlib.Path(self.tmp.name) / "bom.conf"
+        path.write_bytes(f"\ufeffHAZARDLAB_BIN={node.hazardlab}\n".encode())
+        rc, out, scontrol = node.check(config=path)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("bom.conf starts with a byte order mark", scontrol)
+
+    def test_a_relative_config_or_hazardlab_path_drains_before_anything_is_made(self):
+        node = Node(self.tmp.name)
+        rc, out, scontrol = node.check(config="health.conf")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("HAZARDLAB_HEALTH_CONFIG=health.conf is not an absolute path", scontrol)
+        relative = node.tmp / "relative.conf"
+        relative.write_text(f"HAZARDLAB_HEALTH_DIR={node.tmp / 'health'}\nHAZARDLAB_BIN=bin/hazardlab\n")
+        for config, env in ((relative, {}), (node.config(""), {"HAZARDLAB_BIN": "bin/hazardlab"})):
+            if env:
+                config.write_text(f"HAZARDLAB_HEALTH_DIR={node.tmp / 'health'}\n")
+            rc, out, scontrol = node.check(config=config, env_too=env)
+            self.assertEqual(rc, 1, out)
+            self.assertIn("HAZARDLAB_BIN='bin/hazardlab'", scontrol)
+            self.assertIn("expected an absolute path, or a command name found on PATH", scontrol)
+        self.assertFalse((node.tmp / "health").exists(), "the check ran")
+
+    def test_a_prometheus_folder_in_the_health_folder_drains_before_anything_is_made(self):
+        node = Node(self.tmp.name)
+        for prom in ("health", "health/prom"):
+            (node.tmp / prom).mkdir()
+            rc, out, scontrol = node.check(config=node.config(f"HAZARDLAB_PROMETHEUS_DIR={node.tmp / prom}\n"))
+            self.assertEqual(rc, 1, out)
+            self.assertIn("is the health folder", scontrol)
+            self.assertEqual(list((node.tmp / prom).iterdir()), [], "written into the health folder")
+
     def test_a_config_that_is_a_folder_drains_naming_it(self):
         node = Node(self.tmp.name)
         folder = pathlib.Path(self.tmp.name) / "config-folder"

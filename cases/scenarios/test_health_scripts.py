@@ -123,6 +123,38 @@ class HealthCheckProgram(unittest.TestCase):
             self.assertEqual(scontrol, "", "the node was touched")
             self.assertFalse((node.tmp / "health").exists(), "the check ran")
 
+    def test_an_scontrol_that_cannot_run_touches_nothing(self):
+        node = Node(self.tmp.name)
+        for scontrol in ("no-such-scontrol", str(node.tmp / "no-such-scontrol"), str(node.tmp)):
+            rc, out, _ = node.check(env_too={"SCONTROL": scontrol})
+            self.assertEqual(rc, 2, out)
+            self.assertIn(f"SCONTROL='{scontrol}' is not a command that can be run", out)
+            self.assertNotIn("command not found", out)
+            self.assertFalse((node.tmp / "health").exists(), "the check ran")
+
+    def test_a_failing_scontrol_show_on_a_passing_node_is_said(self):
+        node = Node(self.tmp.name)
+        failing = node.tmp / "failing-scontrol"
+        failing.write_text('#!/bin/sh\necho "slurm_load_node error: Unable to contact slurm controller" >&2\nexit 1\n')
+        failing.chmod(0o755)
+        rc, out, _ = node.check(env_too={"SCONTROL": str(failing)})
+        self.assertEqual(rc, 2, out)
+        self.assertIn("node n1 passed, but", out)
+        self.assertIn("show node failed (exited 1): slurm_load_node error", out)
+
+    def test_a_hard_link_to_the_last_log_keeps_what_it_held(self):
+        node = Node(self.tmp.name)
+        self.assertEqual(node.check()[0], 0)
+        copy = node.tmp / "my-copy.log"
+        os.link(node.tmp / "health" / "last-run.log", copy)
+        kept = copy.read_text()
+        node.hazardlab.write_text("#!/bin/sh\necho 'hazardlab: PASS: 2 GPUs'\n")
+        self.assertEqual(node.check()[0], 0)
+        self.assertEqual(copy.read_text(), kept)
+        self.assertIn("2 GPUs", (node.tmp / "health" / "last-run.log").read_text())
+        self.assertEqual(sorted(p.name for p in (node.tmp / "health").iterdir()),
+                         [".hazardlab-health", "last-run.log"], "a temporary file was left")
+
     def test_the_checks_own_settings_never_reach_hazardlab(self):
         # Passed on, they would make hazardlab warn of names it does not know, so its own warnings would mean nothing.
         node = Node(self.tmp.name)

@@ -84,6 +84,48 @@ class NhcCheck(unittest.TestCase):
             self.assertIn("rc=0", nhc(tmp, f"export HAZARDLAB_BIN={program} HAZARDLAB_HEALTH_DIR={tmp}/h"))
             self.assertEqual(pathlib.Path(tmp, "h", "last-run.log").read_text().count("HAZARDLAB_"), 0)
 
+    def test_hazardlabs_own_settings_are_passed_on_and_others_fail_the_check(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            program = pathlib.Path(tmp, "hazardlab")
+            program.write_text('#!/bin/sh\n[ "$1" != settings ] || { echo "HAZARDLAB_TRIALS: trials (default 100)"; '
+                               'echo "HAZARDLAB_REQUIRE_GPU: 1: no GPU fails (default 0)"; exit 0; }\n'
+                               "env | grep '^HAZARDLAB_' | sort\n")
+            program.chmod(0o755)
+            own = f"HAZARDLAB_BIN={program} HAZARDLAB_HEALTH_DIR={tmp}/h"
+            self.assertIn("rc=0", nhc(tmp, f"{own}; HAZARDLAB_TRIALS=5; export HAZARDLAB_REQUIRE_GPU=1"))
+            self.assertEqual(pathlib.Path(tmp, "h", "last-run.log").read_text().splitlines()[1:],
+                             ["HAZARDLAB_REQUIRE_GPU=1", "HAZARDLAB_TRIALS=5"])
+            out = nhc(tmp, f"{own}; HAZARDLAB_TRIALZ=5")
+            self.assertIn(f"HAZARDLAB_TRIALZ is not a setting of check_hazardlab (it reads HAZARDLAB_BIN, "
+                          f"HAZARDLAB_HEALTH_DIR, HAZARDLAB_PROMETHEUS_DIR), nor one of {program}'s", out)
+            self.assertIn("rc=1", out)
+
+    def test_a_relative_hazardlab_or_a_prometheus_folder_in_the_health_folder_fails_before_anything(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            pathlib.Path(tmp, "bin").mkdir()
+            out = nhc(tmp, f"HAZARDLAB_BIN=bin/hazardlab HAZARDLAB_HEALTH_DIR={tmp}/h")
+            self.assertIn("HAZARDLAB_BIN='bin/hazardlab' is a relative path", out)
+            self.assertFalse(pathlib.Path(tmp, "h").exists(), "the check ran")
+            for prom in ("h", "h/prom"):
+                pathlib.Path(tmp, prom).mkdir()
+                out = nhc(tmp, f"HAZARDLAB_BIN=/bin/true HAZARDLAB_HEALTH_DIR={tmp}/h "
+                               f"HAZARDLAB_PROMETHEUS_DIR={tmp}/{prom}")
+                self.assertIn("is the health folder", out)
+                self.assertIn("rc=1", out)
+                self.assertEqual(list(pathlib.Path(tmp, prom).iterdir()), [], "written into the health folder")
+
+    def test_a_hard_link_to_the_last_log_keeps_what_it_held(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            settings = f"HAZARDLAB_BIN=/bin/echo HAZARDLAB_HEALTH_DIR={tmp}/h"
+            self.assertIn("rc=0", nhc(tmp, settings))
+            os.link(pathlib.Path(tmp, "h", "last-run.log"), pathlib.Path(tmp, "copy.log"))
+            kept = pathlib.Path(tmp, "copy.log").read_text()
+            self.assertIn("rc=0", nhc(tmp, settings.replace("/bin/echo", "/bin/true")))
+            self.assertEqual(pathlib.Path(tmp, "copy.log").read_text(), kept)
+            self.assertNotIn("--profile", pathlib.Path(tmp, "h", "last-run.log").read_text())
+            self.assertEqual(sorted(p.name for p in pathlib.Path(tmp, "h").iterdir()),
+                             [".hazardlab-health", "last-run.log"], "a temporary file was left")
+
     def test_an_argument_fails_the_check_and_runs_nothing(self):
         with tempfile.TemporaryDirectory() as tmp:
             script = (f'die() {{ echo "die $*"; }}\n. {HEALTH / "hazardlab.nhc"}\n'

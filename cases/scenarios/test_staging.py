@@ -5,7 +5,8 @@ name, a staged file changed by hand, a link or a folder), are refused with exit 
 --replace is given (never for a link or a folder); every refusal comes before anything is written, the archive
 included, and a prefix that is the checkout or the system's is none. No network: apt is a stand-in, one that
 fails (a script that went on past a refusal fails here), or one that serves an archive and a package of a copy of
-the scripts whose pin is that archive's. Runs stage-unpacked's own tests too (test_staging_unpacked.py).
+the scripts whose pin is that archive's. Runs stage-unpacked's own tests too (test_staging_unpacked.py,
+test_staging_unpacked_inputs.py).
 
 Usage: test_staging.py"""
 import hashlib
@@ -21,6 +22,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_staging_unpacked import StageUnpacked, tree  # noqa: E402,F401 (StageUnpacked: run here too)
+from test_staging_unpacked_inputs import StageUnpackedInputs  # noqa: E402,F401 (run here too)
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2]
 STAGE_DEPS = SOURCE / "tools" / "deps" / "stage-deps"
@@ -189,7 +191,7 @@ class StageDepsInACopy(unittest.TestCase):
             (self.prefix / "src").unlink()
 
     def test_a_prefix_that_is_the_system_or_the_checkout_is_refused(self):
-        for prefix in ("/", "/usr", str(self.checkout), str(self.tmp)):
+        for prefix in ("/", "/usr", str(self.checkout), str(self.tmp), str(self.checkout / "tools" / "x")):
             for packages in ((), ("--with-packages",)):
                 self.refused_before_apt("--prefix", prefix, *packages, says=(f"--prefix '{prefix}'",))
 
@@ -197,6 +199,19 @@ class StageDepsInACopy(unittest.TestCase):
         self.refused_before_apt("--prefix", str(self.tmp / "p1"), "--prefix", str(self.tmp / "p2"),
                                 says=("--prefix is given twice", "p1", "p2"))
         self.refused_before_apt("--replace", "--replace", says=("--replace is given twice",))
+
+    def test_a_prefix_that_begins_with_a_dash_is_refused_as_a_forgotten_value(self):
+        for args in (("--prefix", "--with-packages"), ("--prefix", "-foo", "--with-packages"),
+                     ("--prefix=--replace", "--with-packages")):
+            value = args[0].partition("=")[2] or args[1]
+            self.refused_before_apt(*args, says=(f"--prefix '{value}': the value begins with '-'", f"./{value}"))
+
+    def test_a_relative_tmpdir_reaches_apt_as_an_absolute_path(self):
+        (self.tmp / "reltmp").mkdir()
+        run = subprocess.run(["bash", str(self.checkout / "tools" / "deps" / "stage-deps"), "--prefix", "pfx"],
+                             capture_output=True, text=True, env={**self.env, "TMPDIR": "reltmp"}, cwd=self.tmp)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn(f"Dir::Cache={self.tmp / 'reltmp'}/", self.log.read_text())
 
     def test_a_tmpdir_that_is_no_folder_is_refused(self):
         for tmpdir in ("", str(self.tmp / "missing")):
