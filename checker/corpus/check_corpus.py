@@ -18,7 +18,9 @@ KIND is one of:
 
 For each program it compares the exit status, the standard output (each line that matches a mask pattern is
 masked: times, rates and addresses change from run to run) and, under the checker, the verdict and the findings.
-A finding must be listed in the expectations file, which says why it is true. One row per program, then a
+A finding must be listed in the expectations file, which says why it is true. Every program the expectations
+name must be in a corpus given, but for pytest files: a folder may hold one project's tests, and a file listed
+that no folder holds is named as not given (at least one file listed must be there). One row per program, then a
 summary. --work is new, empty, or one an earlier run made (its marker, .check-corpus-work); no output goes inside a
 corpus checkout. Exit status: 0 when every program behaved the same and was clean or found only what is expected;
 1 on any difference, crash or unexpected finding, or a listed library example that did not build; 2 on bad input;
@@ -90,7 +92,7 @@ def main(argv):
         expectations = load_expectations(args.expectations)
         load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
-        expectations_name_only_programs_given(corpora, programs, args, expectations)
+        not_given = expectations_name_only_programs_given(corpora, programs, args, expectations)
         if not corpora:
             print("check_corpus: no corpus checkout was given: nothing run (configure with "
                   "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH, -DHAZARDLAB_CORPUS_PYTEST=PATH or "
@@ -121,6 +123,8 @@ def main(argv):
         print(f"{kind:16} {name:44} NOT BUILT: {why}")
     for kind, name, why in excluded_all:
         print(f"{kind:16} {name:44} excluded: {why}")
+    for name in not_given:
+        print(f"{'pytest':16} {name:44} not given: the expectations list it, no --corpus pytest folder holds it")
     different = [r for r in rows if r["differences"]]
     found = [r for r in rows if r["result"] == "found (expected)"]
     clean = [r for r in rows if r["result"] == "clean"]

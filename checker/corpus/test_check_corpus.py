@@ -83,6 +83,22 @@ class BadInput(unittest.TestCase):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
                             "simpleNothing", "is not in")
 
+    def test_a_pytest_folder_of_one_projects_tests_is_run_with_the_shipped_expectations(self):
+        for project, held in (("pytorch", "test_cuda.py"), ("cupy", "test_stream.py")):
+            folder = os.path.join(self.tmp.name, project)
+            os.makedirs(folder)
+            self.document(os.path.join(project, held), "def test_stream():\n    pass\n")
+            run = harness("--corpus", f"pytest={folder}")
+            self.assertNotEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn("program(s) run", run.stdout)
+            self.assertRegex(run.stdout, r"test_graph.py +not given")
+            shutil.rmtree(WORK)
+        # No file the expectations list: not the folder they describe (or the names are misspelt).
+        other = os.path.join(self.tmp.name, "other")
+        os.makedirs(other)
+        self.document("other/test_mine.py", "def test_a(): pass\n")
+        self.expect_refused(harness("--corpus", f"pytest={other}"), "is not in", "nor is any pytest file")
+
     def test_an_expected_finding_must_say_why_and_where(self):
         path = self.expectations({"vectorAdd": {"findings": [{"hazard": "h2d-pinned-mutate", "why": "a reason"}]}})
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
