@@ -93,6 +93,9 @@ def main(argv):
         load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
         not_given = expectations_name_only_programs_given(corpora, programs, args, expectations)
+        if corpora and args.only and not any(args.only_re.search(name) for found in programs for name in found):
+            raise BadInput(f"--only {args.only!r} matches no program of the corpora given: expected a regular "
+                           "expression matching a program's name (a sample, a test_*.py file, a library example)")
         if not corpora:
             print("check_corpus: no corpus checkout was given: nothing run (configure with "
                   "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH, -DHAZARDLAB_CORPUS_PYTEST=PATH or "

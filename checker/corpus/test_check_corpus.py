@@ -99,6 +99,11 @@ class BadInput(unittest.TestCase):
         self.document("other/test_mine.py", "def test_a(): pass\n")
         self.expect_refused(harness("--corpus", f"pytest={other}"), "is not in", "nor is any pytest file")
 
+    def test_an_only_that_matches_no_program_is_refused(self):
+        path = self.expectations({"vectorAdd": {"exclude": "a reason"}})
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path, "--only",
+                                    "vectroAdd"), "--only 'vectroAdd' matches no program")
+
     def test_an_expected_finding_must_say_why_and_where(self):
         path = self.expectations({"vectorAdd": {"findings": [{"hazard": "h2d-pinned-mutate", "why": "a reason"}]}})
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
