@@ -34,7 +34,8 @@ from corpus_devices import gpus_usable
 from corpus_documents import KINDS, BadInput, load_expectations, load_library_examples
 from corpus_programs import expectations_name_only_programs_given, programs_of, validate
 from corpus_runs import compare
-from corpus_work import make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus
+from corpus_work import (make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus,
+                         refuse_what_work_would_replace)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
 from driver_options import (DriverParser, hazardlab_program, output_file, whole_number, work_folder,  # noqa: E402
@@ -82,6 +83,7 @@ def parse_args(argv):
     args.hazardlab = os.path.abspath(args.hazardlab)
     args.work = os.path.abspath(args.work)
     refuse_outputs_inside_a_corpus(corpora, (("--json", args.json), ("--work", args.work)))
+    refuse_what_work_would_replace(args.work, args.json, corpora)
     refuse_a_folder_not_ours(args.work)
     return args, corpora
 

@@ -261,6 +261,21 @@ class BadInput(unittest.TestCase):
                               "--corpus", f"pytest={tests}"], capture_output=True, text=True)
         self.expect_refused(run, "--work", "inside --corpus")
 
+    def test_a_json_or_a_corpus_inside_the_work_folder_is_refused(self):
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--json", WORK),
+                            "--json", "is inside --work")
+        self.assertFalse(os.path.exists(WORK))
+        # A work folder an earlier run made: its marker, and a corpus the runs would write over.
+        corpus = os.path.join(WORK, "runs", "pytest", "test_a.py")
+        os.makedirs(corpus)
+        test_a = self.document("work/runs/pytest/test_a.py/test_a.py", "def test_a(): pass\n")
+        marker = self.document("work/.check-corpus-work", os.path.realpath(WORK) + "\n")
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--json", marker),
+                            "--json", "is inside --work")
+        self.expect_refused(harness("--corpus", f"pytest={corpus}"), f"--corpus pytest={corpus!r} is inside --work")
+        with open(test_a) as f, open(marker) as g:
+            self.assertEqual((f.read(), g.read()), ("def test_a(): pass\n", os.path.realpath(WORK) + "\n"))
+
     def test_the_samples_own_arguments_are_checked_before_anything_is_made(self):
         for text, said in (("{not json", "not JSON"), ('{"vectorAdd": {"args": "-n 5"}}', "expected a list of strings"),
                            ('{"vectorAdd": {"runs": [{"args": [5]}]}}', "expected a list of strings"),
