@@ -257,7 +257,12 @@ SURFACES = (
                       "pytest={scratch}/t", "--only", "tset_"), ("--only 'tset_' matches no program",),
                    entries={"t": None, "t/test_cuda.py": "def test_a():\n    pass\n"}),
            Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
-                      "pytest=", "--json", "{scratch}/w/rows.json"), ("--json", "is inside --work"))),
+                      "pytest=", "--json", "{scratch}/w/rows.json"), ("--json", "is inside --work")),
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest=", "--expectations", "{scratch}/e.json"), ("hazard 'h2d-pinned-mutat' is not one",),
+                   entries={"e.json": '{"schema": "hazardlab.corpus-expectations", "corpora": {"pytest": {"programs": '
+                                      '{"test_a.py": {"findings": [{"hazard": "h2d-pinned-mutat", "why": "w", '
+                                      '"lines": ["l"]}]}}}}}'})),
     driver("checker/benchmarks/overhead_benchmark.py", NAMED,
            Refusal(py("checker/benchmarks/overhead_benchmark.py", "--hazardlab", H, "--program", H, "--sizes",
                       "4096,4096"), ("'4096' is given twice",)),

@@ -30,7 +30,7 @@ import os
 import re
 import sys
 
-from corpus_devices import gpus_usable
+from corpus_devices import gpus_usable, refuse_unknown_hazards
 from corpus_documents import KINDS, BadInput, load_expectations, load_library_examples
 from corpus_programs import expectations_name_only_programs_given, programs_of, validate
 from corpus_runs import compare
@@ -92,6 +92,7 @@ def main(argv):
     try:
         args, corpora = parse_args(argv)
         expectations = load_expectations(args.expectations)
+        refuse_unknown_hazards(args.hazardlab, expectations, args.expectations)
         load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
         not_given = expectations_name_only_programs_given(corpora, programs, args, expectations)

@@ -108,8 +108,13 @@ def load_expectations(path):
             for mask in _list(program.get("mask", []), f"{where}: 'mask'"):
                 _pattern(mask, f"{where}: 'mask'")
             _strings(program.get("args", []), f"{where}: 'args'")
-            if not isinstance(program.get("select", ""), str):
-                raise BadInput(f"{where}: 'select' must be a string")
+            # "" is pytest's -k selecting every test of the file; spaces alone would be a slip of the same look.
+            select = program.get("select", "")
+            if not isinstance(select, str) or (select and not select.strip()):
+                raise BadInput(f"{where}: 'select' {select!r:.60}: expected pytest's -k expression (a string; \"\" "
+                               "for every test of the file), not spaces alone")
+            if not isinstance(program.get("unordered", False), bool):
+                raise BadInput(f"{where}: 'unordered' {program['unordered']!r:.60}: expected true or false")
             if "findings" in program and "verdict" in program:
                 raise BadInput(f"{where}: both 'findings' and 'verdict'; give one (a verdict is compared alone, "
                                "its findings never)")
@@ -122,6 +127,9 @@ def load_expectations(path):
                 for key in ("hazard", "why", "lines"):
                     if not finding.get(key):
                         raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
+                if not isinstance(finding["hazard"], str):
+                    raise BadInput(f"{where}: a finding's 'hazard' {finding['hazard']!r:.60}: expected the name of a "
+                                   "hazard `hazardlab list` names (a string)")
                 needs = finding.get("needs_gpus", 1)
                 if not isinstance(needs, int) or isinstance(needs, bool) or not 1 <= needs <= 64:
                     raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: needs_gpus {needs!r}: "
@@ -131,6 +139,9 @@ def load_expectations(path):
                     _text(program, key, where)
             if program.get("mask") and not program.get("why_masked"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
+            if "why_masked" in program and not program.get("mask"):
+                raise BadInput(f"{where}: 'why_masked' without a mask: give the program's 'mask' patterns, or leave "
+                               "the reason out")
             if program.get("unordered") and not program.get("why_unordered"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: 'unordered' without 'why_unordered'")
             verdict = program.get("verdict")
@@ -140,6 +151,14 @@ def load_expectations(path):
                 raise BadInput(f"{where}: a verdict needs 'is' (not-checked or found) and 'why' (its reason), and no "
                                f"other key; found {verdict!r:.80}")
     return e
+
+
+def expected_hazards(expectations):
+    """(where, hazard) for every finding the expectations list: each must be a hazard `hazardlab list` names."""
+    for kind, corpus in expectations.get("corpora", {}).items():
+        for name, program in corpus.get("programs", {}).items():
+            for finding in program.get("findings", []):
+                yield f"{kind} program {name!r}", finding["hazard"]
 
 
 PROGRAM_KEYS = ("args", "select", "timeout", "findings", "verdict", "exclude", "mask", "why_masked", "unordered",

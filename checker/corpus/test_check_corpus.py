@@ -104,6 +104,20 @@ class BadInput(unittest.TestCase):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path, "--only",
                                     "vectroAdd"), "--only 'vectroAdd' matches no program")
 
+    def test_a_finding_of_a_hazard_that_is_not_a_name_hazardlab_lists_is_refused(self):
+        for hazard, said in ((["h2d-pinned-mutate"], "expected the name of a hazard"),
+                             ("h2d-pinned-mutat", "'h2d-pinned-mutat' is not one `hazardlab list` names"),
+                             ("a-variant", "'a-variant' is not one")):
+            path = self.expectations({"vectorAdd": {"findings": [{"hazard": hazard, "why": "w", "lines": ["l"]}]}})
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
+
+    def test_a_switch_must_be_true_or_false_a_selection_not_blank_and_a_masks_reason_beside_a_mask(self):
+        for program, said in (({"unordered": "false", "why_unordered": "r"}, "'unordered' 'false': expected true or"),
+                              ({"select": " "}, "'select' ' ': expected pytest's -k expression"),
+                              ({"why_masked": "times"}, "'why_masked' without a mask")):
+            path = self.expectations({"vectorAdd": program})
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
+
     def test_an_expected_finding_must_say_why_and_where(self):
         path = self.expectations({"vectorAdd": {"findings": [{"hazard": "h2d-pinned-mutate", "why": "a reason"}]}})
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
@@ -353,6 +367,9 @@ import json, os, subprocess, sys
 args = sys.argv[1:]
 if args[:2] == ["check", "--help"]:
     print("hazardlab check: a stand-in")
+    sys.exit(0)
+if args[0] == "list":
+    print("cross-stream-no-event: two streams\\n  a-variant (control): one\\nh2d-pinned-mutate: a pinned source")
     sys.exit(0)
 if args[0] == "devices":
     print(json.dumps({"devices": [{"compute_capability": os.environ.get("STANDIN_CC", "8.6")}]}))
