@@ -5,6 +5,7 @@ program and what the schema expects there: a document of the right schema but th
 object goes, a string where a list goes) is bad input, never a traceback."""
 import json
 import os
+import re
 
 KINDS = ("cuda-samples", "pytest", "library-examples")
 SCHEMA_VERSION = 1  # the version of both documents this reader knows ("schema_version", 1 where not given)
@@ -190,9 +191,11 @@ def load_library_examples(path):
             raise BadInput(f"--library-examples {path!r}: program {name!r}: {why}")
         if not isinstance(program, dict):
             refuse(f"expected an object (folder, files, build, args, streams), found {type(program).__name__}")
-        # Its name is a file's and a folder's in --work (the build, its log, its run): one plain part of a path.
-        if not name or "/" in name or "\0" in name or name in (".", ".."):
-            refuse("a name that is not one plain part of a path (no '/', not '.' or '..', not empty)")
+        # Its name is a file's and a folder's in --work (the build, its log, its run): one plain part of a path,
+        # short enough for any file system.
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name) or name in (".", ".."):
+            refuse("a name that is not one plain part of a path (letters, digits, '-', '_' and '.', at most 100 of "
+                   "them; not '.' or '..')")
         _known_keys(program, ("folder", "files", "build", "args", "streams"), f"--library-examples {path!r}: "
                     f"program {name!r}")
         if not isinstance(program.get("folder"), str) or not program["folder"]:
@@ -210,10 +213,11 @@ def load_library_examples(path):
             refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
         if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]):
             refuse("'cmake_target' must name the example's CMake target (a string)")
-        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not str(build.get("as", "")).strip()
-                                or not all(isinstance(a, str) for a in build["nvcc"])):
+        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not isinstance(build.get("as"), str)
+                                or not build["as"].strip() or not all(isinstance(a, str) for a in build["nvcc"])):
             refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
         _strings(program.get("args", []), f"--library-examples {path!r}: program {name!r}: 'args'")
-        if not str(program.get("streams", "")).strip():
-            refuse("no 'streams' (the streams and asynchronous work that make it worth running)")
+        if not isinstance(program.get("streams"), str) or not program["streams"].strip():
+            refuse(f"'streams' {program.get('streams')!r:.60}: expected a text (the streams and asynchronous work "
+                   "that make it worth running)")
     return programs

@@ -561,7 +561,7 @@ class LibraryExamples(unittest.TestCase):
     def test_a_program_name_that_is_not_one_plain_part_of_a_path_is_refused(self):
         outside = os.path.join(self.tmp.name, "victim")
         os.makedirs(outside)
-        for name in ("../p", os.path.join(outside, "notes"), ".", "..", ""):
+        for name in ("../p", os.path.join(outside, "notes"), ".", "..", "", "x" * 101, "a b"):
             self.write_listing({name: self.programs["works"]})
             self.expect_refused(self.run_harness(), repr(name), "one plain part of a path")
         self.assertEqual(os.listdir(outside), [])
@@ -591,6 +591,12 @@ class LibraryExamples(unittest.TestCase):
         self.assertNotIn("Traceback", run.stderr)
         self.assertRegex(run.stdout, r"works +0 +0 +no report")
 
+    def test_a_program_named_as_another_ones_build_log_builds_and_runs(self):
+        self.write_listing({"works": self.programs["works"], "works.log": self.programs["works"]})
+        run = self.run_harness()
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertIn("2 program(s) run: 2 clean", run.stdout, run.stdout + run.stderr)
+
     def test_a_listed_program_whose_file_is_missing_is_named_before_anything_is_built(self):
         os.remove(os.path.join(self.corpus, "SomeLibrarySamples/stream/broken.cu"))
         self.expect_refused(self.run_harness(), "'breaks'", "SomeLibrarySamples/stream/broken.cu", "is not there")
@@ -600,6 +606,9 @@ class LibraryExamples(unittest.TestCase):
                               ({"build": {"cmake_target": "x", "nvcc": ["ok.cu"], "as": "y"}}, ["exactly one of"]),
                               ({"build": {"nvcc": ["ok.cu"]}}, ["'as'"]),
                               ({"streams": ""}, ["'streams'"]),
+                              ({"streams": None}, ["'streams' None: expected a text"]),
+                              ({"streams": ["two streams"]}, ["'streams' ['two streams']: expected a text"]),
+                              ({"build": {"nvcc": ["ok.cu"], "as": None}}, ["'as'"]),
                               ({"files": []}, ["'files'"]),
                               ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"]),
                               ({"build": "nvcc ok.cu"}, ["'build' is str", "expected an object"]),
