@@ -38,8 +38,8 @@ from corpus_work import (make_work_folder, refuse_a_folder_not_ours, refuse_outp
                          refuse_what_work_would_replace)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
-from driver_options import (DriverParser, hazardlab_program, output_file, whole_number, work_folder,  # noqa: E402
-                            write_output)
+from driver_options import (DriverParser, hazardlab_program, input_file, output_file, whole_number,  # noqa: E402
+                            work_folder, write_output)
 import concurrent.futures  # noqa: E402
 import json  # noqa: E402
 
@@ -53,8 +53,8 @@ def parse_args(argv):
     p.add_argument("--work", required=True, type=work_folder,
                    help="a folder for builds and runs: new, empty, or one an earlier run made (nothing else is "
                         "touched)")
-    p.add_argument("--expectations", default=os.path.join(here, "expectations.json"))
-    p.add_argument("--library-examples", default=os.path.join(here, "library_examples.json"),
+    p.add_argument("--expectations", type=input_file, default=os.path.join(here, "expectations.json"))
+    p.add_argument("--library-examples", type=input_file, default=os.path.join(here, "library_examples.json"),
                    help="the library-examples corpus: each program's files, build and arguments")
     p.add_argument("--jobs", type=whole_number(1, 64), default=4)
     p.add_argument("--only", default="", help="run only the programs whose name matches this regular expression")

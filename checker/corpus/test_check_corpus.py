@@ -125,7 +125,16 @@ class BadInput(unittest.TestCase):
 
     def test_an_unreadable_or_foreign_expectations_file_is_named(self):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", "/nonexistent.json"),
-                            "/nonexistent.json", "cannot be read")
+                            "/nonexistent.json", "expected a file that exists")
+        # A pipe may never end (the harness would hang before any run), a device never does.
+        fifo = os.path.join(self.tmp.name, "pipe")
+        os.mkfifo(fifo)
+        for option in ("--expectations", "--library-examples"):
+            for path in (fifo, "/dev/zero"):
+                run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", WORK, "--corpus",
+                                      f"cuda-samples={self.samples}", option, path], capture_output=True, text=True,
+                                     timeout=60)
+                self.expect_refused(run, f"argument {option}", "it is not a plain file")
         other = os.path.join(self.tmp.name, "other.json")
         with open(other, "w") as f:
             json.dump({"schema": "something-else"}, f)
@@ -621,7 +630,7 @@ class LibraryExamples(unittest.TestCase):
             json.dump({"schema": "something-else"}, f)
         self.expect_refused(self.run_harness(), self.listing, "something-else")
         self.expect_refused(self.run_harness("--library-examples", "/nonexistent.json"), "/nonexistent.json",
-                            "cannot be read")
+                            "expected a file that exists")
 
     def test_expectations_naming_a_program_that_is_not_listed_are_refused(self):
         expectations = os.path.join(self.tmp.name, "expectations.json")
