@@ -7,6 +7,7 @@ the stand-ins print fixed figures.
 
 Usage: test_overhead_benchmark.py SOURCE_DIR"""
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -67,6 +68,26 @@ def write(path: Path, text: str) -> str:
     path.write_text(text)
     path.chmod(path.stat().st_mode | stat.S_IXUSR)
     return str(path)
+
+
+def python_site_probes(source: Path) -> list[str]:
+    """python_site_benchmark.py with probe libraries that are not the probe: one whose function gives no time (0),
+    one whose ns_per_python_capture is data (calling it would crash the interpreter). Built where there is a C
+    compiler; skipped elsewhere."""
+    compiler = shutil.which("cc")
+    if not compiler:
+        print("python_site_benchmark's probes: skipped (no C compiler)")
+        return []
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="hazardlab-site-probe-") as scratch:
+        for name, text, said in (("zero", "double ns_per_python_capture(int m, int n) { return 0; }", "not a time"),
+                                 ("data", "double ns_per_python_capture = 1.0;", "is data, not a function")):
+            (Path(scratch) / f"{name}.c").write_text(text + "\n")
+            library = str(Path(scratch) / f"{name}.so")
+            subprocess.run([compiler, "-shared", "-fPIC", "-o", library, str(Path(scratch) / f"{name}.c")], check=True)
+            failures += refusals([sys.executable, str(source / "checker" / "benchmarks" / "python_site_benchmark.py"),
+                                  library], (([], said),), timeout=60)
+    return failures
 
 
 def main() -> int:
@@ -191,6 +212,7 @@ def main() -> int:
              f"--json '{launch}' is the same file as --compute-sanitizer")))
         if list(folder.glob("**/*.json")) or (folder / "calls").exists():
             failures.append("a refused command line ran something or wrote a file")
+    failures += python_site_probes(Path(sys.argv[1]))
     for f in failures:
         print(f)
     print(f"{len(failures)} problem(s)")
