@@ -257,7 +257,7 @@ SURFACES = (
                       "pytest={scratch}/t", "--only", "tset_"), ("--only 'tset_' matches no program",),
                    entries={"t": None, "t/test_cuda.py": "def test_a():\n    pass\n"}),
            Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
-                      "pytest=", "--json", "{scratch}/w/rows.json"), ("--json", "is inside --work")),
+                      "pytest=", "--json", "{scratch}/w"), ("--json", "is inside --work")),
            Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
                       "pytest=", "--expectations", "{scratch}/e.json"), ("hazard 'h2d-pinned-mutat' is not one",),
                    entries={"e.json": '{"schema": "hazardlab.corpus-expectations", "corpora": {"pytest": {"programs": '
@@ -334,6 +334,9 @@ SURFACES = (
     driver("checker/python/frameworks.py", NOTHING,
            Refusal(py("checker/python/frameworks.py", "bogus"), ("invalid choice: 'bogus'",)),
            Refusal(py("checker/python/frameworks.py", "--list", "cupy"), ("--list takes no other arguments",)),
+           Refusal(py("checker/python/frameworks.py", "--list=1"), ("--list takes no value",)),
+           Refusal(py("checker/python/frameworks.py", "ddp"), ("ddp runs under torchrun", "LOCAL_RANK is 'x'"),
+                   {"LOCAL_RANK": "x"}),
            Refusal(py("checker/python/frameworks.py", "cupy"), ("cannot run here", "'numpy'"),
                    {"PYTHONPATH": "{scratch}", "PYTHONDONTWRITEBYTECODE": "1"}, 77,
                    {"numpy.py": "raise ModuleNotFoundError(name='numpy')"})),
