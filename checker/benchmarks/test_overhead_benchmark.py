@@ -159,6 +159,17 @@ def main() -> int:
                              capture_output=True, text=True)
         if run.returncode != 1 or "no figure from" not in run.stdout or "it broke" not in run.stdout:
             failures.append(f"a run without its figure: exit {run.returncode}, not 1 with the run's output:\n{run.stdout}")
+        # A SIGTERM once the rounds are over (while the table and the figures are written): they are still written.
+        late_stop = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); import overhead_benchmark as o; "
+                     "table = o.table; o.table = lambda *a: (os.kill(os.getpid(), signal.SIGTERM), table(*a)); "
+                     "sys.argv = sys.argv[1:]; sys.exit(o.main())")
+        run = subprocess.run([sys.executable, "-c", late_stop, str(driver.parent), *base[2:], "--rounds", "1",
+                              "--sizes", "4096", "--modes", "fill", "--configs", "plain",
+                              "--json", str(folder / "late.json")], capture_output=True, text=True, timeout=60)
+        if run.returncode != 0 or "Traceback" in run.stderr or not (folder / "late.json").exists():
+            failures.append(f"a SIGTERM after the rounds: exit {run.returncode}, not 0 with the figures written:\n"
+                            f"{run.stdout}{run.stderr}")
+        (folder / "late.json").unlink(missing_ok=True)
         missing = str(folder / "no-such-folder" / "figures.json")
         fifo = str(folder / "figures.fifo")
         os.mkfifo(fifo)
