@@ -51,3 +51,17 @@ def run_bounded(argv, timeout, env=None):
     except BaseException:
         stop_group(p)
         raise
+
+
+def torch_version(python: str) -> str | None:
+    """The PyTorch version `python` imports, or None: the probe must print it, so that a program that is no
+    interpreter (/bin/true exits 0 and prints nothing) is not taken for one with PyTorch."""
+    try:
+        done = subprocess.run([python, "-c", "import torch; print('torch', torch.__version__)"], capture_output=True,
+                              text=True, errors="replace", timeout=300, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    said = done.stdout.strip().splitlines()
+    if done.returncode != 0 or len(said) != 1 or not said[0].startswith("torch ") or len(said[0].split()) != 2:
+        return None
+    return said[0].split()[1]

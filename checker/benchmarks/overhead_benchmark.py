@@ -37,16 +37,17 @@ import os
 import random
 import shutil
 import statistics
+import signal
 import subprocess
 import sys
 import time
 
-from bounded_runs import Stopped, stop_on_sigterm
+from bounded_runs import Stopped, stop_on_sigterm, torch_version
 from overhead_runs import ITERATIONS, one_run
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
-from driver_options import (DriverParser, listed, output_file, runnable_file, seconds,  # noqa: E402
-                            whole_number, write_output)
+from driver_options import (DriverParser, hazardlab_program, listed, output_file, runnable_file,  # noqa: E402
+                            seconds, whole_number, write_output)
 
 WORKLOADS = ("copy", "launch", "train")
 UNITS = {"copy": "us/iteration", "launch": "us/launch", "train": "s/epoch"}
@@ -62,7 +63,7 @@ def runnable(path: str) -> bool:
 
 def parse_args(argv=None):
     ap = DriverParser(prog="overhead_benchmark.py", description=__doc__.splitlines()[0])
-    ap.add_argument("--hazardlab", required=True, type=runnable_file)
+    ap.add_argument("--hazardlab", required=True, type=hazardlab_program)
     ap.add_argument("--program", type=runnable_file, help="the check-overhead program (the copy workload)")
     ap.add_argument("--launch-program", type=runnable_file,
                     help="the check-launch-overhead program (the launch workload)")
@@ -126,8 +127,16 @@ def plan(ap, args) -> list[tuple[str, str, str]]:
         path = given[w]
         if not path or not (os.path.isfile(path) if w == "train" else runnable(path)):
             ap.refuse(f"the {w} workload: {what} '{path or ''}' is not a {'file' if w == 'train' else 'runnable file'}")
+    for w, path in given.items():  # a workload's program given, and the workload left out: it would not run
+        if path is not None and w not in workloads:
+            what = {"copy": "--program", "launch": "--launch-program", "train": "--training-loop"}[w]
+            ap.refuse(f"{what} '{path}' is for the {w} workload, which --workloads '{','.join(workloads)}' leaves "
+                      f"out; add {w} to --workloads, or leave {what} out")
     if "train" in workloads and not runnable(args.python):
         ap.refuse(f"--python '{args.python}' is not a runnable file (the train workload's interpreter)")
+    if "train" in workloads and torch_version(args.python) is None:
+        ap.refuse(f"--python '{args.python}' cannot import torch (`{args.python} -c 'import torch'` did not say its "
+                  "version): expected an interpreter with PyTorch for the train workload")
     runs = []
     for w in workloads:
         configs = args.configs or list(DEFAULT_CONFIGS[w])
@@ -194,6 +203,8 @@ def main() -> int:
     except Stopped:
         print("stopped by SIGTERM: the table holds the rounds' runs so far", flush=True)
         failed = True
+    # The rounds are over: a SIGTERM now would only cut the table and the figures short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     table(runs, figures, walls)
     if args.json and not write_output("--json", args.json, json.dumps(
             [{"workload": w, "variant": v, "config": c, "unit": UNITS[w], "figure_per_round": figures.get((w, v, c), []),

@@ -32,12 +32,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STREAM_RACES = os.path.normpath(os.path.join(HERE, os.pardir, "python", "stream_races.py"))
-from bounded_runs import Stopped, run_bounded, stop_on_sigterm
+CHECKED_REPORT = os.path.normpath(os.path.join(HERE, os.pardir, "programs", "checked_report.py"))  # the verdicts'
+from bounded_runs import Stopped, run_bounded, stop_on_sigterm, torch_version
 from side_by_side_verdicts import Run, judge_alone, judge_hazardlab, judge_sanitizer, judge_torch_sanitizer
 
 sys.path.insert(0, os.path.join(HERE, os.pardir, "drivers"))
-from driver_options import (DriverParser, existing_folder, listed, output_file, runnable_file,  # noqa: E402
-                            seconds, write_output)
+from driver_options import (DriverParser, existing_folder, hazardlab_program, listed, output_file,  # noqa: E402
+                            runnable_file, seconds, write_output)
 
 LESSONS = ("lesson-legacy-stream-nonblocking-consumer", "lesson-cross-stream-no-event")
 TORCH_PROGRAMS = ("torch-wait-stream", "torch-record-stream")
@@ -91,14 +92,25 @@ def refuse_bad_setup(ap, args, sanitizer_given: bool, tools_given: bool) -> None
     if (sanitizer_given or tools_given) and sanitizer_tools and not runnable(args.compute_sanitizer):
         ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is not a runnable file, and --tools asks for "
                   f"{', '.join(sanitizer_tools)} (give the compute-sanitizer program, or leave them out of --tools)")
+    # The sources it runs: stream_races.py, the modules it imports, and this driver's own (by inode: a hard link).
+    sources = [os.path.join(folder, name) for folder in (os.path.dirname(STREAM_RACES), HERE, lessons)
+               if os.path.isdir(folder) for name in os.listdir(folder)] + [args.python, CHECKED_REPORT]
     for option in ("--json", "--markdown"):
         path = getattr(args, option[2:])
         if path is None:
             continue
         real = os.path.realpath(path)
-        if real == os.path.realpath(STREAM_RACES) or real.startswith(os.path.realpath(lessons) + os.sep):
-            ap.refuse(f"{option} '{path}' is a program this runs or lies among the build's lessons; each file "
-                      "written must be a file of its own, outside the build's program folders")
+        if real.startswith(os.path.realpath(lessons) + os.sep) or (os.path.exists(path) and (
+                path.endswith(".py") or any(os.path.isfile(s) and os.path.samefile(path, s) for s in sources))):
+            ap.refuse(f"{option} '{path}' is a program this runs (a Python source, or one of the sources beside "
+                      "stream_races.py or this driver) or lies among the build's lessons; each file written must be "
+                      "a file of its own, outside the build's program folders")
+    if args.python_given and not any(p in TORCH_PROGRAMS for p in args.programs):
+        ap.refuse(f"--python '{args.python}' is given, and --programs names no PyTorch program "
+                  f"({', '.join(TORCH_PROGRAMS)}): it would run nothing")
+    if "torch-sanitizer" in args.tools and tools_given and not any(p in TORCH_PROGRAMS for p in args.programs):
+        ap.refuse(f"--tools names torch-sanitizer, and --programs names none of the PyTorch programs it can run "
+                  f"({', '.join(TORCH_PROGRAMS)}): its cells would all be '-'")
 
 
 def programs(args) -> list[tuple[str, tuple[str, ...], list[str], str]]:
@@ -145,10 +157,10 @@ def markdown(args, table_runs, gpu: str) -> str:
 
 def main() -> int:
     ap = DriverParser(prog="side_by_side.py", description=__doc__.splitlines()[0])
-    ap.add_argument("--hazardlab", required=True, type=runnable_file)
+    ap.add_argument("--hazardlab", required=True, type=hazardlab_program)
     ap.add_argument("--build-dir", required=True, type=existing_folder,
                     help="the build folder (BUILD/lessons/lesson-*)")
-    ap.add_argument("--python", default=sys.executable, type=runnable_file,
+    ap.add_argument("--python", type=runnable_file,
                     help="the interpreter, with PyTorch, for the PyTorch programs")
     ap.add_argument("--compute-sanitizer")
     ap.add_argument("--tools", type=listed(TOOLS))
@@ -163,13 +175,16 @@ def main() -> int:
     # Without --compute-sanitizer and --tools, the sanitizer's columns say "not available" where there is none; a
     # sanitizer given, or a tool of it named, must run.
     sanitizer_given, tools_given = args.compute_sanitizer is not None, args.tools is not None
+    if sanitizer_given and not args.compute_sanitizer.strip():
+        ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is blank: expected the compute-sanitizer program "
+                  "(or leave the option out: it is then found on PATH)")
+    args.python_given, args.python = args.python is not None, args.python or sys.executable
     args.compute_sanitizer = args.compute_sanitizer or shutil.which("compute-sanitizer") or \
         "/usr/local/cuda/bin/compute-sanitizer"
     args.tools = args.tools or list(TOOLS)
     refuse_bad_setup(ap, args, sanitizer_given, tools_given)
     sanitizer = runnable(args.compute_sanitizer)
-    args.torch_ok = any(p in TORCH_PROGRAMS for p in args.programs) and subprocess.run(
-        [args.python, "-c", "import torch"], capture_output=True).returncode == 0
+    args.torch_ok = any(p in TORCH_PROGRAMS for p in args.programs) and torch_version(args.python) is not None
     gpu = "unknown (no nvidia-smi)"
     if shutil.which("nvidia-smi"):
         gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader", "-i", "0"],

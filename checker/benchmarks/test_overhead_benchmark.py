@@ -7,6 +7,7 @@ the stand-ins print fixed figures.
 
 Usage: test_overhead_benchmark.py SOURCE_DIR"""
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -29,6 +30,7 @@ echo "mode launch steps $1 launches $(($1 * 2)) elements 4096 median_us 10.00 p1
 # The training loop's stand-in, run by a stand-in interpreter (its first argument is the script): the first epoch
 # slow (start-up), the others 1.0000 seconds.
 PYTHON = """#!/bin/sh
+[ "$1" = "-c" ] && { echo "torch 2.5.0"; exit 0; }  # the driver's probe: an interpreter with PyTorch
 shift
 echo "train $*" >> "$(dirname "$0")/calls"
 echo "epoch 0 seconds 9.0000 loss 2.0"
@@ -40,6 +42,7 @@ echo "epoch 2 seconds 1.0000 loss 0.5"
 # protection (an epoch: 1.2 times); the report names the protection asked for, or mprotect when FALLBACK exists
 # (keys asked for on a machine without them); BROKEN: no figure.
 HAZARDLAB = """#!/bin/sh
+[ "$1 $2" = "check --help" ] && { echo "hazardlab check: a stand-in"; exit 0; }
 here="$(dirname "$0")"; shift; factor=20.00; report=; backend=
 while [ "$1" != "--" ]; do
   case "$1" in
@@ -67,6 +70,26 @@ def write(path: Path, text: str) -> str:
     return str(path)
 
 
+def python_site_probes(source: Path) -> list[str]:
+    """python_site_benchmark.py with probe libraries that are not the probe: one whose function gives no time (0),
+    one whose ns_per_python_capture is data (calling it would crash the interpreter). Built where there is a C
+    compiler; skipped elsewhere."""
+    compiler = shutil.which("cc")
+    if not compiler:
+        print("python_site_benchmark's probes: skipped (no C compiler)")
+        return []
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="hazardlab-site-probe-") as scratch:
+        for name, text, said in (("zero", "double ns_per_python_capture(int m, int n) { return 0; }", "not a time"),
+                                 ("data", "double ns_per_python_capture = 1.0;", "is data, not a function")):
+            (Path(scratch) / f"{name}.c").write_text(text + "\n")
+            library = str(Path(scratch) / f"{name}.so")
+            subprocess.run([compiler, "-shared", "-fPIC", "-o", library, str(Path(scratch) / f"{name}.c")], check=True)
+            failures += refusals([sys.executable, str(source / "checker" / "benchmarks" / "python_site_benchmark.py"),
+                                  library], (([], said),), timeout=60)
+    return failures
+
+
 def main() -> int:
     driver = Path(sys.argv[1]) / "checker" / "benchmarks" / "overhead_benchmark.py"
     failures = []
@@ -76,6 +99,9 @@ def main() -> int:
         launch, python = write(folder / "launch", LAUNCH), write(folder / "python", PYTHON)
         (folder / "training_loop.py").write_text("")
         base = [sys.executable, str(driver), "--hazardlab", hazardlab, "--program", program]
+        # A program that is not hazardlab would run every checked configuration as the program alone.
+        failures += refusals(base[:2] + ["--program", program], ((["--hazardlab", "/bin/true"],
+                                                                  "argument --hazardlab: '/bin/true' is not allowed"),))
         run = subprocess.run(base + ["--rounds", "3", "--sizes", "4096,67108864", "--configs",
                               "plain,checked-keys,checked-range-keys,checked-mprotect,sample-100"],
                              capture_output=True, text=True)
@@ -133,7 +159,20 @@ def main() -> int:
                              capture_output=True, text=True)
         if run.returncode != 1 or "no figure from" not in run.stdout or "it broke" not in run.stdout:
             failures.append(f"a run without its figure: exit {run.returncode}, not 1 with the run's output:\n{run.stdout}")
+        # A SIGTERM once the rounds are over (while the table and the figures are written): they are still written.
+        late_stop = ("import os, signal, sys; sys.path.insert(0, sys.argv[1]); import overhead_benchmark as o; "
+                     "table = o.table; o.table = lambda *a: (os.kill(os.getpid(), signal.SIGTERM), table(*a)); "
+                     "sys.argv = sys.argv[1:]; sys.exit(o.main())")
+        run = subprocess.run([sys.executable, "-c", late_stop, str(driver.parent), *base[2:], "--rounds", "1",
+                              "--sizes", "4096", "--modes", "fill", "--configs", "plain",
+                              "--json", str(folder / "late.json")], capture_output=True, text=True, timeout=60)
+        if run.returncode != 0 or "Traceback" in run.stderr or not (folder / "late.json").exists():
+            failures.append(f"a SIGTERM after the rounds: exit {run.returncode}, not 0 with the figures written:\n"
+                            f"{run.stdout}{run.stderr}")
+        (folder / "late.json").unlink(missing_ok=True)
         missing = str(folder / "no-such-folder" / "figures.json")
+        fifo = str(folder / "figures.fifo")
+        os.mkfifo(fifo)
         (folder / "calls").unlink(missing_ok=True)
         failures += refusals(base, (
             (["--sizes", "123"], "argument --sizes: '123' is not allowed; expected each item one of 4096"),
@@ -157,7 +196,7 @@ def main() -> int:
             (["--json", missing], "expected a file to write in a folder that exists"),
             (["--json", str(folder / "a.json"), "--json", str(folder / "b.json")], "argument --json: given twice"),
             (["--json", program], "--json '" + program + "' is the same file as --program"),
-            (["--training-loop", str(folder / "training_loop.py"), "--workloads", "train", "--python", "/no/such"],
+            (["--training-loop", str(folder / "training_loop.py"), "--workloads", "copy,train", "--python", "/no/such"],
              "--python '/no/such' is not a runnable file"),
             (["--rounds", "3", "--rounds", "4"], "argument --rounds: given twice"),
             # An option no workload run here uses would be ignored without a word.
@@ -168,6 +207,15 @@ def main() -> int:
              "--launch-steps '300' is for the launch workload"),
             (["--configs", "plain", "--compute-sanitizer", hazardlab],
              f"--compute-sanitizer '{hazardlab}' is for the sanitizer configuration, which is not run here"),
+            # A workload's program given and the workload left out of --workloads: it would not run.
+            (["--workloads", "launch", "--launch-program", launch], f"--program '{program}' is for the copy workload"),
+            (["--workloads", "copy", "--training-loop", str(folder / "training_loop.py")],
+             "--training-loop '" + str(folder / "training_loop.py") + "' is for the train workload"),
+            # An interpreter without PyTorch, or no interpreter at all, would fail every train run.
+            (["--training-loop", str(folder / "training_loop.py"), "--python", "/bin/true"],
+             "--python '/bin/true' cannot import torch"),
+            # The figures would be written into a pipe no one reads, after all the rounds.
+            (["--json", fifo], "expected a file to write; it is not a plain file"),
             # The interpreter and the sanitizer it runs are never written over by the figures.
             (["--training-loop", str(folder / "training_loop.py"), "--python", python, "--json", python],
              f"--json '{python}' is the same file as --python"),
@@ -175,6 +223,7 @@ def main() -> int:
              f"--json '{launch}' is the same file as --compute-sanitizer")))
         if list(folder.glob("**/*.json")) or (folder / "calls").exists():
             failures.append("a refused command line ran something or wrote a file")
+    failures += python_site_probes(Path(sys.argv[1]))
     for f in failures:
         print(f)
     print(f"{len(failures)} problem(s)")

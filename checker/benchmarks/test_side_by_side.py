@@ -7,6 +7,7 @@ so, the budget honoured, and bad input refused (exit 2). Nothing here is a timin
 Usage: test_side_by_side.py SOURCE_DIR"""
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -21,10 +22,10 @@ echo "unsafe: the consumer read the stale buffer in 2 of 2 trials"
 echo "fixed:  the consumer read the produced data in 2 of 2 trials"
 case "$0" in *cross-stream*) exit 1 ;; esac
 """
-# The interpreter: `-c "import torch"` succeeds; stream_races.py SCENARIO FORM prints its line; under PyTorch's
+# The interpreter: `-c "import torch; ..."` prints PyTorch's version; stream_races.py SCENARIO FORM prints its line; under PyTorch's
 # sanitizer the unsafe forms raise its error.
 PYTHON = """#!/bin/sh
-[ "$1" = "-c" ] && exit 0
+[ "$1" = "-c" ] && { echo "torch 2.5.0"; exit 0; }
 scenario=$2; form=$3
 if [ "$TORCH_CUDA_SANITIZER" = "1" ] && [ "$form" = "unsafe" ]; then
   echo "torch.cuda._sanitizer.CUDASanitizerErrors: detected 1 error"; echo "CSAN detected a possible data race on tensor"
@@ -53,6 +54,7 @@ esac
 # hazardlab check --json REPORT -- PROGRAM...: the lessons found in the unsafe half; the PyTorch programs' unsafe
 # forms found (in Python frames), the guarded ones clean.
 HAZARDLAB = """#!/bin/sh
+[ "$1 $2" = "check --help" ] && { echo "hazardlab check: a stand-in"; exit 0; }
 report=$3; shift 4
 "$@" > /dev/null
 case "$*" in
@@ -80,10 +82,16 @@ def rows(markdown: str) -> dict[tuple[str, str], list[str]]:
 
 
 def main() -> int:
-    driver = Path(sys.argv[1]) / "checker" / "benchmarks" / "side_by_side.py"
     failures = []
     with tempfile.TemporaryDirectory(prefix="hazardlab-side-by-side-") as scratch:
         folder = Path(scratch)
+        # The driver runs from a copy of its folders: a refusal that failed would write over the copy's sources.
+        source = folder / "source"
+        for part in ("benchmarks", "python", "drivers"):
+            shutil.copytree(Path(sys.argv[1]) / "checker" / part, source / "checker" / part)
+        (source / "checker" / "programs").mkdir()
+        shutil.copy(Path(sys.argv[1]) / "checker" / "programs" / "checked_report.py", source / "checker" / "programs")
+        driver = source / "checker" / "benchmarks" / "side_by_side.py"
         (folder / "build" / "lessons").mkdir(parents=True)
         for lesson in ("lesson-legacy-stream-nonblocking-consumer", "lesson-cross-stream-no-event"):
             write(folder / "build" / "lessons" / lesson, LESSON)
@@ -132,6 +140,12 @@ def main() -> int:
                 or "the budget (--budget-s) was spent" not in run.stdout:
             failures.append(f"a spent budget: exit {run.returncode}, rows {got}, not 0 saying so:\n{run.stdout}")
         table_md = str(folder / "table.md")
+        python_folder = source / "checker" / "python"
+        missing_module = str(python_folder / "missing_module.py")
+        verdicts = str(source / "checker" / "benchmarks" / "side_by_side_verdicts.py")
+        linked = folder / "races-link.txt"
+        os.link(python_folder / "stream_races.py", linked)
+        lesson_only = ["--programs", "lesson-cross-stream-no-event"]
         lesson = folder / "build" / "lessons" / "lesson-cross-stream-no-event"
         failures += refusals(base, (
             (["--tools", "valgrind"], "argument --tools: 'valgrind' is not allowed; expected each item one of"),
@@ -154,7 +168,14 @@ def main() -> int:
             (["--budget-s", "0.5"], "argument --budget-s: '0.5' is not allowed; expected a number of seconds from 1"),
             # Never an output over a program it runs, nor among the build's lessons.
             (["--markdown", str(lesson)], f"--markdown '{lesson}' is a program this runs"),
-            (["--json", str(folder / "build" / "lessons" / "table.json")], "among the build's lessons")),
+            (["--json", str(folder / "build" / "lessons" / "table.json")], "among the build's lessons"),
+            # Nor over a source the PyTorch programs import, this driver's own, or a hard link to one of them.
+            (["--markdown", missing_module], f"--markdown '{missing_module}' is a program this runs"),
+            (["--json", verdicts], f"--json '{verdicts}' is a program this runs"),
+            (["--markdown", str(linked)], f"--markdown '{linked}' is a program this runs"),
+            # An option that would change nothing: no PyTorch program to run it, or to run PyTorch's sanitizer on.
+            (["--programs", "lesson-cross-stream-no-event"], "--python '" + str(folder / "python") + "' is given"),
+            (["--compute-sanitizer", ""], "--compute-sanitizer '' is blank")),
             timeout=60, env={**os.environ, "PATH": "/usr/bin:/bin"})
         without_build = [word for word in base if word not in ("--build-dir", str(folder / "build"))]
         failures += refusals(without_build, (
@@ -165,7 +186,16 @@ def main() -> int:
         without_python = [word for word in base if word not in ("--python", str(folder / "python"))]
         failures += refusals(without_python, ((["--python", "/no/such"],
                                                "argument --python: '/no/such' is not allowed; expected a runnable file"),
-                                              ), timeout=60)
+                                              (["--hazardlab", "/bin/true"], "argument --hazardlab: '/bin/true'"),
+                                              (["--tools", "torch-sanitizer,hazardlab"] + lesson_only,
+                                               "--tools names torch-sanitizer, and --programs names none")),
+                             timeout=60)
+        # A program that exits 0 and prints nothing is no interpreter with PyTorch: its programs are not run.
+        run = subprocess.run(without_python + ["--python", "/bin/true", "--programs", "torch-wait-stream", "--tools",
+                                               "hazardlab"], capture_output=True, text=True, timeout=60)
+        if run.returncode != 0 or "/bin/true cannot import torch" not in run.stdout:
+            failures.append(f"--python /bin/true: exit {run.returncode}, not 0 saying it cannot import torch:\n"
+                            f"{run.stdout}{run.stderr}")
     for f in failures:
         print(f)
     print(f"{len(failures)} problem(s)")

@@ -18,7 +18,9 @@ KIND is one of:
 
 For each program it compares the exit status, the standard output (each line that matches a mask pattern is
 masked: times, rates and addresses change from run to run) and, under the checker, the verdict and the findings.
-A finding must be listed in the expectations file, which says why it is true. One row per program, then a
+A finding must be listed in the expectations file, which says why it is true. Every program the expectations
+name must be in a corpus given, but for pytest files: a folder may hold one project's tests, and a file listed
+that no folder holds is named as not given (at least one file listed must be there). One row per program, then a
 summary. --work is new, empty, or one an earlier run made (its marker, .check-corpus-work); no output goes inside a
 corpus checkout. Exit status: 0 when every program behaved the same and was clean or found only what is expected;
 1 on any difference, crash or unexpected finding, or a listed library example that did not build; 2 on bad input;
@@ -28,15 +30,16 @@ import os
 import re
 import sys
 
-from corpus_devices import gpus_usable
+from corpus_devices import gpus_usable, refuse_unknown_hazards
 from corpus_documents import KINDS, BadInput, load_expectations, load_library_examples
 from corpus_programs import expectations_name_only_programs_given, programs_of, validate
 from corpus_runs import compare
-from corpus_work import make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus
+from corpus_work import (make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus,
+                         refuse_what_work_would_replace)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
-from driver_options import (DriverParser, hazardlab_program, output_file, whole_number, work_folder,  # noqa: E402
-                            write_output)
+from driver_options import (DriverParser, hazardlab_program, input_file, output_file, whole_number,  # noqa: E402
+                            work_folder, write_output)
 import concurrent.futures  # noqa: E402
 import json  # noqa: E402
 
@@ -50,8 +53,8 @@ def parse_args(argv):
     p.add_argument("--work", required=True, type=work_folder,
                    help="a folder for builds and runs: new, empty, or one an earlier run made (nothing else is "
                         "touched)")
-    p.add_argument("--expectations", default=os.path.join(here, "expectations.json"))
-    p.add_argument("--library-examples", default=os.path.join(here, "library_examples.json"),
+    p.add_argument("--expectations", type=input_file, default=os.path.join(here, "expectations.json"))
+    p.add_argument("--library-examples", type=input_file, default=os.path.join(here, "library_examples.json"),
                    help="the library-examples corpus: each program's files, build and arguments")
     p.add_argument("--jobs", type=whole_number(1, 64), default=4)
     p.add_argument("--only", default="", help="run only the programs whose name matches this regular expression")
@@ -80,6 +83,7 @@ def parse_args(argv):
     args.hazardlab = os.path.abspath(args.hazardlab)
     args.work = os.path.abspath(args.work)
     refuse_outputs_inside_a_corpus(corpora, (("--json", args.json), ("--work", args.work)))
+    refuse_what_work_would_replace(args.work, args.json, corpora)
     refuse_a_folder_not_ours(args.work)
     return args, corpora
 
@@ -88,9 +92,13 @@ def main(argv):
     try:
         args, corpora = parse_args(argv)
         expectations = load_expectations(args.expectations)
+        refuse_unknown_hazards(args.hazardlab, expectations, args.expectations)
         load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
-        expectations_name_only_programs_given(corpora, programs, args, expectations)
+        not_given = expectations_name_only_programs_given(corpora, programs, args, expectations)
+        if corpora and args.only and not any(args.only_re.search(name) for found in programs for name in found):
+            raise BadInput(f"--only {args.only!r} matches no program of the corpora given: expected a regular "
+                           "expression matching a program's name (a sample, a test_*.py file, a library example)")
         if not corpora:
             print("check_corpus: no corpus checkout was given: nothing run (configure with "
                   "-DHAZARDLAB_CORPUS_CUDA_SAMPLES=PATH, -DHAZARDLAB_CORPUS_PYTEST=PATH or "
@@ -121,6 +129,8 @@ def main(argv):
         print(f"{kind:16} {name:44} NOT BUILT: {why}")
     for kind, name, why in excluded_all:
         print(f"{kind:16} {name:44} excluded: {why}")
+    for name in not_given:
+        print(f"{'pytest':16} {name:44} not given: the expectations list it, no --corpus pytest folder holds it")
     different = [r for r in rows if r["differences"]]
     found = [r for r in rows if r["result"] == "found (expected)"]
     clean = [r for r in rows if r["result"] == "clean"]

@@ -5,6 +5,7 @@ program and what the schema expects there: a document of the right schema but th
 object goes, a string where a list goes) is bad input, never a traceback."""
 import json
 import os
+import re
 
 KINDS = ("cuda-samples", "pytest", "library-examples")
 SCHEMA_VERSION = 1  # the version of both documents this reader knows ("schema_version", 1 where not given)
@@ -108,8 +109,13 @@ def load_expectations(path):
             for mask in _list(program.get("mask", []), f"{where}: 'mask'"):
                 _pattern(mask, f"{where}: 'mask'")
             _strings(program.get("args", []), f"{where}: 'args'")
-            if not isinstance(program.get("select", ""), str):
-                raise BadInput(f"{where}: 'select' must be a string")
+            # "" is pytest's -k selecting every test of the file; spaces alone would be a slip of the same look.
+            select = program.get("select", "")
+            if not isinstance(select, str) or (select and not select.strip()):
+                raise BadInput(f"{where}: 'select' {select!r:.60}: expected pytest's -k expression (a string; \"\" "
+                               "for every test of the file), not spaces alone")
+            if not isinstance(program.get("unordered", False), bool):
+                raise BadInput(f"{where}: 'unordered' {program['unordered']!r:.60}: expected true or false")
             if "findings" in program and "verdict" in program:
                 raise BadInput(f"{where}: both 'findings' and 'verdict'; give one (a verdict is compared alone, "
                                "its findings never)")
@@ -122,6 +128,9 @@ def load_expectations(path):
                 for key in ("hazard", "why", "lines"):
                     if not finding.get(key):
                         raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a finding without {key!r}")
+                if not isinstance(finding["hazard"], str):
+                    raise BadInput(f"{where}: a finding's 'hazard' {finding['hazard']!r:.60}: expected the name of a "
+                                   "hazard `hazardlab list` names (a string)")
                 needs = finding.get("needs_gpus", 1)
                 if not isinstance(needs, int) or isinstance(needs, bool) or not 1 <= needs <= 64:
                     raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: needs_gpus {needs!r}: "
@@ -131,6 +140,9 @@ def load_expectations(path):
                     _text(program, key, where)
             if program.get("mask") and not program.get("why_masked"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: a mask without 'why_masked'")
+            if "why_masked" in program and not program.get("mask"):
+                raise BadInput(f"{where}: 'why_masked' without a mask: give the program's 'mask' patterns, or leave "
+                               "the reason out")
             if program.get("unordered") and not program.get("why_unordered"):
                 raise BadInput(f"--expectations {path!r}: {kind} program {name!r}: 'unordered' without 'why_unordered'")
             verdict = program.get("verdict")
@@ -140,6 +152,14 @@ def load_expectations(path):
                 raise BadInput(f"{where}: a verdict needs 'is' (not-checked or found) and 'why' (its reason), and no "
                                f"other key; found {verdict!r:.80}")
     return e
+
+
+def expected_hazards(expectations):
+    """(where, hazard) for every finding the expectations list: each must be a hazard `hazardlab list` names."""
+    for kind, corpus in expectations.get("corpora", {}).items():
+        for name, program in corpus.get("programs", {}).items():
+            for finding in program.get("findings", []):
+                yield f"{kind} program {name!r}", finding["hazard"]
 
 
 PROGRAM_KEYS = ("args", "select", "timeout", "findings", "verdict", "exclude", "mask", "why_masked", "unordered",
@@ -171,9 +191,11 @@ def load_library_examples(path):
             raise BadInput(f"--library-examples {path!r}: program {name!r}: {why}")
         if not isinstance(program, dict):
             refuse(f"expected an object (folder, files, build, args, streams), found {type(program).__name__}")
-        # Its name is a file's and a folder's in --work (the build, its log, its run): one plain part of a path.
-        if not name or "/" in name or "\0" in name or name in (".", ".."):
-            refuse("a name that is not one plain part of a path (no '/', not '.' or '..', not empty)")
+        # Its name is a file's and a folder's in --work (the build, its log, its run): one plain part of a path,
+        # short enough for any file system.
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,100}", name) or name in (".", ".."):
+            refuse("a name that is not one plain part of a path (letters, digits, '-', '_' and '.', at most 100 of "
+                   "them; not '.' or '..')")
         _known_keys(program, ("folder", "files", "build", "args", "streams"), f"--library-examples {path!r}: "
                     f"program {name!r}")
         if not isinstance(program.get("folder"), str) or not program["folder"]:
@@ -191,10 +213,11 @@ def load_library_examples(path):
             refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
         if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]):
             refuse("'cmake_target' must name the example's CMake target (a string)")
-        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not str(build.get("as", "")).strip()
-                                or not all(isinstance(a, str) for a in build["nvcc"])):
+        if "nvcc" in build and (not isinstance(build["nvcc"], list) or not isinstance(build.get("as"), str)
+                                or not build["as"].strip() or not all(isinstance(a, str) for a in build["nvcc"])):
             refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
         _strings(program.get("args", []), f"--library-examples {path!r}: program {name!r}: 'args'")
-        if not str(program.get("streams", "")).strip():
-            refuse("no 'streams' (the streams and asynchronous work that make it worth running)")
+        if not isinstance(program.get("streams"), str) or not program["streams"].strip():
+            refuse(f"'streams' {program.get('streams')!r:.60}: expected a text (the streams and asynchronous work "
+                   "that make it worth running)")
     return programs

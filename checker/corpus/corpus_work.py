@@ -29,12 +29,28 @@ def refuse_outputs_inside_a_corpus(corpora, outputs):
     for option, path in outputs:
         if path is None:
             continue
-        real = os.path.realpath(path)
         for kind, checkout in corpora:
-            top = os.path.realpath(checkout)
-            if real == top or real.startswith(top.rstrip(os.sep) + os.sep):
+            if _inside(path, checkout):
                 raise BadInput(f"{option} {path!r} is inside --corpus {kind}={checkout!r}: what the harness writes "
                                "goes outside the corpus checkouts")
+
+
+def _inside(path, folder):
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def refuse_what_work_would_replace(work, json_path, corpora):
+    """What the harness writes under --work (builds, runs, logs) replaces what is there: a corpus inside it would
+    have its programs written over, and a --json inside it (its marker, a run's output) would be written over by
+    the runs or would write over what they made. Refused, before anything is written."""
+    if json_path is not None and _inside(json_path, work):
+        raise BadInput(f"--json {json_path!r} is inside --work {work!r} (or is it): the harness writes there; "
+                       "give a file outside the work folder")
+    for kind, checkout in corpora:
+        if _inside(checkout, work):
+            raise BadInput(f"--corpus {kind}={checkout!r} is inside --work {work!r}: the harness writes builds and "
+                           "runs there and would replace its files; give a corpus outside the work folder")
 
 
 def make_work_folder(work):

@@ -66,7 +66,11 @@ def build_library_example(name, program, checkout, build_root, arch, nvcc):
         except OSError as err:  # cmake or ninja missing
             return None, f"{failure}: {command[0]}: {err.strerror}"
         log += "$ " + " ".join(command) + "\n" + done.stdout + done.stderr
-        with open(os.path.join(build_root, name + ".log"), "w") as f:
+        # The logs have a folder of their own, beside the builds' (library-examples-logs): among the build
+        # folders, example a's log a.log would be the build folder of an example named a.log.
+        logs = os.path.join(os.path.dirname(build_root), "library-examples-logs")
+        os.makedirs(logs, exist_ok=True)
+        with open(os.path.join(logs, name + ".log"), "w") as f:
             f.write(log)
         if done.returncode != 0:
             return None, f"{failure}: {first_error(done.stdout + done.stderr)}"

@@ -83,6 +83,41 @@ class BadInput(unittest.TestCase):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
                             "simpleNothing", "is not in")
 
+    def test_a_pytest_folder_of_one_projects_tests_is_run_with_the_shipped_expectations(self):
+        for project, held in (("pytorch", "test_cuda.py"), ("cupy", "test_stream.py")):
+            folder = os.path.join(self.tmp.name, project)
+            os.makedirs(folder)
+            self.document(os.path.join(project, held), "def test_stream():\n    pass\n")
+            run = harness("--corpus", f"pytest={folder}")
+            self.assertNotEqual(run.returncode, 2, run.stdout + run.stderr)
+            self.assertIn("program(s) run", run.stdout)
+            self.assertRegex(run.stdout, r"test_graph.py +not given")
+            shutil.rmtree(WORK)
+        # No file the expectations list: not the folder they describe (or the names are misspelt).
+        other = os.path.join(self.tmp.name, "other")
+        os.makedirs(other)
+        self.document("other/test_mine.py", "def test_a(): pass\n")
+        self.expect_refused(harness("--corpus", f"pytest={other}"), "is not in", "nor is any pytest file")
+
+    def test_an_only_that_matches_no_program_is_refused(self):
+        path = self.expectations({"vectorAdd": {"exclude": "a reason"}})
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path, "--only",
+                                    "vectroAdd"), "--only 'vectroAdd' matches no program")
+
+    def test_a_finding_of_a_hazard_that_is_not_a_name_hazardlab_lists_is_refused(self):
+        for hazard, said in ((["h2d-pinned-mutate"], "expected the name of a hazard"),
+                             ("h2d-pinned-mutat", "'h2d-pinned-mutat' is not one `hazardlab list` names"),
+                             ("a-variant", "'a-variant' is not one")):
+            path = self.expectations({"vectorAdd": {"findings": [{"hazard": hazard, "why": "w", "lines": ["l"]}]}})
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
+
+    def test_a_switch_must_be_true_or_false_a_selection_not_blank_and_a_masks_reason_beside_a_mask(self):
+        for program, said in (({"unordered": "false", "why_unordered": "r"}, "'unordered' 'false': expected true or"),
+                              ({"select": " "}, "'select' ' ': expected pytest's -k expression"),
+                              ({"why_masked": "times"}, "'why_masked' without a mask")):
+            path = self.expectations({"vectorAdd": program})
+            self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path), said)
+
     def test_an_expected_finding_must_say_why_and_where(self):
         path = self.expectations({"vectorAdd": {"findings": [{"hazard": "h2d-pinned-mutate", "why": "a reason"}]}})
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
@@ -90,7 +125,16 @@ class BadInput(unittest.TestCase):
 
     def test_an_unreadable_or_foreign_expectations_file_is_named(self):
         self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", "/nonexistent.json"),
-                            "/nonexistent.json", "cannot be read")
+                            "/nonexistent.json", "expected a file that exists")
+        # A pipe may never end (the harness would hang before any run), a device never does.
+        fifo = os.path.join(self.tmp.name, "pipe")
+        os.mkfifo(fifo)
+        for option in ("--expectations", "--library-examples"):
+            for path in (fifo, "/dev/zero"):
+                run = subprocess.run([sys.executable, SCRIPT, "--hazardlab", HAZARDLAB, "--work", WORK, "--corpus",
+                                      f"cuda-samples={self.samples}", option, path], capture_output=True, text=True,
+                                     timeout=60)
+                self.expect_refused(run, f"argument {option}", "it is not a plain file")
         other = os.path.join(self.tmp.name, "other.json")
         with open(other, "w") as f:
             json.dump({"schema": "something-else"}, f)
@@ -240,6 +284,21 @@ class BadInput(unittest.TestCase):
                               "--corpus", f"pytest={tests}"], capture_output=True, text=True)
         self.expect_refused(run, "--work", "inside --corpus")
 
+    def test_a_json_or_a_corpus_inside_the_work_folder_is_refused(self):
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--json", WORK),
+                            "--json", "is inside --work")
+        self.assertFalse(os.path.exists(WORK))
+        # A work folder an earlier run made: its marker, and a corpus the runs would write over.
+        corpus = os.path.join(WORK, "runs", "pytest", "test_a.py")
+        os.makedirs(corpus)
+        test_a = self.document("work/runs/pytest/test_a.py/test_a.py", "def test_a(): pass\n")
+        marker = self.document("work/.check-corpus-work", os.path.realpath(WORK) + "\n")
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--json", marker),
+                            "--json", "is inside --work")
+        self.expect_refused(harness("--corpus", f"pytest={corpus}"), f"--corpus pytest={corpus!r} is inside --work")
+        with open(test_a) as f, open(marker) as g:
+            self.assertEqual((f.read(), g.read()), ("def test_a(): pass\n", os.path.realpath(WORK) + "\n"))
+
     def test_the_samples_own_arguments_are_checked_before_anything_is_made(self):
         for text, said in (("{not json", "not JSON"), ('{"vectorAdd": {"args": "-n 5"}}', "expected a list of strings"),
                            ('{"vectorAdd": {"runs": [{"args": [5]}]}}', "expected a list of strings"),
@@ -317,6 +376,9 @@ import json, os, subprocess, sys
 args = sys.argv[1:]
 if args[:2] == ["check", "--help"]:
     print("hazardlab check: a stand-in")
+    sys.exit(0)
+if args[0] == "list":
+    print("cross-stream-no-event: two streams\\n  a-variant (control): one\\nh2d-pinned-mutate: a pinned source")
     sys.exit(0)
 if args[0] == "devices":
     print(json.dumps({"devices": [{"compute_capability": os.environ.get("STANDIN_CC", "8.6")}]}))
@@ -508,7 +570,7 @@ class LibraryExamples(unittest.TestCase):
     def test_a_program_name_that_is_not_one_plain_part_of_a_path_is_refused(self):
         outside = os.path.join(self.tmp.name, "victim")
         os.makedirs(outside)
-        for name in ("../p", os.path.join(outside, "notes"), ".", "..", ""):
+        for name in ("../p", os.path.join(outside, "notes"), ".", "..", "", "x" * 101, "a b"):
             self.write_listing({name: self.programs["works"]})
             self.expect_refused(self.run_harness(), repr(name), "one plain part of a path")
         self.assertEqual(os.listdir(outside), [])
@@ -538,6 +600,12 @@ class LibraryExamples(unittest.TestCase):
         self.assertNotIn("Traceback", run.stderr)
         self.assertRegex(run.stdout, r"works +0 +0 +no report")
 
+    def test_a_program_named_as_another_ones_build_log_builds_and_runs(self):
+        self.write_listing({"works": self.programs["works"], "works.log": self.programs["works"]})
+        run = self.run_harness()
+        self.assertNotIn("Traceback", run.stderr)
+        self.assertIn("2 program(s) run: 2 clean", run.stdout, run.stdout + run.stderr)
+
     def test_a_listed_program_whose_file_is_missing_is_named_before_anything_is_built(self):
         os.remove(os.path.join(self.corpus, "SomeLibrarySamples/stream/broken.cu"))
         self.expect_refused(self.run_harness(), "'breaks'", "SomeLibrarySamples/stream/broken.cu", "is not there")
@@ -547,6 +615,9 @@ class LibraryExamples(unittest.TestCase):
                               ({"build": {"cmake_target": "x", "nvcc": ["ok.cu"], "as": "y"}}, ["exactly one of"]),
                               ({"build": {"nvcc": ["ok.cu"]}}, ["'as'"]),
                               ({"streams": ""}, ["'streams'"]),
+                              ({"streams": None}, ["'streams' None: expected a text"]),
+                              ({"streams": ["two streams"]}, ["'streams' ['two streams']: expected a text"]),
+                              ({"build": {"nvcc": ["ok.cu"], "as": None}}, ["'as'"]),
                               ({"files": []}, ["'files'"]),
                               ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"]),
                               ({"build": "nvcc ok.cu"}, ["'build' is str", "expected an object"]),
@@ -559,7 +630,7 @@ class LibraryExamples(unittest.TestCase):
             json.dump({"schema": "something-else"}, f)
         self.expect_refused(self.run_harness(), self.listing, "something-else")
         self.expect_refused(self.run_harness("--library-examples", "/nonexistent.json"), "/nonexistent.json",
-                            "cannot be read")
+                            "expected a file that exists")
 
     def test_expectations_naming_a_program_that_is_not_listed_are_refused(self):
         expectations = os.path.join(self.tmp.name, "expectations.json")

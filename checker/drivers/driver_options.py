@@ -160,6 +160,8 @@ def output_file(text: str) -> str:
         raise _refused(text, "a file to write, not a blank")
     if os.path.isdir(text):
         raise _refused(text, "a file to write; it is a folder")
+    if os.path.lexists(text) and not os.path.isfile(text):  # a pipe would hang the write, a device swallow it
+        raise _refused(text, "a file to write; it is not a plain file (a pipe, a device or a link to nothing)")
     folder = os.path.dirname(text) or "."
     if not os.path.isdir(folder):
         raise _refused(text, f"a file to write in a folder that exists; {folder} does not")
@@ -199,9 +201,10 @@ def write_output(option: str, path: str, text: str) -> bool:
 
 
 def input_file(text: str) -> str:
-    """A file to read: one that exists and is a plain file (never a folder)."""
+    """A file to read: one that exists and is a plain file (never a folder, a pipe that may never end, a device)."""
     if not os.path.isfile(text):
-        raise _refused(text, "a file that exists" + ("; it is a folder" if os.path.isdir(text) else ""))
+        found = "a folder" if os.path.isdir(text) else "not a plain file (a pipe or a device)"
+        raise _refused(text, "a file that exists" + (f"; it is {found}" if os.path.exists(text) else ""))
     return text
 
 

@@ -89,6 +89,11 @@ class DriverOptions(unittest.TestCase):
         self.assertIn("is the same file as --json", self.refused("--json", out, "--markdown", out))
         self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", self.file))
         self.assertEqual(parser().parse(["--json", self.file]).json, self.file)  # a user's file, asked for
+        # A pipe would hang the write after the work (no one reads it), a device would swallow it.
+        fifo = os.path.join(self.folder, "pipe")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/null"):
+            self.assertIn("it is not a plain file", self.refused("--json", path))
 
     def test_two_names_of_one_file_are_one_file(self):
         linked = os.path.join(self.folder, "linked.txt")
@@ -118,6 +123,10 @@ class DriverOptions(unittest.TestCase):
 
     def test_files_to_read_and_programs_exist(self):
         self.assertIn("a file that exists; it is a folder", self.refused("--input", self.folder))
+        fifo = os.path.join(self.folder, "pipe")
+        os.mkfifo(fifo)
+        for path in (fifo, "/dev/zero"):  # a pipe may never end, a device never does
+            self.assertIn("a file that exists; it is not a plain file", self.refused("--input", path))
         with self.assertRaises(Exception):
             runnable_file(self.file)  # not executable
         self.assertEqual(runnable_file(sys.executable), sys.executable)

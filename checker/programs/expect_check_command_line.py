@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "drivers"))
 from driver_options import DriverParser, whole_number  # noqa: E402
@@ -50,7 +51,7 @@ def check_options_of(hazardlab):
     return {name: bool(kind) and not kind.startswith(":BOOL") for name, kind in HELP_OPTION.findall(said.stdout)}
 
 
-def check_settings(options):
+def check_settings(hazardlab, options):
     """EXPECT_CHECK_OPTIONS and HL_CHECK_PROTECTION, as hazardlab check would take them: else every test would end
     in "wrote no report" (or a skip) instead of naming the setting."""
     protection = os.environ.get("HL_CHECK_PROTECTION")
@@ -75,6 +76,33 @@ def check_settings(options):
         value_next = options[name] and not has_value
     if value_next:
         refuse(f"the environment's EXPECT_CHECK_OPTIONS='{extra}': '{words[-1]}' needs a value")
+    for word in words:
+        name = word.partition("=")[0]
+        if name in NOT_PASSED_ON:
+            refuse(f"the environment's EXPECT_CHECK_OPTIONS='{extra}': {name} is not passed on: {NOT_PASSED_ON[name]}")
+    judged_by_hazardlab(hazardlab, words, extra)
+
+
+# The options of hazardlab check this driver cannot pass on, and why.
+NOT_PASSED_ON = dict.fromkeys(("--error-exitcode", "--unchecked-exitcode"),
+                              "this driver reads hazardlab's own exit statuses (66: found, 67: not checked)")
+NOT_PASSED_ON.update(dict.fromkeys(("--markdown", "--sarif", "--html"), "each program's run would write its "
+                                   "report over the one before (this driver reads the report it asks for itself)"))
+
+
+def judged_by_hazardlab(hazardlab, words, extra):
+    """The options' values, as hazardlab check itself judges them: it refuses a bad value (--sample 0, an option
+    given twice, --protection=bogus) with exit 2 before it runs its program, here /bin/true (harmless, with or
+    without a GPU), in a folder of its own: without this the GPU probe would come first and end in a skip."""
+    with tempfile.TemporaryDirectory(prefix="expect-check-options-") as folder:
+        try:
+            said = subprocess.run([hazardlab, "check", *words, "--", "/bin/true"], capture_output=True, text=True,
+                                  errors="replace", timeout=120, cwd=folder, stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            refuse(f"the environment's EXPECT_CHECK_OPTIONS='{extra}' could not be tried with hazardlab check ({e})")
+    if said.returncode == 2:
+        refuse(f"the environment's EXPECT_CHECK_OPTIONS='{extra}' is refused by hazardlab check: "
+               f"{said.stderr.strip()[-500:]}")
 
 
 def check_program(command):
@@ -85,18 +113,24 @@ def check_program(command):
         refuse(f"the program '{program}' is not found on PATH")
 
 
-def check_operands(hazardlab, mode, operands):
+def refuse_unknown_hazard(hazardlab, hazard, what):
+    listed = subprocess.run([hazardlab, "list"], capture_output=True, text=True, timeout=120)
+    if listed.returncode != 0:
+        refuse(f"{what}: `{hazardlab} list` could not name the hazards (exit {listed.returncode}): "
+               f"{listed.stderr.strip()[-500:]}")
+    hazards = [line.split(":")[0] for line in listed.stdout.splitlines() if line and not line.startswith(" ")]
+    if hazard not in hazards:
+        refuse(f"{what} '{hazard}' is not a hazard `hazardlab list` names")
+
+
+def check_operands(hazardlab, mode, operands, hazard=None):
+    if hazard is not None:  # found --hazard: a misspelt one would only fail after the run
+        refuse_unknown_hazard(hazardlab, hazard, "--hazard")
     if mode == "suite":
         cases, hazard = operands
         if not runnable(cases):
             refuse(f"suite: CASES '{cases}' is not a runnable file (the suite's case runner, hazardlab-cases)")
-        listed = subprocess.run([hazardlab, "list"], capture_output=True, text=True, timeout=120)
-        if listed.returncode != 0:
-            refuse(f"suite: `{hazardlab} list` could not name the hazards (exit {listed.returncode}): "
-                   f"{listed.stderr.strip()[-500:]}")
-        hazards = [line.split(":")[0] for line in listed.stdout.splitlines() if line and not line.startswith(" ")]
-        if listed.returncode != 0 or hazard not in hazards:
-            refuse(f"suite: HAZARD '{hazard}' is not a hazard `hazardlab list` names")
+        refuse_unknown_hazard(hazardlab, hazard, "suite: HAZARD")
     elif mode == "agreement":
         runner, programs, seed = operands
         if not runnable(runner):
@@ -149,8 +183,8 @@ def read_command_line(argv, usage):
             refuse(f"--needs-python-module '{module}' is not a module name: expected identifiers separated by dots, "
                    "such as torch or torch.distributed")
     options = check_options_of(hazardlab)
-    check_settings(options)
+    check_settings(hazardlab, options)
     if args.command:
         check_program(args.command)
-    check_operands(hazardlab, mode, args.operands)
+    check_operands(hazardlab, mode, args.operands, args.hazard)
     return args

@@ -32,7 +32,11 @@ if [ "$1" = devices ]; then
 fi
 if [ "$1 $2" = "check --help" ]; then
   printf 'hazardlab check: the stand-in\\nOptions:\\n  -h,--help  help\\n  --json TEXT  JSON\\n'
-  printf '  --sample UINT:WHOLE NUMBER 1-1000000\\n  --graph-nodes :BOOL  graphs\\n'; exit 0
+  printf '  --sample UINT:WHOLE NUMBER 1-1000000\\n  --graph-nodes :BOOL  graphs\\n'
+  printf '  --error-exitcode UINT  status\\n  --markdown TEXT  report\\n'; exit 0
+fi
+if [ "$1" = check ]; then  # a value hazardlab refuses before it runs the program
+  case " $* " in *" --sample 0 "*) echo "hazardlab check: --sample: '0' is not allowed" >&2; exit 2 ;; esac
 fi
 if [ "$1" = list ]; then
   printf 'h2d-pinned-mutate: a pinned source rewritten\\n  unsafe (control)\\n'; exit 0
@@ -173,6 +177,18 @@ class Settings(unittest.TestCase):
         self.assertIn("is blank", self.said(2, EXPECT_CHECK_OPTIONS=" "))
         self.said(0, EXPECT_CHECK_OPTIONS="--graph-nodes --sample=5")
         self.said(0, HL_CHECK_PROTECTION="mprotect")
+
+    def test_option_values_are_judged_by_hazardlab_before_the_gpu_probe(self):
+        self.assertIn("is refused by hazardlab check: hazardlab check: --sample: '0' is not allowed",
+                      self.said(2, EXPECT_CHECK_OPTIONS="--sample 0", GPUS="0"))
+        # Options whose effect this driver cannot honour: its verdicts are hazardlab's statuses, its report its own.
+        self.assertIn("--error-exitcode is not passed on", self.said(2, EXPECT_CHECK_OPTIONS="--error-exitcode 1"))
+        self.assertIn("--markdown is not passed on", self.said(2, EXPECT_CHECK_OPTIONS="--markdown=true"))
+
+    def test_a_hazard_that_hazardlab_does_not_list_is_refused_before_the_run(self):
+        run = run_driver(self.hazardlab, "found", "--hazard", "h2d-pinned-mutat", "--", "true", GPUS="0")
+        self.assertEqual(run.returncode, 2, run.stdout + run.stderr)
+        self.assertIn("--hazard 'h2d-pinned-mutat' is not a hazard `hazardlab list` names", run.stderr)
 
     def test_hazardlabs_refusal_is_passed_on(self):
         self.assertIn("--sample: '0' is not allowed", self.said(2, CHECK="bad-value"))

@@ -1,11 +1,11 @@
 """pytest --hazardlab: a test suite run under `hazardlab check`, each finding failing the test it happened in.
 
 The checker must be loaded before CUDA starts, so `pytest --hazardlab` starts the session again under
-`hazardlab check` (with the same arguments) unless it already runs under it. In the checked session, the
-injected library appends each finding to its process's log as it happens (the folder HL_CHECK_LOG_FOLDER
-names, one file per process, DataLoader workers included). After each phase of each test (setup, call,
-teardown) and after each module is collected, this plugin reads what is new there (`hazardlab findings`
-gives each finding with its sentences) and gives each new finding to:
+`hazardlab check` (with the same arguments, less the report options: the checker writes the reports) unless it
+already runs under it. In the checked session, the injected library appends each finding to its process's log as
+it happens (the folder HL_CHECK_LOG_FOLDER names, one file per process, DataLoader workers included). After each
+phase of each test (setup, call, teardown) and after each module is collected, this plugin reads what is new
+there (`hazardlab findings` gives each finding with its sentences) and gives each new finding to:
 
 - the test whose Python frames it carries (the access's or the copy's), in the phase it happened in;
 - else a fixture of that test whose frames it carries: the test's setup or teardown errors with it;
@@ -25,7 +25,8 @@ import sys
 
 import pytest
 from hazardlab_pytest_findings import Watcher
-from hazardlab_pytest_options import Once, checker_options, refuse as _refuse, refuse_repeated
+from hazardlab_pytest_options import (Once, arguments_without_reports, checker_options, refuse as _refuse,
+                                      refuse_repeated)
 
 # Set by `hazardlab check` for the program it runs: the folder of the processes' logs.
 LOG_FOLDER = "HL_CHECK_LOG_FOLDER"
@@ -80,7 +81,7 @@ def _refuse_without_hazardlab(namespace):
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
 def pytest_load_initial_conftests(early_config, parser, args):
     # Before the output capture starts and before any conftest imports a CUDA library: the session starts
-    # again under the checker, the same arguments and the same interpreter.
+    # again under the checker, the same arguments (less the reports, which the checker writes) and interpreter.
     namespace = early_config.known_args_namespace
     if LOG_FOLDER not in os.environ:
         refuse_repeated(namespace)
@@ -95,7 +96,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
                     "give --hazardlab-program=PATH")
         _refuse_a_program_that_is_not_hazardlab(program)
         command = [program, "check", *checker_options(namespace), "--", sys.executable, "-m", "pytest",
-                   *early_config.invocation_params.args]
+                   *arguments_without_reports(list(early_config.invocation_params.args))]
         sys.stdout.flush()
         sys.stderr.flush()
         try:

@@ -5,8 +5,13 @@ the paths pytest was given): the session would run, then fail to write its repor
 Bad input ends the session with exit 2 and one line naming it."""
 
 import argparse
+import json
 import os
 import sys
+
+# How hazardlab check marks its reports (checker/launch/report_files.hpp and check_report.hpp).
+REPORT_MARKER_LINE = "<!-- A report written by hazardlab check. -->"
+CHECK_REPORT_SCHEMA = "hazardlab.check-report"
 
 
 def refuse(text):
@@ -97,6 +102,30 @@ def _test_paths(namespace):
     return [os.path.realpath(path.split("::")[0]) for path in given if os.path.exists(path.split("::")[0])]
 
 
+def _written_by_check(path):
+    """Whether the file is a report hazardlab check wrote (as checker/launch/report_files.cpp tells one): a
+    Markdown or HTML report's first line is its marker, a JSON report names its schema, a SARIF log its tool."""
+    try:
+        with open(path, "rb") as f:
+            contents = f.read()
+    except OSError:
+        return False
+    if contents.startswith(REPORT_MARKER_LINE.encode() + b"\n"):
+        return True
+    try:
+        document = json.loads(contents)
+    except ValueError:
+        return False
+    if not isinstance(document, dict):
+        return False
+    if document.get("schema") == CHECK_REPORT_SCHEMA:
+        return True
+    runs = document.get("runs")
+    driver = runs[0].get("tool", {}) if isinstance(runs, list) and runs and isinstance(runs[0], dict) else {}
+    driver = driver.get("driver", {}) if isinstance(driver, dict) else {}
+    return isinstance(driver, dict) and driver.get("name") == "hazardlab"
+
+
 def _refuse_a_report_path(option, path, test_paths):
     """A report file hazardlab check is to write: never one of the session's own files, and one it can write (its
     folder exists, it is no folder or device, this user may create or replace it), checked before the session."""
@@ -109,7 +138,9 @@ def _refuse_a_report_path(option, path, test_paths):
             refuse(f"{shown} is a folder; expected a file to write")
         if not os.path.isfile(path):
             refuse(f"{shown} is not a plain file (a device, a pipe, or a link to nothing); expected a file to write")
-        if path.endswith(".py") or any(real == t or real.startswith(t + os.sep) for t in test_paths):
+        # A report an earlier session wrote under the tests' folder is written again: it is no test of the session.
+        own = path.endswith(".py") or any(real == t or real.startswith(t + os.sep) for t in test_paths)
+        if own and not _written_by_check(path):
             refuse(f"{shown} is a file of the session's own (a Python source, or one under the paths pytest was "
                    "given); the report would replace it: name a new file")
         if not os.access(path, os.W_OK):
@@ -124,6 +155,33 @@ def _refuse_a_report_path(option, path, test_paths):
     except OSError as e:
         refuse(f"{shown} cannot be written: {e.strerror}")
     return real
+
+
+# The plugin's options that name a report file, each taking its value in the same word (=FILE) or the next one.
+REPORT_OPTIONS = ("--hazardlab-json", "--hazardlab-sarif", "--hazardlab-html")
+
+
+def _names_a_report(option_value):
+    return option_value.partition("=")[0] == "--markdown"
+
+
+def arguments_without_reports(args):
+    """The session's arguments for the session restarted under hazardlab check, less the report options: the
+    restarted session writes no report (hazardlab check does, from its own options), and hazardlab check refuses a
+    report file that the program's arguments name."""
+    kept, i = [], 0
+    while i < len(args):
+        word = args[i]
+        name, has_value, value = word.partition("=")
+        if has_value and (name in REPORT_OPTIONS or (name == "--hazardlab-option" and _names_a_report(value))):
+            i += 1
+        elif word in REPORT_OPTIONS or (word == "--hazardlab-option" and i + 1 < len(args)
+                                        and _names_a_report(args[i + 1])):
+            i += 2
+        else:
+            kept.append(word)
+            i += 1
+    return kept
 
 
 def checker_options(namespace):

@@ -221,6 +221,24 @@ def main(hazardlab):
             report = json.load(f)
         expect(report["verdict"] == "not-checked" and report["command"][-1] == "clean",
                "its JSON report is written as hazardlab check writes it, for the same command")
+        expect(not any(a.startswith("--hazardlab-json") for a in report["command"]),
+               "the restarted session is not given the report options (the checker writes the reports)")
+        # Each report option in both spellings, the reports relative and inside the tests' folder ('.'); a second
+        # session writes its reports again over the first one's (they are hazardlab's, not the tests' files).
+        reports = ["--hazardlab-json", "rj.json", "--hazardlab-sarif=rs.sarif", "--hazardlab-html", "rh.html",
+                   "--hazardlab-option=--markdown=rm.md"]
+        for session in ("first", "second"):
+            done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", *reports, ".", "-k", "clean"])
+            written = all(os.path.isfile(os.path.join(work, name)) for name in ("rj.json", "rs.sarif", "rh.html", "rm.md"))
+            expect(done.returncode == 67 and "1 passed" in done.stdout and written,
+                   f"the {session} session with its reports in both spellings writes them (got {done.returncode}: "
+                   f"{done.stderr.strip()[-300:]})")
+        with open(os.path.join(work, "notes.json"), "w") as f:
+            f.write('{"schema": "a user\'s own"}\n')
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", "--hazardlab-json=notes.json",
+                                 ".", "-k", "clean"])
+        expect(done.returncode == 2 and "'notes.json' is a file of the session's own" in done.stderr,
+               f"a JSON file under the tests' folder that hazardlab did not write is refused (got {done.returncode})")
 
         # 5. Bad input: exit 2, naming it, before any test runs.
         for args, named in ((["--hazardlab-option=every-occurrence"], "every-occurrence"),

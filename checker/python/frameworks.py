@@ -227,6 +227,9 @@ PROGRAMS = {
 if __name__ == "__main__":
     parser = DriverParser(prog="frameworks.py", description=__doc__.splitlines()[0])
     parser.add_argument("program", choices=[*PROGRAMS, "--list"], metavar="PROGRAM|--list")
+    given_a_value = [word for word in sys.argv[1:] if word.startswith("--list=")]
+    if given_a_value:
+        parser.error(f"--list takes no value (given: {given_a_value[0]}); give --list alone")
     if "--list" in sys.argv[2:] or (sys.argv[1:2] == ["--list"] and sys.argv[2:]):
         parser.error(f"--list takes no other arguments (given: {' '.join(sys.argv[1:])}); give --list alone, "
                      "or one PROGRAM")
@@ -234,6 +237,12 @@ if __name__ == "__main__":
     if program == "--list":
         print("\n".join(PROGRAMS))
         sys.exit(0)
+    # ddp is one worker of torchrun, which tells each its rank: run alone, it would fail on the first line.
+    local_rank = os.environ.get("LOCAL_RANK")
+    if program == "ddp" and (local_rank is None or not local_rank.isascii() or not local_rank.isdigit()):
+        shown = "unset" if local_rank is None else repr(local_rank)
+        parser.error(f"ddp runs under torchrun (torchrun --nproc_per_node 2 frameworks.py ddp), which sets "
+                     f"LOCAL_RANK to the worker's rank; LOCAL_RANK is {shown}, expected a whole number")
 
     def run():
         global np
