@@ -15,11 +15,8 @@ from missing_module import run_or_say_missing  # noqa: E402
 
 
 def jax_loop():
-    """A 200-step jitted loop fed from numpy by jax.device_put (XLA's runtime threads issue the copies).
-
-    XLA picks each matrix product's kernel by timing the candidates, and a run under the checker times differently:
-    another kernel, and the checksum's last digit with it. Its deterministic mode makes the choice the same in
-    every run, alone or checked."""
+    """A 200-step jitted loop fed from numpy by jax.device_put (XLA's runtime threads issue the copies). XLA times
+    its kernels to choose them, which the checker changes: deterministic kernels, no autotuning."""
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                " --xla_gpu_deterministic_ops=true --xla_gpu_autotune_level=0").strip()
     import jax
