@@ -235,6 +235,8 @@ SURFACES = (
                    ("HAZARDLAB_BIN is set but empty",), {"SLURM_JOB_ID": "7", "HAZARDLAB_BIN": ""})),
     driver("checker/corpus/check_corpus.py", "builds and runs in --work (new, empty or marked as its own), and the "
            "--json a user names",
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest=", "--json", "{file}"), ("--json", "is a file these drivers did not write")),
            Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{file}", "--corpus", "pytest="),
                    ("argument --work", "it is a file")),
            Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",

@@ -137,6 +137,7 @@ def plan(ap, args) -> list[tuple[str, str, str]]:
     if "train" in workloads and torch_version(args.python) is None:
         ap.refuse(f"--python '{args.python}' cannot import torch (`{args.python} -c 'import torch'` did not say its "
                   "version): expected an interpreter with PyTorch for the train workload")
+    ap.refuse_outputs_not_ours(args)
     runs = []
     for w in workloads:
         configs = args.configs or list(DEFAULT_CONFIGS[w])

@@ -183,6 +183,7 @@ def main() -> int:
         "/usr/local/cuda/bin/compute-sanitizer"
     args.tools = args.tools or list(TOOLS)
     refuse_bad_setup(ap, args, sanitizer_given, tools_given)
+    ap.refuse_outputs_not_ours(args)
     sanitizer = runnable(args.compute_sanitizer)
     args.torch_ok = any(p in TORCH_PROGRAMS for p in args.programs) and torch_version(args.python) is not None
     gpu = "unknown (no nvidia-smi)"

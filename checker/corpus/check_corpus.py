@@ -85,6 +85,7 @@ def parse_args(argv):
     refuse_outputs_inside_a_corpus(corpora, (("--json", args.json), ("--work", args.work)))
     refuse_what_work_would_replace(args.work, args.json, corpora)
     refuse_a_folder_not_ours(args.work)
+    p.refuse_outputs_not_ours(args)
     return args, corpora
 
 

@@ -17,9 +17,10 @@ import argparse
 import math
 import os
 import re
-import subprocess
-import sys
-import tempfile
+
+# The types of files, folders and programs, in a module of their own (the words of a refusal with them).
+from driver_paths import (_refused, existing_folder, hazardlab_program, input_file, output_file,  # noqa: F401
+                          output_not_ours, runnable_file, shortened, work_folder, write_output, written_by_a_driver)
 
 
 class DriverParser(argparse.ArgumentParser):
@@ -38,6 +39,7 @@ class DriverParser(argparse.ArgumentParser):
         """The arguments, with the files to write (`outputs`, option names) distinct from each other and from
         the files read (`inputs`, option names)."""
         args = self.parse_args(argv)
+        self.outputs = outputs
         seen = {}
         for option in inputs + outputs:
             value = getattr(args, _attribute(option), None)
@@ -50,6 +52,14 @@ class DriverParser(argparse.ArgumentParser):
                                 "a file of its own, never one read or written by another option")
                 seen.setdefault(key, option)
         return args
+
+    def refuse_outputs_not_ours(self, args) -> None:
+        """Last of a driver's checks, before any work: no output is a user's file or a link (output_not_ours)."""
+        for option in getattr(self, "outputs", ()):
+            path = getattr(args, _attribute(option), None)
+            why = path and output_not_ours(path)
+            if why:
+                self.refuse(f"{option} '{path}' {why}")
 
 
 def _file_identity(path: str):
@@ -75,16 +85,6 @@ class _Once(argparse.Action):
             parser.error(f"argument {option_string}: given twice; give it once")
         given.add(self.dest)
         setattr(namespace, self.dest, values)
-
-
-def _refused(text: str, expected: str):
-    return argparse.ArgumentTypeError(f"{shortened(text)} is not allowed; expected {expected}")
-
-
-def shortened(text: str, keep: int = 40) -> str:
-    """A value quoted as an error shows it: a long one (5000 digits) cut, with its length, so the line stays
-    readable."""
-    return f"'{text}'" if len(text) <= keep else f"'{text[:keep]}...' ({len(text)} characters)"
 
 
 DECIMAL_DIGITS = re.compile(r"[0-9]+")  # ASCII only: str.isdigit() and int() take other scripts' digits too
@@ -152,98 +152,3 @@ def listed(allowed, convert=str):
         return out
     read.__name__ = "list"
     return read
-
-
-def output_file(text: str) -> str:
-    """A file to write: not blank, not a folder, in a folder that exists."""
-    if not text.strip():
-        raise _refused(text, "a file to write, not a blank")
-    if os.path.isdir(text):
-        raise _refused(text, "a file to write; it is a folder")
-    if os.path.lexists(text) and not os.path.isfile(text):  # a pipe would hang the write, a device swallow it
-        raise _refused(text, "a file to write; it is not a plain file (a pipe, a device or a link to nothing)")
-    folder = os.path.dirname(text) or "."
-    if not os.path.isdir(folder):
-        raise _refused(text, f"a file to write in a folder that exists; {folder} does not")
-    if not os.access(folder, os.W_OK) or (os.path.lexists(text) and not os.access(text, os.W_OK)):
-        raise _refused(text, "a file this user may write")
-    if not _takes_a_new_entry(folder, tempfile.mkstemp):
-        raise _refused(text, f"a file in a folder that takes new files; {folder} does not")
-    return text
-
-
-def _takes_a_new_entry(folder: str, make) -> bool:
-    """Whether a new file (make=tempfile.mkstemp) or folder (tempfile.mkdtemp) can be made in `folder`, proven by
-    making one of a unique name and removing it: os.access says yes to root everywhere, /proc included, where the
-    write would fail only after the work."""
-    try:
-        made = make(dir=folder, prefix=".hazardlab-writable-")
-    except OSError:
-        return False
-    if isinstance(made, tuple):
-        os.close(made[0])
-        os.remove(made[1])
-    else:
-        os.rmdir(made)
-    return True
-
-
-def write_output(option: str, path: str, text: str) -> bool:
-    """Writes a file an option named (checked when read, output_file); a write that fails anyway (a full disk) is
-    said, naming the option and the file, and returns False: never a traceback after the work was done."""
-    try:
-        with open(path, "w") as out:
-            out.write(text)
-        return True
-    except OSError as e:
-        print(f"could not write {option} '{path}': {e.strerror}", file=sys.stderr)
-        return False
-
-
-def input_file(text: str) -> str:
-    """A file to read: one that exists and is a plain file (never a folder, a pipe that may never end, a device)."""
-    if not os.path.isfile(text):
-        found = "a folder" if os.path.isdir(text) else "not a plain file (a pipe or a device)"
-        raise _refused(text, "a file that exists" + (f"; it is {found}" if os.path.exists(text) else ""))
-    return text
-
-
-def runnable_file(text: str) -> str:
-    """A program to run: an existing file this user may execute."""
-    if not (os.path.isfile(text) and os.access(text, os.X_OK)):
-        raise _refused(text, "a runnable file (one that exists and may be executed)")
-    return text
-
-
-def existing_folder(text: str) -> str:
-    if not os.path.isdir(text):
-        raise _refused(text, "a folder that exists")
-    return text
-
-
-def work_folder(text: str) -> str:
-    """A folder to work in: one that exists, or none yet in a folder that exists (it is made); never a file."""
-    if not text.strip():
-        raise _refused(text, "a folder, not a blank")
-    if os.path.lexists(text) and not os.path.isdir(text):
-        raise _refused(text, "a folder (made when missing); it is a file")
-    parent = os.path.dirname(os.path.abspath(text))
-    if not os.path.isdir(text) and not os.path.isdir(parent):
-        raise _refused(text, f"a folder (made when missing) in a folder that exists; {parent} does not")
-    if not os.path.isdir(text) and not _takes_a_new_entry(parent, tempfile.mkdtemp):
-        raise _refused(text, f"a folder (made when missing) in a folder that takes new folders; {parent} does not")
-    return text
-
-
-def hazardlab_program(text: str) -> str:
-    """The hazardlab program: a runnable file that describes `hazardlab check` when asked (`PROGRAM check --help`).
-    Another program (/bin/true) would fail every GPU probe and look like a machine without a GPU."""
-    runnable_file(text)
-    try:
-        said = subprocess.run([text, "check", "--help"], capture_output=True, text=True, errors="replace",
-                              timeout=60, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        raise _refused(text, f"the hazardlab program; it could not be asked what it is ({e})") from None
-    if said.returncode != 0 or not said.stdout.startswith("hazardlab check"):
-        raise _refused(text, "the hazardlab program; `PROGRAM check --help` does not describe hazardlab check")
-    return text

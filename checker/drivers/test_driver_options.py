@@ -40,7 +40,8 @@ class DriverOptions(unittest.TestCase):
     def refused(self, *argv):
         err = io.StringIO()
         with self.assertRaises(SystemExit) as e, contextlib.redirect_stderr(err):
-            parser().parse(list(argv), outputs=("--json", "--markdown"), inputs=("--input",))
+            p = parser()
+            p.refuse_outputs_not_ours(p.parse(list(argv), outputs=("--json", "--markdown"), inputs=("--input",)))
         self.assertEqual(e.exception.code, 2, err.getvalue())
         return err.getvalue()
 
@@ -87,8 +88,16 @@ class DriverOptions(unittest.TestCase):
         self.assertIn("not a blank", self.refused("--json", " "))
         out = os.path.join(self.folder, "out.json")
         self.assertIn("is the same file as --json", self.refused("--json", out, "--markdown", out))
-        self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", self.file))
-        self.assertEqual(parser().parse(["--json", self.file]).json, self.file)  # a user's file, asked for
+        ours = self.driver_output()
+        self.assertIn("is the same file as --input", self.refused("--input", ours, "--json", ours))
+        # A user's file is never written over, nor a link (its target would be); a driver's own output may be again.
+        self.assertIn("is a file these drivers did not write", self.refused("--json", self.file))
+        link = os.path.join(self.folder, "link.json")
+        os.symlink(ours, link)
+        self.assertIn("is a link", self.refused("--json", link))
+        self.assertEqual(parser().parse(["--json", ours]).json, ours)
+        with open(self.file) as f:
+            self.assertEqual(f.read(), "mine\n")
         # A pipe would hang the write after the work (no one reads it), a device would swallow it.
         fifo = os.path.join(self.folder, "pipe")
         os.mkfifo(fifo)
@@ -96,12 +105,18 @@ class DriverOptions(unittest.TestCase):
             self.assertIn("it is not a plain file", self.refused("--json", path))
 
     def test_two_names_of_one_file_are_one_file(self):
-        linked = os.path.join(self.folder, "linked.txt")
-        os.link(self.file, linked)
-        self.assertIn("is the same file as --input", self.refused("--input", self.file, "--json", linked))
-        self.assertIn("is the same file as --json", self.refused("--json", self.file, "--markdown", linked))
-        with open(self.file) as f:
-            self.assertEqual(f.read(), "mine\n")
+        ours = self.driver_output()
+        linked = os.path.join(self.folder, "linked.json")
+        os.link(ours, linked)
+        self.assertIn("is the same file as --input", self.refused("--input", ours, "--json", linked))
+        self.assertIn("is the same file as --json", self.refused("--json", ours, "--markdown", linked))
+
+    def driver_output(self):
+        """A file these drivers wrote (overhead_benchmark's figures), which they may write again."""
+        path = os.path.join(self.folder, "figures.json")
+        with open(path, "w") as f:
+            f.write('[{"workload": "copy", "variant": "4096", "config": "plain", "unit": "us"}]')
+        return path
 
     @unittest.skipUnless(os.path.isdir("/proc/self"), "needs /proc, a folder that takes no new file")
     def test_a_folder_that_takes_no_new_file_is_refused_before_any_work(self):
