@@ -328,7 +328,14 @@ SURFACES = (
            Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", f"--hazardlab-program={H}",
                     "--hazardlab-json={scratch}/test_mine.py", "{scratch}/test_mine.py"),
                    ("'{scratch}/test_mine.py' is a file of the session's own",),
-                   {"PYTHONPATH": "{source}/checker/pytest"}, entries={"test_mine.py": "def test_mine():\n    pass\n"})),
+                   {"PYTHONPATH": "{source}/checker/pytest"}, entries={"test_mine.py": "def test_mine():\n    pass\n"}),
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", "--hazardlab-program=",
+                    "{folder}"), ("--hazardlab-program was given a blank value",),
+                   {"PYTHONPATH": "{source}/checker/pytest"}),
+           # A misspelt option is pytest's usage error, with pytest's own status for it (4).
+           Refusal(("{python}", "-m", "pytest", "-p", "hazardlab_pytest", "--hazardlab", f"--hazardlab-program={H}",
+                    "--hazardlab-js=r.json", "{folder}"), ("unrecognized arguments: --hazardlab-js=r.json",),
+                   {"PYTHONPATH": "{source}/checker/pytest"}, 4)),
     # A framework not installed (played by a module of its name that fails as a missing one does, first on the
     # path): the program says which and exits 77, "cannot run here" (a skip).
     driver("checker/python/frameworks.py", NOTHING,
