@@ -262,7 +262,20 @@ SURFACES = (
                       "pytest=", "--expectations", "{scratch}/e.json"), ("hazard 'h2d-pinned-mutat' is not one",),
                    entries={"e.json": '{"schema": "hazardlab.corpus-expectations", "corpora": {"pytest": {"programs": '
                                       '{"test_a.py": {"findings": [{"hazard": "h2d-pinned-mutat", "why": "w", '
-                                      '"lines": ["l"]}]}}}}}'})),
+                                      '"lines": ["l"]}]}}}}}'}),
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest={scratch}/a", "--corpus", "pytest={scratch}/b"), ("both hold 'test_a.py'",),
+                   entries={"a": None, "a/test_a.py": "def test_a():\n    pass\n", "b": None,
+                            "b/test_a.py": "def test_a():\n    pass\n"}),
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest=", "--expectations", "{scratch}/e.json"), ("'select' 'pinned or ('",
+                                                                        "not pytest's -k expression"),
+                   entries={"e.json": '{"schema": "hazardlab.corpus-expectations", "corpora": {"pytest": {"programs": '
+                                      '{"test_a.py": {"select": "pinned or ("}}}}}'}),
+           Refusal(py("checker/corpus/check_corpus.py", "--hazardlab", H, "--work", "{scratch}/w", "--corpus",
+                      "pytest=", "--expectations", "{scratch}/e.json"), ("'args'", "control character"),
+                   entries={"e.json": '{"schema": "hazardlab.corpus-expectations", "corpora": {"cuda-samples": '
+                                      '{"programs": {"vectorAdd": {"args": ["\\u0000"]}}}}}'})),
     driver("checker/benchmarks/overhead_benchmark.py", NAMED,
            Refusal(py("checker/benchmarks/overhead_benchmark.py", "--hazardlab", H, "--program", H, "--sizes",
                       "4096,4096"), ("'4096' is given twice",)),
