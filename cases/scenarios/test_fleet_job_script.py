@@ -79,6 +79,33 @@ class FleetJob(unittest.TestCase):
             self.assertEqual(pathlib.Path(tmp, "shared", "7", "nodes", "n1", "run.log").read_text(),
                              "HAZARDLAB_HOST_NAME=n1\n")
 
+    def test_a_bad_hazardlab_setting_is_refused_once_before_the_job_folder(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            # As hazardlab judges its settings (`hazardlab settings`): a bad value, an empty one, and (strict) a
+            # name it does not know, the job's own HAZARDLAB_BIN among them, are refused with exit 2.
+            program = pathlib.Path(tmp, "hazardlab")
+            program.write_text(
+                '#!/bin/sh\n'
+                '[ "$1" = settings ] || { echo "hazardlab: PASS"; exit 0; }\n'
+                'case "${HAZARDLAB_REQUIRE_GPU-0}" in 0|1) ;; *) echo "hazardlab: bad setting: '
+                'HAZARDLAB_REQUIRE_GPU=\'$HAZARDLAB_REQUIRE_GPU\'" >&2; exit 2 ;; esac\n'
+                'for name in $(env | sed -n "s/^\\(HAZARDLAB_[A-Z_]*\\)=.*/\\1/p"); do\n'
+                '  case $name in HAZARDLAB_REQUIRE_GPU|HAZARDLAB_STRICT|HAZARDLAB_TRIALS) ;;\n'
+                '  *) [ "$HAZARDLAB_STRICT" = 1 ] && { echo "hazardlab: bad setting: $name is not a hazardlab '
+                'setting" >&2; exit 2; } ;; esac\n'
+                'done\n')
+            program.chmod(0o755)
+            for setting, said in ((("HAZARDLAB_REQUIRE_GPU", "maybe"), "HAZARDLAB_REQUIRE_GPU='maybe'"),
+                                  (("HAZARDLAB_REQUIRE_GPU", ""), "HAZARDLAB_REQUIRE_GPU=''"),
+                                  (("HAZARDLAB_TRAILS", "5"), "HAZARDLAB_TRAILS is not a hazardlab setting")):
+                run = self.job(tmp, f"{tmp}/shared", env_too={"HAZARDLAB_BIN": str(program), setting[0]: setting[1]})
+                self.assertEqual(run.returncode, 2, f"{setting}: {run.stderr}")
+                self.assertIn(said, run.stderr)
+                self.assertFalse(pathlib.Path(tmp, "shared").exists(), f"{setting}: the job folder was made")
+            run = self.job(tmp, f"{tmp}/shared", env_too={"HAZARDLAB_BIN": str(program), "HAZARDLAB_TRIALS": "5"})
+            self.assertNotIn("setting", run.stderr)  # good settings: the nodes run (the stand-in leaves no run)
+            self.assertEqual(pathlib.Path(tmp, "shared", "7", "nodes", "n1", "run.log").read_text(), "hazardlab: PASS\n")
+
     def test_a_job_folder_that_exists_is_never_written_into(self):
         with tempfile.TemporaryDirectory() as tmp:
             shared = pathlib.Path(tmp, "shared")

@@ -151,7 +151,20 @@ def plan(ap, args) -> list[tuple[str, str, str]]:
     if any(c == "sanitizer" for _, _, c in runs) and not runnable(args.compute_sanitizer):
         ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is not a runnable file (or leave sanitizer out "
                   "of --configs)")
+    if any(c == "sanitizer" for _, _, c in runs) and not is_compute_sanitizer(args.compute_sanitizer):
+        ap.refuse(f"--compute-sanitizer '{args.compute_sanitizer}' is not compute-sanitizer (its --version does not "
+                  "say Compute Sanitizer): expected NVIDIA's compute-sanitizer, or leave sanitizer out of --configs")
     return runs
+
+
+def is_compute_sanitizer(path) -> bool:
+    """Another program (/bin/true) would run each sanitizer run's program, or none, and leave no figure: found
+    only after the rounds. compute-sanitizer names itself when asked its version."""
+    try:
+        said = subprocess.run([path, "--version"], capture_output=True, text=True, errors="replace", timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return said.returncode == 0 and "Compute Sanitizer" in said.stdout + said.stderr
 
 
 def table(runs, figures, walls) -> None:

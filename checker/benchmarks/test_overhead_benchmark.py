@@ -179,6 +179,9 @@ def main() -> int:
             (["--rounds", "0"], "argument --rounds: '0' is not allowed; expected a whole number from 1 to 100"),
             (["--configs", "plain,sanitizer", "--compute-sanitizer", "/nonexistent"],
              "--compute-sanitizer '/nonexistent' is not a runnable file"),
+            # Another program would run in its place and leave no figure, found only after the rounds.
+            (["--configs", "plain,sanitizer", "--compute-sanitizer", "/bin/true"],
+             "--compute-sanitizer '/bin/true' is not compute-sanitizer"),
             (["--modes", ""], "argument --modes: '' is not allowed"),
             (["--workloads", "launch"], "the launch workload: --launch-program '' is not a runnable file"),
             (["--launch-program", program, "--launch-steps", "10"],

@@ -32,7 +32,8 @@ import sys
 
 from corpus_devices import gpus_usable, refuse_unknown_hazards
 from corpus_documents import KINDS, BadInput, load_expectations, load_library_examples
-from corpus_programs import expectations_name_only_programs_given, programs_of, validate
+from corpus_programs import (expectations_name_only_programs_given, programs_of, refuse_pytest_files_of_one_name,
+                             validate)
 from corpus_runs import compare
 from corpus_work import (make_work_folder, refuse_a_folder_not_ours, refuse_outputs_inside_a_corpus,
                          refuse_what_work_would_replace)
@@ -96,6 +97,7 @@ def main(argv):
         refuse_unknown_hazards(args.hazardlab, expectations, args.expectations)
         load_library_examples(args.library_examples)  # every document given is checked, its corpus given or not
         programs = [validate(kind, checkout, args, expectations) for kind, checkout in corpora]
+        refuse_pytest_files_of_one_name(corpora, programs)
         not_given = expectations_name_only_programs_given(corpora, programs, args, expectations)
         if corpora and args.only and not any(args.only_re.search(name) for found in programs for name in found):
             raise BadInput(f"--only {args.only!r} matches no program of the corpora given: expected a regular "

@@ -7,6 +7,8 @@ import json
 import os
 import re
 
+from corpus_words import control_character, path_problem, pytest_file_problem, selection_problem
+
 KINDS = ("cuda-samples", "pytest", "library-examples")
 SCHEMA_VERSION = 1  # the version of both documents this reader knows ("schema_version", 1 where not given)
 
@@ -66,9 +68,12 @@ def _known_keys(value, allowed, where):
 
 def _strings(value, where):
     """A list of strings (a program's arguments): another item (a number, null, an object) is refused, never
-    turned into text or handed to the program as it is."""
+    turned into text or handed to the program as it is; so is a control character in one."""
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise BadInput(f"{where}: expected a list of strings, found {value!r:.60}")
+    for item in value:
+        if control_character(item):
+            raise BadInput(f"{where}: {item!r:.60} {control_character(item)}")
     return value
 
 
@@ -104,6 +109,8 @@ def load_expectations(path):
             _pattern(mask, f"{at}: {kind} 'mask'")
         for name, program in _object(corpus.get("programs", {}), f"{at}: {kind} 'programs'").items():
             where = f"{at}: {kind} program {name!r}"
+            if kind == "pytest" and pytest_file_problem(name):
+                raise BadInput(f"{where}: {pytest_file_problem(name)}")
             _object(program, where)
             _known_keys(program, PROGRAM_KEYS, where)
             for mask in _list(program.get("mask", []), f"{where}: 'mask'"):
@@ -114,6 +121,9 @@ def load_expectations(path):
             if not isinstance(select, str) or (select and not select.strip()):
                 raise BadInput(f"{where}: 'select' {select!r:.60}: expected pytest's -k expression (a string; \"\" "
                                "for every test of the file), not spaces alone")
+            if control_character(select) or selection_problem(select):
+                raise BadInput(f"{where}: 'select' {select!r:.60}: not pytest's -k expression (words, and/or/not, "
+                               f"parentheses that close): {control_character(select) or selection_problem(select)}")
             if not isinstance(program.get("unordered", False), bool):
                 raise BadInput(f"{where}: 'unordered' {program['unordered']!r:.60}: expected true or false")
             if "findings" in program and "verdict" in program:
@@ -203,19 +213,27 @@ def load_library_examples(path):
         files = program.get("files")
         if not isinstance(files, list) or not files or not all(isinstance(f, str) and f for f in files):
             refuse("no 'files' (the paths it needs under the staged folder)")
-        if any(os.path.isabs(f) or ".." in f.split("/") for f in files + [program["folder"]]):
-            refuse("a path outside the staged folder (absolute, or with '..')")
+        for path_given in [program["folder"]] + files:
+            if path_problem(path_given):
+                refuse(f"{path_given!r:.80}: {path_problem(path_given)}")
+        if len(set(files)) != len(files):
+            refuse(f"'files' names {next(f for f in files if files.count(f) > 1)!r:.80} twice; name each file once")
         build = program.get("build", {})
         if not isinstance(build, dict):
             refuse(f"'build' is {type(build).__name__} {build!r:.60}; expected an object with 'cmake_target' or 'nvcc'")
         _known_keys(build, ("cmake_target", "nvcc", "as"), f"--library-examples {path!r}: program {name!r}: 'build'")
         if ("cmake_target" in build) == ("nvcc" in build):
             refuse("'build' needs exactly one of 'cmake_target' (the example's own CMake) and 'nvcc' (a line)")
-        if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]):
-            refuse("'cmake_target' must name the example's CMake target (a string)")
+        if "cmake_target" in build and (not isinstance(build["cmake_target"], str) or not build["cmake_target"]
+                                        or control_character(build["cmake_target"])):
+            refuse("'cmake_target' must name the example's CMake target (a string, no control character)")
         if "nvcc" in build and (not isinstance(build["nvcc"], list) or not isinstance(build.get("as"), str)
                                 or not build["as"].strip() or not all(isinstance(a, str) for a in build["nvcc"])):
             refuse("an nvcc build needs its arguments as a list and 'as' (where the line comes from and why)")
+        if "nvcc" in build:
+            _strings(build["nvcc"], f"--library-examples {path!r}: program {name!r}: 'nvcc'")
+            if not build["nvcc"]:
+                refuse("'nvcc' is empty: expected the compiler's arguments, its input files among them")
         _strings(program.get("args", []), f"--library-examples {path!r}: program {name!r}: 'args'")
         if not isinstance(program.get("streams"), str) or not program["streams"].strip():
             refuse(f"'streams' {program.get('streams')!r:.60}: expected a text (the streams and asynchronous work "

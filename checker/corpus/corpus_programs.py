@@ -52,6 +52,20 @@ def validate(kind, checkout, args, expectations):
     return programs
 
 
+def refuse_pytest_files_of_one_name(corpora, programs):
+    """Each pytest file runs in a folder of --work named after it: two folders holding files of one name would
+    share it, one's outputs replacing the other's, and their rows would read alike."""
+    seen = {}
+    for (kind, checkout), found in zip(corpora, programs):
+        if kind != "pytest":
+            continue
+        for name in found:
+            if name in seen:
+                raise BadInput(f"--corpus pytest={checkout!r} and --corpus pytest={seen[name]!r} both hold {name!r}: "
+                               "each pytest file runs under its name; give folders whose file names differ")
+            seen[name] = checkout
+
+
 def expectations_name_only_programs_given(corpora, programs, args, expectations):
     """Every program the expectations name is in a corpus of its kind that was given; returns the pytest files they
     name that no folder given holds. The pytest expectations describe the test files of several projects (PyTorch's

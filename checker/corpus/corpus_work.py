@@ -55,6 +55,7 @@ def refuse_what_work_would_replace(work, json_path, corpora):
 
 def make_work_folder(work):
     """Makes the folder (where missing) and marks it as the harness's own."""
+    existed = os.path.isdir(work)
     try:
         os.makedirs(work, exist_ok=True)
         marker = os.path.join(work, MARKER)
@@ -62,4 +63,6 @@ def make_work_folder(work):
             with open(marker, "w", encoding="utf-8") as f:
                 f.write(os.path.realpath(work) + "\n")
     except OSError as err:
-        raise BadInput(f"--work {work!r}: cannot be made ({err.strerror})") from None
+        # A folder that is there but takes no file (its owner's, read-only) is not one that "cannot be made".
+        raise BadInput(f"--work {work!r}: " + ("cannot be written" if existed else "cannot be made") +
+                       f" ({err.strerror})") from None

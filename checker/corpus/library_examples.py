@@ -16,6 +16,10 @@ def library_example_programs(checkout, listing_path):
             if not os.path.exists(os.path.join(checkout, path)):
                 raise BadInput(f"--corpus library-examples={checkout!r}: program {name!r} needs {path!r}, which "
                                f"is not there (--library-examples {listing_path!r} lists it)")
+        if not os.path.isdir(os.path.join(checkout, program["folder"])):
+            raise BadInput(f"--corpus library-examples={checkout!r}: program {name!r}: its folder "
+                           f"{program['folder']!r} is a file; expected the folder it builds in (--library-examples "
+                           f"{listing_path!r} lists it)")
     return programs
 
 

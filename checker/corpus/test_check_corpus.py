@@ -188,6 +188,54 @@ class BadInput(unittest.TestCase):
             self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
                                 path, said)
 
+    def pytest_folder(self, name, *files):
+        folder = os.path.join(self.tmp.name, name)
+        os.makedirs(folder)
+        for held in files:
+            self.document(os.path.join(name, held), "def test_stream():\n    pass\n")
+        return folder
+
+    def test_a_control_character_in_an_argument_or_a_selection_is_refused_naming_the_key(self):
+        path = self.expectations({"vectorAdd": {"args": ["-n", "3\x00"]}})
+        self.expect_refused(harness("--corpus", f"cuda-samples={self.samples}", "--expectations", path),
+                            "'vectorAdd': 'args'", "control character")
+        folder = self.pytest_folder("tests", "test_a.py")
+        path = self.expectations({"test_a.py": {"select": "pinned\x00"}}, kind="pytest")
+        self.expect_refused(harness("--corpus", f"pytest={folder}", "--expectations", path), "'select'",
+                            "control character")
+
+    def test_a_pytest_program_that_is_not_a_plain_test_file_name_is_refused(self):
+        folder = self.pytest_folder("tests", "test_a.py")
+        for name in ("../evil.py", "notatest", "sub/test_a.py"):
+            path = self.expectations({"test_a.py": {}, name: {"exclude": "a reason"}}, kind="pytest")
+            self.expect_refused(harness("--corpus", f"pytest={folder}", "--expectations", path), repr(name),
+                                "test_*.py")
+
+    def test_a_selection_pytest_cannot_read_is_refused_before_any_run(self):
+        folder = self.pytest_folder("tests", "test_a.py")
+        for select in ("pinned or (", "pinned or", "(copy", "copy)", "copy stream", "copy & stream", "and copy"):
+            path = self.expectations({"test_a.py": {"select": select}}, kind="pytest")
+            self.expect_refused(harness("--corpus", f"pytest={folder}", "--expectations", path),
+                                f"'select' {select!r}", "not pytest's -k expression")
+            self.assertFalse(os.path.exists(os.path.join(WORK, "runs")), "a run was made")
+        from corpus_words import selection_problem
+        for select in ("", corpus_programs.SELECT_PYTEST, "not (copy and slow) or test_a[1-2]", "a.b/c::d"):
+            self.assertIsNone(selection_problem(select), select)
+
+    def test_two_pytest_folders_holding_a_file_of_one_name_are_refused(self):
+        one, two = self.pytest_folder("one", "test_cuda.py"), self.pytest_folder("two", "test_cuda.py")
+        self.expect_refused(harness("--corpus", f"pytest={one}", "--corpus", f"pytest={two}"), "both hold",
+                            "'test_cuda.py'")
+        self.assertFalse(os.path.exists(WORK))
+
+    def test_a_work_folder_that_is_there_but_cannot_be_written_is_said_so(self):
+        import corpus_work
+        os.makedirs(WORK)
+        with unittest.mock.patch("builtins.open", side_effect=PermissionError(13, "Permission denied")):
+            with self.assertRaises(corpus_documents.BadInput) as refused:
+                corpus_work.make_work_folder(WORK)
+        self.assertIn("cannot be written (Permission denied)", str(refused.exception))
+
     def document(self, name, text):
         path = os.path.join(self.tmp.name, name)
         with open(path, "wb" if isinstance(text, bytes) else "w") as f:
@@ -621,7 +669,15 @@ class LibraryExamples(unittest.TestCase):
                               ({"files": []}, ["'files'"]),
                               ({"files": ["../elsewhere/ok.cu"]}, ["outside the staged folder"]),
                               ({"build": "nvcc ok.cu"}, ["'build' is str", "expected an object"]),
-                              ({"build": {"cmake_target": 5}}, ["'cmake_target' must name"])):
+                              ({"build": {"cmake_target": 5}}, ["'cmake_target' must name"]),
+                              ({"build": {"nvcc": [], "as": "its Makefile's line"}}, ["'nvcc' is empty"]),
+                              ({"build": {"nvcc": ["ok\x00.cu"], "as": "y"}}, ["'nvcc'", "control character"]),
+                              ({"files": ["SomeLibrarySamples/stream/./ok.cu"]}, ["not a normal path"]),
+                              ({"folder": "SomeLibrarySamples/stream/"}, ["not a normal path"]),
+                              ({"files": ["SomeLibrarySamples/stream/ok.cu\x00"]}, ["control character"]),
+                              ({"args": ["-n\x00"]}, ["'args'", "control character"]),
+                              ({"files": ["SomeLibrarySamples/stream/ok.cu"] * 2}, ["names", "twice"]),
+                              ({"folder": "SomeLibrarySamples/stream/ok.cu"}, ["is a file", "expected the folder"])):
             self.write_listing({"works": dict(self.programs["works"], **change)})
             self.expect_refused(self.run_harness(), *words)
         self.write_listing({"works": "a program"})

@@ -88,6 +88,8 @@ NOT_PASSED_ON = dict.fromkeys(("--error-exitcode", "--unchecked-exitcode"),
                               "this driver reads hazardlab's own exit statuses (66: found, 67: not checked)")
 NOT_PASSED_ON.update(dict.fromkeys(("--markdown", "--sarif", "--html"), "each program's run would write its "
                                    "report over the one before (this driver reads the report it asks for itself)"))
+NOT_PASSED_ON["--source-root"] = ("it sets the folder SARIF's paths are relative to, and this driver writes no SARIF "
+                                  "(--sarif is not passed on either)")
 
 
 def judged_by_hazardlab(hazardlab, words, extra):

@@ -33,7 +33,7 @@ fi
 if [ "$1 $2" = "check --help" ]; then
   printf 'hazardlab check: the stand-in\\nOptions:\\n  -h,--help  help\\n  --json TEXT  JSON\\n'
   printf '  --sample UINT:WHOLE NUMBER 1-1000000\\n  --graph-nodes :BOOL  graphs\\n'
-  printf '  --error-exitcode UINT  status\\n  --markdown TEXT  report\\n'; exit 0
+  printf '  --error-exitcode UINT  status\\n  --markdown TEXT  report\\n  --source-root TEXT:FOLDER  root\\n'; exit 0
 fi
 if [ "$1" = check ]; then  # a value hazardlab refuses before it runs the program
   case " $* " in *" --sample 0 "*) echo "hazardlab check: --sample: '0' is not allowed" >&2; exit 2 ;; esac
@@ -184,6 +184,9 @@ class Settings(unittest.TestCase):
         # Options whose effect this driver cannot honour: its verdicts are hazardlab's statuses, its report its own.
         self.assertIn("--error-exitcode is not passed on", self.said(2, EXPECT_CHECK_OPTIONS="--error-exitcode 1"))
         self.assertIn("--markdown is not passed on", self.said(2, EXPECT_CHECK_OPTIONS="--markdown=true"))
+        # hazardlab would ask for --sarif beside it, which this driver refuses: its own reason, not hazardlab's.
+        self.assertIn("--source-root is not passed on: it sets the folder SARIF's paths are relative to",
+                      self.said(2, EXPECT_CHECK_OPTIONS="--source-root /x"))
 
     def test_a_hazard_that_hazardlab_does_not_list_is_refused_before_the_run(self):
         run = run_driver(self.hazardlab, "found", "--hazard", "h2d-pinned-mutat", "--", "true", GPUS="0")

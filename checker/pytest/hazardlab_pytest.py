@@ -26,13 +26,15 @@ import sys
 import pytest
 from hazardlab_pytest_findings import Watcher
 from hazardlab_pytest_options import (Once, arguments_without_reports, checker_options, refuse as _refuse,
-                                      refuse_repeated)
+                                      refuse_blank, refuse_repeated)
 
 # Set by `hazardlab check` for the program it runs: the folder of the processes' logs.
 LOG_FOLDER = "HL_CHECK_LOG_FOLDER"
 # Set by `hazardlab check` for the program it runs beside LOG_FOLDER: CUDA's injection, naming the checker's library.
 INJECTION = "CUDA_INJECTION64_PATH"
 INJECTED_LIBRARY = "libhazardlab-check-inject.so"
+# Set for a session that only judges the command line (see _judge_the_command_line): it runs no test.
+JUDGING = "HAZARDLAB_PYTEST_JUDGING_THE_COMMAND_LINE"
 
 
 def pytest_addoption(parser):
@@ -71,7 +73,8 @@ _NEEDS_HAZARDLAB = {"hazardlab_sarif": "--hazardlab-sarif", "hazardlab_json": "-
 def _refuse_without_hazardlab(namespace):
     """The plugin's options name what a checked session does: without --hazardlab the session is not checked, and
     they would do nothing without a word."""
-    given = [flag for attribute, flag in _NEEDS_HAZARDLAB.items() if getattr(namespace, attribute, None)]
+    given = [flag for attribute, flag in _NEEDS_HAZARDLAB.items()
+             if getattr(namespace, attribute, None) not in (None, [])]
     if given:
         _refuse(f"{', '.join(given)} given without --hazardlab: the session would not be checked and "
                 f"{'they' if len(given) > 1 else 'it'} would do nothing; add --hazardlab, or leave "
@@ -83,6 +86,9 @@ def pytest_load_initial_conftests(early_config, parser, args):
     # Before the output capture starts and before any conftest imports a CUDA library: the session starts
     # again under the checker, the same arguments (less the reports, which the checker writes) and interpreter.
     namespace = early_config.known_args_namespace
+    if JUDGING in os.environ:
+        yield
+        return
     if LOG_FOLDER not in os.environ:
         refuse_repeated(namespace)
     if not getattr(namespace, "hazardlab", False):
@@ -90,6 +96,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
     elif LOG_FOLDER in os.environ:
         _refuse_a_log_folder_not_the_checkers()
     else:
+        refuse_blank(namespace)
         program = _hazardlab_program(namespace.hazardlab_program)
         if not program or not os.access(program, os.X_OK) or not os.path.isfile(program):
             _refuse(f"the hazardlab program was not found ({namespace.hazardlab_program or 'on PATH'}); "
@@ -97,6 +104,7 @@ def pytest_load_initial_conftests(early_config, parser, args):
         _refuse_a_program_that_is_not_hazardlab(program)
         command = [program, "check", *checker_options(namespace), "--", sys.executable, "-m", "pytest",
                    *arguments_without_reports(list(early_config.invocation_params.args))]
+        _judge_the_command_line(list(early_config.invocation_params.args))
         sys.stdout.flush()
         sys.stderr.flush()
         try:
@@ -104,6 +112,27 @@ def pytest_load_initial_conftests(early_config, parser, args):
         except OSError as e:
             _refuse(f"{program} could not be started: {e.strerror}")
     yield
+
+
+def _judge_the_command_line(args):
+    """Only the early arguments are parsed yet, and the rest are judged after the conftests load, which must wait
+    for the checker: a misspelt option would end the restarted session with pytest's usage error, which hazardlab
+    check without a GPU turns into its not-checked status. So a session that runs no test (the same arguments,
+    the conftests loaded) judges them first, and its usage error (4, with pytest's message) is this session's."""
+    env = dict(os.environ, **{JUDGING: "1"})
+    judged = subprocess.run([sys.executable, "-m", "pytest", *args], env=env, capture_output=True, text=True)
+    if judged.returncode != 0:
+        sys.stdout.write(judged.stdout)
+        sys.stderr.write(judged.stderr)
+        raise SystemExit(judged.returncode)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config):
+    # The judging session: the command line was accepted whole, and nothing more is done.
+    if JUDGING in os.environ:
+        return 0
+    return None
 
 
 def _refuse_a_log_folder_not_the_checkers():

@@ -35,6 +35,16 @@ def refuse_repeated(namespace):
             refuse(f"{given[0].partition('=')[0]} is given twice ({' and '.join(given)}); give it once")
 
 
+def refuse_blank(namespace):
+    """A blank value (--hazardlab-program=) is no value: taken as unset, the session would run PATH's hazardlab, or
+    write no report, without a word."""
+    for given in getattr(namespace, "_hazardlab_given", {}).values():
+        flag, _, value = given[0].partition("=")
+        if not value.strip():
+            wanted = "the hazardlab program's path" if flag == "--hazardlab-program" else "a file to write"
+            refuse(f"{flag} was given a blank value ('{value}'): expected {wanted}")
+
+
 # The hazardlab check options --hazardlab-option may give (every one `hazardlab check --help` lists but --help and
 # the three below: the plugin's test compares them), and what each takes: nothing (a flag), a whole number from low
 # to high, one of some words, or a path. --json, --sarif and --html have options of their own here.
@@ -51,6 +61,8 @@ CHECK_OPTIONS = {
     "--markdown": "FILE",
     "--source-root": "FOLDER",
 }
+# What hazardlab check takes as an on/off flag's value (tools/cli_checks.hpp, flag_value).
+FLAG_VALUES = ("true", "false", "1", "0")
 OWN_OPTIONS = {"--json": "--hazardlab-json", "--sarif": "--hazardlab-sarif", "--html": "--hazardlab-html"}
 
 
@@ -79,10 +91,11 @@ def checked_option(option):
         refuse(f"--hazardlab-option={option!r}: expected one hazardlab check option, {example}; the options are "
                + ", ".join(CHECK_OPTIONS))
     takes = CHECK_OPTIONS[name]
-    if takes is None:
-        if has_value:
-            refuse(f"--hazardlab-option={option}: {name} takes no value")
-        return name
+    if takes is None:  # a flag: alone, or on or off in the same word, as hazardlab check takes it
+        if has_value and value not in FLAG_VALUES:
+            refuse(f"--hazardlab-option={option}: '{value}' is not allowed; {name} takes true or false (or 1 or 0) "
+                   f"in the same word, or stands alone")
+        return option
     if not value:
         refuse(f"--hazardlab-option={option}: {name} needs a value, in the same word: "
                f"--hazardlab-option={name}=VALUE")

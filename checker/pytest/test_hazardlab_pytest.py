@@ -250,7 +250,10 @@ def main(hazardlab):
                             (["--hazardlab-option=--sample"], "needs a value"),
                             (["--hazardlab-option=--sample 8"], "'--sample 8'"),
                             (["--hazardlab-option=--sample=010.0"], "'010.0' is not allowed"),
-                            (["--hazardlab-option=--every-occurrence=1"], "takes no value"),
+                            (["--hazardlab-option=--every-occurrence=yes"], "'yes' is not allowed"),
+                            # A blank value is no value: PATH's hazardlab would run, or no report be written.
+                            (["--hazardlab-program="], "--hazardlab-program was given a blank value"),
+                            (["--hazardlab-html="], "--hazardlab-html was given a blank value"),
                             (["--hazardlab-option=--json=x.json"], "--hazardlab-json"),
                             (["--hazardlab-option=--protection=pkeys"], "'pkeys' is not allowed"),
                             (["--hazardlab-option=--smaple=8"], "'--smaple=8'"),
@@ -298,6 +301,19 @@ def main(hazardlab):
         expect(done.returncode == 67 and "1 passed" in done.stdout,
                f"--hazardlab-option=--graph-nodes and --ptx-footprints are taken (got {done.returncode}: "
                f"{done.stderr.strip()[-200:]})")
+        # An on/off flag takes true or false (1 or 0) in the same word, as hazardlab check takes it.
+        done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}",
+                                 "--hazardlab-option=--every-occurrence=true", "--hazardlab-option=--graph-nodes=0",
+                                 "test_inner.py", "-k", "clean"])
+        expect(done.returncode == 67 and "1 passed" in done.stdout,
+               f"--hazardlab-option=--every-occurrence=true and --graph-nodes=0 are taken (got {done.returncode}: "
+               f"{done.stderr.strip()[-200:]})")
+        # A misspelt or unknown option is pytest's usage error (4, its message), not the checker's not-checked.
+        for typo in ("--hazardlab-js=rj3.json", "--frobnicate"):
+            done = run_pytest(work, ["--hazardlab", f"--hazardlab-program={hazardlab}", typo, "test_inner.py"])
+            expect(done.returncode == 4 and f"unrecognized arguments: {typo}" in done.stderr
+                   and "HAZARDLAB CHECK" not in done.stderr and "passed" not in done.stdout,
+                   f"{typo}: pytest's usage error, exit 4 (got {done.returncode}: {done.stderr.strip()[-200:]})")
         # A program that is not hazardlab would run instead of the session: no test, nothing said.
         done = run_pytest(work, ["--hazardlab", "--hazardlab-program=/bin/true", "test_inner.py"])
         expect(done.returncode == 2 and "--hazardlab-program '/bin/true' is not hazardlab" in done.stderr,
@@ -310,7 +326,7 @@ def main(hazardlab):
                f"HL_CHECK_LOG_FOLDER at a folder, not under the checker: exit 2 (got {done.returncode}: "
                f"{done.stderr.strip()[-200:]})")
         # Without --hazardlab the plugin's options would do nothing: refused, before any test runs.
-        for args in (["--hazardlab-sarif=out.sarif"], ["--hazardlab-option=--every-occurrence"],
+        for args in (["--hazardlab-sarif=out.sarif"], ["--hazardlab-option=--every-occurrence"], ["--hazardlab-json="],
                      [f"--hazardlab-program={hazardlab}", "--hazardlab-json=out.json"]):
             done = run_pytest(work, [*args, "test_inner.py"])
             expect(done.returncode == 2 and "without --hazardlab" in done.stderr and "passed" not in done.stdout
