@@ -163,6 +163,52 @@ TEST(NothingLost, PruningKeepsAReportSetOrARunFolderHoldingAUsersFile) {
   EXPECT_EQ(read_text_file(runs[0] / "gpu0" / "my-analysis.txt"), "mine");
 }
 
+// A name alone never makes a file hazardlab's: each user's file below looks like one hazardlab writes, and keeps
+// its folder from being pruned; the files hazardlab did write beside them are still recognized.
+TEST(NothingLost, PruningKeepsAUsersFileNamedLikeHazardlabsOwn) {
+  const fs::path base = fresh_dir("prune-look-alikes");
+  const RunContents contents = run_named("20261101T000000Z-h-1");
+  const std::string a_case = contents.results.at(0).hazard_id + "--" + contents.results.at(0).variant_id;
+  const fs::path runs = base / "results" / "runs";
+  const auto run_with = [&](const fs::path& user_file) {
+    fs::remove_all(base / "results");
+    const fs::path run = write_run_folder(base / "results", contents);
+    fs::create_directories(run / "logs" / "gpu0");
+    std::ofstream(run / "logs" / "gpu0" / (a_case + ".log")) << "hazardlab's";
+    std::ofstream(run / "logs" / "gpu0" / "perf--bandwidth.log") << "hazardlab's";
+    std::ofstream(run / "gpu0" / ("." + a_case + ".json.tmp.42")) << "being written";
+    fs::create_directories((run / user_file).parent_path());
+    std::ofstream(run / user_file) << "mine";
+    return run;
+  };
+  for (const fs::path user_file : {fs::path(".notes.tmp.42"), fs::path("nogpu/my--analysis.json"),
+                                   fs::path("gpu0/my--analysis.json"), fs::path("logs/nogpu/mine.log"),
+                                   fs::path("gpu0/perf/notes.json"), fs::path("gpu0/.notes.json.tmp.7")}) {
+    const fs::path run = run_with(user_file);
+    const Pruned pruned = prune_marked_folders(runs, kRunMarker, 0, {});
+    ASSERT_EQ(pruned.kept.size(), 1u) << user_file;
+    EXPECT_EQ(pruned.kept[0].foreign, user_file.string());
+    EXPECT_EQ(read_text_file(run / user_file), "mine");
+  }
+  fs::remove(run_with(".notes.tmp.42") / ".notes.tmp.42");
+  EXPECT_EQ(prune_marked_folders(runs, kRunMarker, 0, {}).removed.size(), 1u) << "hazardlab's own files go";
+  // A report set: a page for a GPU the run does not have, and a temporary of no file the set holds.
+  const fs::path run = write_run_folder(base / "results", contents);
+  const fs::path reports = base / "reports";
+  std::string printed;
+  for (const char* user_file : {"gpu3.md", ".notes.tmp.42"}) {
+    fs::remove_all(reports);
+    ASSERT_EQ(report(run, reports, 20, &printed), 0) << printed;
+    const fs::path set = reports / "runs" / contents.run.id;
+    std::ofstream(set / user_file) << "mine";
+    const Pruned pruned = prune_marked_folders(reports / "runs", kReportSetMarker, 0, {});
+    ASSERT_EQ(pruned.kept.size(), 1u) << user_file;
+    EXPECT_EQ(pruned.kept[0].foreign, user_file);
+    EXPECT_EQ(read_text_file(set / user_file), "mine");
+    EXPECT_EQ(report(run, reports, 20, &printed), 2) << "reporting again keeps " << user_file;
+  }
+}
+
 TEST(NothingLost, ACaseNeverWritesIntoAPublishedReportSet) {
   const fs::path base = fresh_dir("report-set");
   const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
