@@ -292,6 +292,17 @@ TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
   EXPECT_NE(merge(f.runs, fleet), 2);
   EXPECT_TRUE(fs::exists(fleet / kFleetMarker));
   EXPECT_NE(merge(f.runs, fleet, &printed), 2) << printed;
+  // A file of an earlier fleet report that the user rewrote since is theirs now: never replaced.
+  std::ofstream(fleet / "fleet.csv") << "my,edited,rows\n";
+  EXPECT_EQ(merge(f.runs, fleet, &printed), 2) << printed;
+  EXPECT_NE(printed.find((fleet / "fleet.csv").string()), std::string::npos) << printed;
+  EXPECT_EQ(read(fleet / "fleet.csv"), "my,edited,rows\n");
+  fs::remove(fleet / "fleet.csv");
+  std::ofstream(fleet / "fleet.notes.md") << "mine\n";
+  EXPECT_EQ(merge(f.runs, fleet, &printed), 2) << printed;
+  EXPECT_EQ(read(fleet / "fleet.notes.md"), "mine\n");
+  fs::remove(fleet / "fleet.notes.md");
+  EXPECT_NE(merge(f.runs, fleet, &printed), 2) << printed;
 }
 
 TEST(NothingLost, ARunRecordNewerThanTheProgramIsRefusedWithTheReason) {
