@@ -2,6 +2,7 @@
 // user's is lost or overwritten, and nothing goes by silently. Plain C++, no CUDA.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,27 @@ struct LiveProcess {
 };
 
 }  // namespace
+
+// An ended run reported before says all its report would write back: its record is not rewritten, so a
+// read-only copy of it is reported as well; one that must be written back and cannot is refused first.
+TEST(NothingLost, AnEndedRunsRecordIsNotRewritten) {
+  const fs::path base = fresh_dir("ended-record");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::string printed;
+  ASSERT_EQ(report(run, base / "reports", 20, &printed), 0) << printed;
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat((run / "run.json").c_str(), &before), 0);
+  ASSERT_EQ(report(run, base / "reports2", 20, &printed), 0) << printed;
+  ASSERT_EQ(::stat((run / "run.json").c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino) << "the record was written again";
+  if (::geteuid() == 0) return;  // root writes into every folder
+  const fs::path fresh = write_run_folder(base / "results-ro", run_named("20261102T000000Z-h-2"));
+  fs::permissions(fresh, fs::perms::owner_write, fs::perm_options::remove);
+  EXPECT_EQ(report(fresh, base / "reports3", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("cannot be written"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(base / "reports3" / "runs"));
+  fs::permissions(fresh, fs::perms::owner_write, fs::perm_options::add);
+}
 
 TEST(NothingLost, AReportWithKeepNeverRemovesARunFolder) {
   const fs::path base = fresh_dir("keep-runs");
