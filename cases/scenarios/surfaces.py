@@ -106,6 +106,7 @@ SURFACES = (
             Refusal((H, "check", "--graph-nodes=2", "--", "true"), ("--graph-nodes", "'2' is not allowed")),
             Refusal((H, "check", "--ptx-footprints=yes", "--", "true"), ("--ptx-footprints", "'yes' is not allowed")),
             Refusal((H, "check", "--json", "{file}", "--", "true"), ("--json {file}", "did not write")),
+            Refusal((H, "check", "--json", "--", "true"), ("--json '--'", "value was left out")),
             Refusal((H, "check", "--json", "{scratch}/data.txt", "--", "cat", "{scratch}/data.txt"),
                     ("--json {scratch}/data.txt", "the program's argument")),
             Refusal((H, "check", "--json", "/proc/x.json", "--", "true"), ("--json /proc/x.json", "new file")),

@@ -166,6 +166,14 @@ def main(tool):
             rc, out = run([tool, "findings", path])
             expect(rc == 2 and f"{path}: line 2" in out and says in out,
                    f"findings refuses a race of {name} ({rc}): {out.strip()[-300:]}")
+        # A value left out: the next word is an option (or --), never taken for a file or folder name.
+        report_tool = os.path.join(os.path.dirname(tool), "hazardlab-report")
+        for command, says in (([tool, "check", "--json", "--", "true"], "--json '--'"),
+                              ([tool, "check", "--json", "--markdown", "m2.md", "--", "true"], "--json '--markdown'"),
+                              ([report_tool, "--run", work, "--out", "--"], "--out '--'")):
+            rc, out = run(command)
+            expect(rc == 2 and says in out and "is not allowed" in out and not os.path.exists("--"),
+                   f"{' '.join(command[1:])} is refused naming the option ({rc}): {out.strip()[-300:]}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 

@@ -11,6 +11,27 @@ int refuse_input(std::string_view program, const std::string& what) {
   return kExitBadInput;
 }
 
+namespace {
+
+// CLI11 takes the word after an option for its value whatever it is: `--json -- prog` would write a report named
+// "--", and `--json --markdown m.md` would take "--markdown" for the file. A value of an option's own name form is
+// never meant: refused, naming the option, in `app` and each subcommand it ran.
+std::string option_like_value(const CLI::App& app) {
+  for (const CLI::Option* option : app.get_options()) {
+    if (!option->nonpositional() || option->get_type_size_min() <= 0) continue;  // a positional, or a flag
+    for (const std::string& value : option->results())
+      if (value.starts_with("--"))
+        return option->get_name() + " '" + value + "': is not allowed; expected " + option->get_name() +
+               "'s value, and a word that starts with '--' is an option (or the end of the options), so the value "
+               "was left out; a value that does start with '--' is given as ./" + value + " for a path";
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (std::string problem = option_like_value(*sub); !problem.empty()) return problem;
+  return "";
+}
+
+}  // namespace
+
 int run_main(std::string_view program, CLI::App& app, int argc, char** argv, const std::function<int()>& body,
              const MainOptions& options) {
   try {
@@ -22,6 +43,7 @@ int run_main(std::string_view program, CLI::App& app, int argc, char** argv, con
       std::cerr << program << ": " << options.extras_hint << '\n';
     return kExitBadInput;
   }
+  if (const std::string problem = option_like_value(app); !problem.empty()) return refuse_input(program, problem);
   const auto ended = [&](int status) { return options.after_error ? options.after_error(status) : status; };
   try {
     return body();
