@@ -174,6 +174,15 @@ def main(tool):
             rc, out = run(command)
             expect(rc == 2 and says in out and "is not allowed" in out and not os.path.exists("--"),
                    f"{' '.join(command[1:])} is refused naming the option ({rc}): {out.strip()[-300:]}")
+        # A flag given twice is a slip of one or the other, as a valued option given twice is.
+        for command, flag in (([tool, "check", "--ptx-footprints=true", "--ptx-footprints=false", "--", "true"],
+                               "--ptx-footprints"),
+                              ([tool, "check", "--ptx-footprints", "--ptx-footprints", "--", "true"], "--ptx-footprints"),
+                              ([tool, "gpu-test", "--all-gpus", "--all-gpus", "--", "true"], "--all-gpus"),
+                              ([tool, "devices", "--json", "--json"], "--json")):
+            rc, out = run(command)
+            expect(rc == 2 and f"{flag} is given 2 times" in out,
+                   f"{' '.join(command[1:])} is refused ({rc}): {out.strip()[-300:]}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
