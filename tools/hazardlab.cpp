@@ -18,6 +18,7 @@
 #include "gpu_test_command.hpp"
 #include "cli_checks.hpp"
 #include "cuda/device.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
@@ -67,6 +68,9 @@ void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
 
 int write_reports(const Given& g, const Settings& settings) {
   const fs::path prometheus = g.prometheus_dir.empty() ? settings.prometheus_dir : g.prometheus_dir;
+  // The setting is judged even where --prometheus overrides it: a bad value is never silently passed over.
+  if (!g.prometheus_dir.empty() && !settings.prometheus_dir.empty())
+    require_prometheus_folder(settings.prometheus_dir, setting::kPrometheusDir.name);
   ReportOptions options{g.out, settings.require_gpu, settings.keep_runs, {}, prometheus};
   if (g.prometheus_dir.empty()) options.prometheus_given_as = setting::kPrometheusDir.name;
   return report_run(g.run_dir, options, std::cout, std::cerr);

@@ -80,6 +80,8 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
   const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
   const std::string prometheus_given_as(request.prometheus_dir.empty() ? setting::kPrometheusDir.name : "--prometheus");
   if (!prometheus.empty()) require_prometheus_folder(prometheus, prometheus_given_as);  // bad input: before any GPU work
+  if (!request.prometheus_dir.empty() && !settings.prometheus_dir.empty())  // overridden, and judged all the same
+    require_prometheus_folder(settings.prometheus_dir, setting::kPrometheusDir.name);
   PlanRequest request_plan;  // the programs first: a broken install is refused before anything is written
   request_plan.programs = {this_program(), sibling_program("hazardlab-cases"), sibling_program("hazardlab-perf")};
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {

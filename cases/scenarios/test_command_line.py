@@ -183,6 +183,12 @@ def main(tool):
             rc, out = run(command)
             expect(rc == 2 and f"{flag} is given 2 times" in out,
                    f"{' '.join(command[1:])} is refused ({rc}): {out.strip()[-300:]}")
+        # A bad setting is judged even where an option overrides it.
+        for command in ([tool, "report"], [report_tool]):
+            rc, out = run(command + ["--run", work, "--out", os.path.join(work, "x"), "--prometheus", work],
+                          {"HAZARDLAB_PROMETHEUS_DIR": "/nonexist"})
+            expect(rc == 2 and "HAZARDLAB_PROMETHEUS_DIR='/nonexist' is not a folder" in out,
+                   f"{os.path.basename(command[0])} refuses a bad HAZARDLAB_PROMETHEUS_DIR beside --prometheus ({rc})")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
