@@ -48,22 +48,35 @@ int merge_in_report_tool(int argc, char** argv) {
                                         std::strerror(errno));
 }
 
-// A duration is a soak's: given to another profile, on the command line or in the environment, it would be
-// recorded and ignored.
-void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
+// A duration is a soak's, and an injected fault a soak copy's (the soak, or the health profile's integrity round):
+// given to another profile, on the command line or in the environment, either would be recorded and ignored.
+void require_a_soak_for_soak_settings(const Given& g, const Settings& settings) {
+  const std::string profile(to_string(settings.profile)), profile_name(setting::kProfile.name);
+  const SettingSource environment = SettingSource::from_environment();
+  const auto refuse_setting = [&](const SettingDeclaration& declaration, std::string_view profiles) {
+    const std::string* value = environment.text(declaration);
+    const std::string name(declaration.name);
+    throw UsageError(name + "='" + (value ? *value : std::string()) + "' applies only to the " + std::string(profiles) +
+                     " profile (this run's profile is " + profile + "); set " + profile_name + " (or --profile) to " +
+                     std::string(profiles) + ", or unset " + name);
+  };
+  if (settings.profile != RunProfile::Soak && settings.profile != RunProfile::Health &&
+      environment.given(setting::kSoakInjectFault))
+    refuse_setting(setting::kSoakInjectFault, "soak or health");
   if (settings.profile == RunProfile::Soak) return;
-  const std::string profile(to_string(settings.profile));
   if (!g.soak_duration.empty()) {
     throw UsageError("--duration " + g.soak_duration + " applies only to --profile soak (this run's profile is " +
                      profile + "); give --profile soak, or leave --duration out");
   }
-  const SettingSource environment = SettingSource::from_environment();
-  if (const std::string* duration = environment.text(setting::kSoakDuration); environment.given(setting::kSoakDuration)) {
-    const std::string name(setting::kSoakDuration.name), profile_name(setting::kProfile.name);
-    throw UsageError(name + "='" + (duration ? *duration : std::string()) + "' applies only to the soak profile (this "
-                     "run's profile is " + profile + "); set " + profile_name + "=soak (or --profile soak), or unset " +
-                     name);
-  }
+  if (environment.given(setting::kSoakDuration)) refuse_setting(setting::kSoakDuration, "soak");
+}
+
+// The commands that plan or start a run, and `settings`, which lists what a run would take: the soak's settings
+// are judged against the profile only there. The others run no profile (list, report) and leave them alone.
+bool takes_a_profile(std::string_view command) {
+  for (std::string_view name : {"settings", "run", "ctest-manifest", "session-start"})
+    if (command == name) return true;
+  return false;
 }
 
 int write_reports(const Given& g, const Settings& settings) {
@@ -195,7 +208,8 @@ int main(int argc, char** argv) {
     given.suite.settings_given = settings_given(given);
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment(given.suite.settings_given);
-    require_a_soak_for_a_duration(given, settings);
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      if (*commands[i] && takes_a_profile(kCommands[i].name)) require_a_soak_for_soak_settings(given, settings);
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();
     (void)perf::thresholds_from_environment();

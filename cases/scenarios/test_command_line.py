@@ -189,6 +189,13 @@ def main(tool):
                           {"HAZARDLAB_PROMETHEUS_DIR": "/nonexist"})
             expect(rc == 2 and "HAZARDLAB_PROMETHEUS_DIR='/nonexist' is not a folder" in out,
                    f"{os.path.basename(command[0])} refuses a bad HAZARDLAB_PROMETHEUS_DIR beside --prometheus ({rc})")
+        # The soak's settings are judged against the profile where a profile is run, and left alone elsewhere.
+        rc, out = run([tool, "run", "--results-root", os.path.join(work, "r"), "--reports-dir", os.path.join(work, "p")],
+                      {"HAZARDLAB_SOAK_INJECT_FAULT": "1"})
+        expect(rc == 2 and "HAZARDLAB_SOAK_INJECT_FAULT='1' applies only to the soak or health profile" in out
+               and not os.path.exists(os.path.join(work, "r")), f"run refuses an injected fault under validation ({rc})")
+        rc, out = run([tool, "list"], {"HAZARDLAB_SOAK_DURATION": "10m"})
+        expect(rc == 0, f"list, which runs no profile, takes HAZARDLAB_SOAK_DURATION as check and report do ({rc})")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
