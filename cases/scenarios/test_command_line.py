@@ -196,6 +196,11 @@ def main(tool):
                and not os.path.exists(os.path.join(work, "r")), f"run refuses an injected fault under validation ({rc})")
         rc, out = run([tool, "list"], {"HAZARDLAB_SOAK_DURATION": "10m"})
         expect(rc == 0, f"list, which runs no profile, takes HAZARDLAB_SOAK_DURATION as check and report do ({rc})")
+        # The run folder is the run's own to hand its cases: one set by hand is refused, never replaced.
+        rc, out = run([tool, "run", "--results-root", os.path.join(work, "r"), "--reports-dir", os.path.join(work, "p")],
+                      {"HAZARDLAB_RUN_DIR": os.path.join(work, "mine")})
+        expect(rc == 2 and "HAZARDLAB_RUN_DIR=" in out and not os.path.exists(os.path.join(work, "r")),
+               f"run refuses a hand-set HAZARDLAB_RUN_DIR ({rc})")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
