@@ -144,6 +144,8 @@ SURFACES = (
             (Refusal(("{interference}", "--json", "{folder}"), ("--json", "{folder}", "it is a folder")),
              Refusal(("{interference}", "--json", ""), ("--json", "not a blank")),
              Refusal(("{interference}", "--json", "{file}"), ("--json", "{file}", "did not write")),
+             Refusal(("{interference}", "--json", "{missing}"), ("'{missing}' is not allowed: the folder",
+                                                               "does not exist")),
              Refusal(("{interference}",), ("HAZARDLAB_TRAILS",), {"HAZARDLAB_TRAILS": "5", "HAZARDLAB_STRICT": "1"}),
              Refusal(("{interference}",), ("HAZARDLAB_TIMED_TURNS", "socket"), {"HAZARDLAB_TIMED_TURNS": "socket"}))),
     script("deps/stage-deps", "libunwind's archive in PREFIX/src/ (never over a file that is not the pinned one: "
