@@ -298,6 +298,18 @@ TEST(NothingLost, ARunRecordWhoseIdIsNoFolderNameIsRefused) {
   }
 }
 
+// One of hazardlab's own folders given as another kind is named as what it is, not as a user's files.
+TEST(NothingLost, AFleetFolderGivenAsAReportFolderIsNamedAsOne) {
+  const Fleet f = write_fleet("fleet-as-reports");
+  const fs::path fleet = f.base / "fleet";
+  ASSERT_NE(merge(f.runs, fleet), 2);
+  std::string printed;
+  EXPECT_EQ(report(f.runs[0], fleet, 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a fleet report folder (it has a .hazardlab-fleet file made for it), not a report folder"),
+            std::string::npos)
+      << printed;
+}
+
 TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
   const Fleet f = write_fleet("merge-foreign");
   const fs::path mine = f.base / "mine";
@@ -439,7 +451,8 @@ TEST(NothingLost, AUsersFileNamedLatestOrCurrentIsNeverReplacedByALink) {
     std::string printed;
     EXPECT_EQ(report(write_run_folder(base / "results", run_named("20261101T000000Z-h-1")), reports, 20, &printed), 2)
         << printed;
-    EXPECT_NE(printed.find(std::string(name) + " is not hazardlab's link"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("holds " + std::string(name) + ", which is not a symbolic link"), std::string::npos)
+        << printed;
     EXPECT_EQ(read_text_file(reports / name), "my notes");
     EXPECT_FALSE(fs::exists(reports / "runs"));
   }
@@ -453,7 +466,8 @@ TEST(NothingLost, AUsersRunsFolderIsNeverTakenOverAsAReportFolder) {
   std::ofstream(reports / "runs" / id / "notes.txt") << "mine";
   std::string printed;
   EXPECT_EQ(report(write_run_folder(base / "results", run_named(id)), reports, 20, &printed), 2) << printed;
-  EXPECT_NE(printed.find("runs/" + id + " is not hazardlab's"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("holds runs/" + id + ", which is not a report set hazardlab made"), std::string::npos)
+      << printed;
   EXPECT_EQ(read_text_file(reports / "runs" / id / "notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(reports / "latest"));
 }
