@@ -125,6 +125,7 @@ SURFACES = (
             Refusal((H, "gpu-test", "--", "true"), ("CTEST_RESOURCE_GROUP_0_GPUS", "more than one GPU"),
                     {"CTEST_RESOURCE_GROUP_COUNT": "1", "CTEST_RESOURCE_GROUP_0": "gpus",
                      "CTEST_RESOURCE_GROUP_0_GPUS": "id:0,slots:1;id:1,slots:1"}),
+            Refusal((H, "gpu-test", "--", "true"), ("CTEST_RESOURCE_GROUP_0 is not",), {"CTEST_RESOURCE_GROUP_COUNT": "2"}),
             Refusal((H, "gpu-test", "--", "{file}"), ("{file}", "not an executable file")),
             Refusal((H, "gpu-test", "--", "true"), ("HAZARDLAB_TRIALS='abc'",), {"HAZARDLAB_TRIALS": "abc"})),
     Surface("hazardlab-report", "report and fleet folders of its own (as hazardlab report and merge)", "report",
