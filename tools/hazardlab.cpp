@@ -20,6 +20,7 @@
 #include "cuda/device.hpp"
 #include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
+#include "hazardlab/run_record.hpp"
 #include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
 #include "hazardlab/setting_source.hpp"
@@ -189,6 +190,7 @@ int main(int argc, char** argv) {
     return refuse_input("hazardlab", "no command '" + std::string(argv[1]) + "'; the commands are " + command_names());
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(hazardlab_version()), "print hazardlab's version and exit");
   Given given;
   std::vector<CLI::App*> commands;
   for (const Command& c : kCommands) {

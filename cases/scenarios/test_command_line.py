@@ -201,6 +201,8 @@ def main(tool):
                       {"HAZARDLAB_RUN_DIR": os.path.join(work, "mine")})
         expect(rc == 2 and "HAZARDLAB_RUN_DIR=" in out and not os.path.exists(os.path.join(work, "r")),
                f"run refuses a hand-set HAZARDLAB_RUN_DIR ({rc})")
+        rc, out = run([tool, "--version"])
+        expect(rc == 0 and out.strip() and out.split()[0][0].isdigit(), f"--version prints the version ({rc}): {out!r}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 
