@@ -75,7 +75,10 @@ inline CLI::Validator output_file(WrittenByUs ours) {
         if (std::filesystem::is_directory(path, ec))
           return "'" + text + "' is not allowed; it is a folder, expected a file to write";
         const std::string problem = output_file_problem(path, ours);
-        return problem.empty() ? problem : "'" + text + "' is not allowed: it " + problem;
+        if (problem.empty()) return problem;
+        // The problem reads after the path ("is a folder", "the folder x does not exist"): "it" only before a verb.
+        const bool of_the_file = problem.starts_with("is ") || problem.starts_with("cannot ");
+        return "'" + text + "' is not allowed: " + (of_the_file ? "it " : "") + problem;
       },
       "FILE");
 }

@@ -42,6 +42,12 @@ bool of_an_ended_ctest(const std::string& name, long owner) {
 fs::path write_ctest_resource_spec(const fs::path& folder, long owner, const std::vector<int>& devices) {
   if (folder.empty()) return {};
   std::error_code ec;
+  // A link is written through to wherever it points, and its ended ctests' files pruned there: refused, as every
+  // output folder of hazardlab's is.
+  if (fs::is_symlink(fs::symlink_status(folder, ec))) {
+    throw std::invalid_argument("--resource-spec-dir '" + folder.string() + "' is a symbolic link (to " +
+                                fs::read_symlink(folder, ec).string() + "); give the folder itself");
+  }
   if (fs::exists(fs::symlink_status(folder, ec)) && !fs::is_directory(folder, ec)) {
     throw std::invalid_argument("--resource-spec-dir '" + folder.string() + "' is not a folder; it must be a folder "
                                 "(made when missing) where hazardlab writes ctest's resource spec");

@@ -18,7 +18,9 @@
 #include "gpu_test_command.hpp"
 #include "cli_checks.hpp"
 #include "cuda/device.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
+#include "hazardlab/run_record.hpp"
 #include "hazardlab/run_id.hpp"
 #include "hazardlab/run_main.hpp"
 #include "hazardlab/setting_source.hpp"
@@ -47,26 +49,42 @@ int merge_in_report_tool(int argc, char** argv) {
                                         std::strerror(errno));
 }
 
-// A duration is a soak's: given to another profile, on the command line or in the environment, it would be
-// recorded and ignored.
-void require_a_soak_for_a_duration(const Given& g, const Settings& settings) {
+// A duration is a soak's, and an injected fault a soak copy's (the soak, or the health profile's integrity round):
+// given to another profile, on the command line or in the environment, either would be recorded and ignored.
+void require_a_soak_for_soak_settings(const Given& g, const Settings& settings) {
+  const std::string profile(to_string(settings.profile)), profile_name(setting::kProfile.name);
+  const SettingSource environment = SettingSource::from_environment();
+  const auto refuse_setting = [&](const SettingDeclaration& declaration, std::string_view profiles) {
+    const std::string* value = environment.text(declaration);
+    const std::string name(declaration.name);
+    throw UsageError(name + "='" + (value ? *value : std::string()) + "' applies only to the " + std::string(profiles) +
+                     " profile (this run's profile is " + profile + "); set " + profile_name + " (or --profile) to " +
+                     std::string(profiles) + ", or unset " + name);
+  };
+  if (settings.profile != RunProfile::Soak && settings.profile != RunProfile::Health &&
+      environment.given(setting::kSoakInjectFault))
+    refuse_setting(setting::kSoakInjectFault, "soak or health");
   if (settings.profile == RunProfile::Soak) return;
-  const std::string profile(to_string(settings.profile));
   if (!g.soak_duration.empty()) {
     throw UsageError("--duration " + g.soak_duration + " applies only to --profile soak (this run's profile is " +
                      profile + "); give --profile soak, or leave --duration out");
   }
-  const SettingSource environment = SettingSource::from_environment();
-  if (const std::string* duration = environment.text(setting::kSoakDuration); environment.given(setting::kSoakDuration)) {
-    const std::string name(setting::kSoakDuration.name), profile_name(setting::kProfile.name);
-    throw UsageError(name + "='" + (duration ? *duration : std::string()) + "' applies only to the soak profile (this "
-                     "run's profile is " + profile + "); set " + profile_name + "=soak (or --profile soak), or unset " +
-                     name);
-  }
+  if (environment.given(setting::kSoakDuration)) refuse_setting(setting::kSoakDuration, "soak");
+}
+
+// The commands that plan or start a run, and `settings`, which lists what a run would take: the soak's settings
+// are judged against the profile only there. The others run no profile (list, report) and leave them alone.
+bool takes_a_profile(std::string_view command) {
+  for (std::string_view name : {"settings", "run", "ctest-manifest", "session-start"})
+    if (command == name) return true;
+  return false;
 }
 
 int write_reports(const Given& g, const Settings& settings) {
   const fs::path prometheus = g.prometheus_dir.empty() ? settings.prometheus_dir : g.prometheus_dir;
+  // The setting is judged even where --prometheus overrides it: a bad value is never silently passed over.
+  if (!g.prometheus_dir.empty() && !settings.prometheus_dir.empty())
+    require_prometheus_folder(settings.prometheus_dir, setting::kPrometheusDir.name);
   ReportOptions options{g.out, settings.require_gpu, settings.keep_runs, {}, prometheus};
   if (g.prometheus_dir.empty()) options.prometheus_given_as = setting::kPrometheusDir.name;
   return report_run(g.run_dir, options, std::cout, std::cerr);
@@ -172,6 +190,7 @@ int main(int argc, char** argv) {
     return refuse_input("hazardlab", "no command '" + std::string(argv[1]) + "'; the commands are " + command_names());
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string(hazardlab_version()), "print hazardlab's version and exit");
   Given given;
   std::vector<CLI::App*> commands;
   for (const Command& c : kCommands) {
@@ -191,7 +210,8 @@ int main(int argc, char** argv) {
     given.suite.settings_given = settings_given(given);
     // Settings are checked first, before any GPU is looked for: a typo fails the same everywhere.
     const Settings settings = Settings::from_environment(given.suite.settings_given);
-    require_a_soak_for_a_duration(given, settings);
+    for (std::size_t i = 0; i < commands.size(); ++i)
+      if (*commands[i] && takes_a_profile(kCommands[i].name)) require_a_soak_for_soak_settings(given, settings);
     // The measurement settings too, so that a bad one stops the run at ctest's start.
     (void)perf::profile_from_environment();
     (void)perf::thresholds_from_environment();

@@ -18,6 +18,7 @@
 #include "hazardlab/setting_source.hpp"
 #include "hazardlab/settings_table.hpp"
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/run_main.hpp"
 
@@ -86,10 +87,12 @@ int main(int argc, char** argv) {
       options.require_gpu_given_as = "--require-gpu";
     else
       options.require_gpu = source.flag(setting::kRequireGpu, false);
-    if (options.prometheus_dir.empty()) {
-      if (const std::string* dir = source.text(setting::kPrometheusDir)) {
+    if (const std::string* dir = source.text(setting::kPrometheusDir)) {
+      if (options.prometheus_dir.empty()) {
         options.prometheus_dir = *dir;
         options.prometheus_given_as = setting::kPrometheusDir.name;
+      } else {  // judged even where --prometheus overrides it: a bad value is never silently passed over
+        require_prometheus_folder(*dir, setting::kPrometheusDir.name);
       }
     }
     return report_run(run_dir, options, std::cout, std::cerr);

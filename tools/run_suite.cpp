@@ -12,6 +12,7 @@
 #include "child_process.hpp"
 #include "cuda/device.hpp"
 #include "hazardlab/perf_store.hpp"
+#include "hazardlab/environment.hpp"
 #include "hazardlab/prometheus.hpp"
 #include "hazardlab/publish.hpp"
 #include "hazardlab/results_layout.hpp"
@@ -77,9 +78,16 @@ int run_suite(const RunSuiteRequest& request, const Settings& settings, std::ost
                                 "': sanitizer runs need ctest and the CUDA Toolkit (`ctest --preset suite` in a build "
                                 "tree); `hazardlab run` runs the validation suite");
   }
+  // The run folder is the run's to make and hand its cases: one set by hand would be replaced without a word.
+  if (const std::optional<std::string> run_dir = environment_value_given(setting::kRunDir.name))
+    throw std::invalid_argument(std::string(setting::kRunDir.name) + "='" + *run_dir +
+                                "' is set: it is the variable hazardlab run sets for each case to the run folder it "
+                                "makes; unset it (--results-root chooses where runs go)");
   const fs::path prometheus = !request.prometheus_dir.empty() ? request.prometheus_dir : settings.prometheus_dir;
   const std::string prometheus_given_as(request.prometheus_dir.empty() ? setting::kPrometheusDir.name : "--prometheus");
   if (!prometheus.empty()) require_prometheus_folder(prometheus, prometheus_given_as);  // bad input: before any GPU work
+  if (!request.prometheus_dir.empty() && !settings.prometheus_dir.empty())  // overridden, and judged all the same
+    require_prometheus_folder(settings.prometheus_dir, setting::kPrometheusDir.name);
   PlanRequest request_plan;  // the programs first: a broken install is refused before anything is written
   request_plan.programs = {this_program(), sibling_program("hazardlab-cases"), sibling_program("hazardlab-perf")};
   const auto chosen = [](const fs::path& given, const fs::path& environment, const char* fallback) {

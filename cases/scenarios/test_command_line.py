@@ -166,6 +166,43 @@ def main(tool):
             rc, out = run([tool, "findings", path])
             expect(rc == 2 and f"{path}: line 2" in out and says in out,
                    f"findings refuses a race of {name} ({rc}): {out.strip()[-300:]}")
+        # A value left out: the next word is an option (or --), never taken for a file or folder name.
+        report_tool = os.path.join(os.path.dirname(tool), "hazardlab-report")
+        for command, says in (([tool, "check", "--json", "--", "true"], "--json '--'"),
+                              ([tool, "check", "--json", "--markdown", "m2.md", "--", "true"], "--json '--markdown'"),
+                              ([report_tool, "--run", work, "--out", "--"], "--out '--'")):
+            rc, out = run(command)
+            expect(rc == 2 and says in out and "is not allowed" in out and not os.path.exists("--"),
+                   f"{' '.join(command[1:])} is refused naming the option ({rc}): {out.strip()[-300:]}")
+        # A flag given twice is a slip of one or the other, as a valued option given twice is.
+        for command, flag in (([tool, "check", "--ptx-footprints=true", "--ptx-footprints=false", "--", "true"],
+                               "--ptx-footprints"),
+                              ([tool, "check", "--ptx-footprints", "--ptx-footprints", "--", "true"], "--ptx-footprints"),
+                              ([tool, "gpu-test", "--all-gpus", "--all-gpus", "--", "true"], "--all-gpus"),
+                              ([tool, "devices", "--json", "--json"], "--json")):
+            rc, out = run(command)
+            expect(rc == 2 and f"{flag} is given 2 times" in out,
+                   f"{' '.join(command[1:])} is refused ({rc}): {out.strip()[-300:]}")
+        # A bad setting is judged even where an option overrides it.
+        for command in ([tool, "report"], [report_tool]):
+            rc, out = run(command + ["--run", work, "--out", os.path.join(work, "x"), "--prometheus", work],
+                          {"HAZARDLAB_PROMETHEUS_DIR": "/nonexist"})
+            expect(rc == 2 and "HAZARDLAB_PROMETHEUS_DIR='/nonexist' is not a folder" in out,
+                   f"{os.path.basename(command[0])} refuses a bad HAZARDLAB_PROMETHEUS_DIR beside --prometheus ({rc})")
+        # The soak's settings are judged against the profile where a profile is run, and left alone elsewhere.
+        rc, out = run([tool, "run", "--results-root", os.path.join(work, "r"), "--reports-dir", os.path.join(work, "p")],
+                      {"HAZARDLAB_SOAK_INJECT_FAULT": "1"})
+        expect(rc == 2 and "HAZARDLAB_SOAK_INJECT_FAULT='1' applies only to the soak or health profile" in out
+               and not os.path.exists(os.path.join(work, "r")), f"run refuses an injected fault under validation ({rc})")
+        rc, out = run([tool, "list"], {"HAZARDLAB_SOAK_DURATION": "10m"})
+        expect(rc == 0, f"list, which runs no profile, takes HAZARDLAB_SOAK_DURATION as check and report do ({rc})")
+        # The run folder is the run's own to hand its cases: one set by hand is refused, never replaced.
+        rc, out = run([tool, "run", "--results-root", os.path.join(work, "r"), "--reports-dir", os.path.join(work, "p")],
+                      {"HAZARDLAB_RUN_DIR": os.path.join(work, "mine")})
+        expect(rc == 2 and "HAZARDLAB_RUN_DIR=" in out and not os.path.exists(os.path.join(work, "r")),
+               f"run refuses a hand-set HAZARDLAB_RUN_DIR ({rc})")
+        rc, out = run([tool, "--version"])
+        expect(rc == 0 and out.strip() and out.split()[0][0].isdigit(), f"--version prints the version ({rc}): {out!r}")
     print(f"{len(failures)} failed")
     return 1 if failures else 0
 

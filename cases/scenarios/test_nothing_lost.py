@@ -117,6 +117,13 @@ def a_resource_spec_folder_loses_nothing_of_the_users(world):
     a_file = world.root / "a-file"
     a_file.write_text("mine\n")
     refused(world, manifest[:-1] + [a_file], ["--resource-spec-dir", str(a_file), "is not a folder"])
+    # A link to a folder is never written through.
+    linked = world.root / "linked-specs"
+    linked.symlink_to(specs)
+    ours.unlink()
+    before = tree_digest(specs)
+    refused(world, manifest[:-1] + [linked], ["--resource-spec-dir", str(linked), "is a symbolic link"])
+    check(tree_digest(specs) == before, "a spec was written through a link")
 
 
 @scenario

@@ -1,5 +1,7 @@
 #include "checker/launch/report_files.hpp"
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "checker/launch/check_document.hpp"
@@ -74,6 +76,20 @@ void validate_report_files(const CheckOptions& options, const fs::path& program)
       if (same_file(earlier->path, file->path))
         throw UsageError(what + ": the same file as " + earlier->option + "; give each report its own file");
   }
+}
+
+ReportPathBefore report_path_before(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(path, ec))) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string report_path_changed(const fs::path& path, const ReportPathBefore& before) {
+  if (report_path_before(path) != before)
+    return before ? "changed while the program ran (it is not the report hazardlab check wrote there)"
+                  : "was made while the program ran (hazardlab check did not write it)";
+  return output_file_problem(path, written_by_check);
 }
 
 }  // namespace hazardlab::check

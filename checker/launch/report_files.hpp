@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,5 +31,14 @@ bool written_by_check(const std::string& contents);
 // (output_file_problem), that is the program (`program`, resolved) or one of its arguments, or that is the same
 // file as another report.
 void validate_report_files(const CheckOptions& options, const std::filesystem::path& program);
+
+// What a report path held before the program ran: nothing, or these contents. The program may write that path
+// itself while it runs; the report is written only where nothing changed since.
+using ReportPathBefore = std::optional<std::string>;
+ReportPathBefore report_path_before(const std::filesystem::path& path);
+
+// Why the report may not be written at `path` now ("" if it may): the path no longer takes it
+// (output_file_problem), or a file appeared there or changed during the run, which is the program's or a user's.
+std::string report_path_changed(const std::filesystem::path& path, const ReportPathBefore& before);
 
 }  // namespace hazardlab::check

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "checker/core/check_settings.hpp"
 #include "checker/launch/decided_settings.hpp"
@@ -171,6 +172,10 @@ std::vector<std::string> validate(const CheckOptions& options) {
 
 CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   for (const std::string& warning : validate(options)) err << "hazardlab check: warning: " << warning << '\n';
+  // What each report path held before the program ran: the program may write there itself.
+  const std::vector<ReportFile> files = report_files(options);
+  std::vector<ReportPathBefore> before;
+  for (const ReportFile& file : files) before.push_back(report_path_before(file.path));
   LogFolder folder;
   const ProgramEnd end = run(options, folder.path);
   std::vector<ProcessLog> processes;
@@ -194,8 +199,21 @@ CheckOutcome run_check(const CheckOptions& options, std::ostream& err) {
   if (!named && out.report.finding_count() > 0)
     err << "========= (addr2line was not found: frames are named by module and offset; binutils has it)\n";
   // Each file whole or not at all (a temporary beside it, renamed over it); a write that fails is an error,
-  // after the console report is out, never a silent clean.
-  for (const ReportFile& file : report_files(options)) write_file_atomically(file.path, file.spell(out.report));
+  // after the console report is out, never a silent clean. A path judged before the run is judged again: a file
+  // the program made or changed there meanwhile is left as it is, and the report is not written over it.
+  std::string not_written;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const std::string what = files[i].option + " " + files[i].path.string();
+    if (const std::string why = report_path_changed(files[i].path, before[i]); !why.empty()) {
+      err << "hazardlab check: " << what << ": " << why << "; the report is not written there\n";
+      not_written += (not_written.empty() ? "" : ", ") + what;
+      continue;
+    }
+    write_file_atomically(files[i].path, files[i].spell(out.report));
+  }
+  if (!not_written.empty())
+    throw std::runtime_error("the report was not written to " + not_written +
+                             ": a file there appeared or changed while the program ran, and is left as it is");
   if (end.signalled) out.reraise = end.code;
   switch (out.report.verdict) {
     case CheckVerdict::Found:

@@ -19,6 +19,7 @@
 #include "checker/launch/symbolize.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -381,6 +382,45 @@ TEST_F(Launcher, AReportNeverReplacesAUsersFileOrTheProgramsInput) {
   options.markdown = dir / "r.json";
   EXPECT_TRUE(refused("the same file as --json"));
   fs::current_path(here);
+}
+
+// A report path is judged again after the program ran: a file the program made there, or a report of ours it
+// rewrote, is the program's and stays; the other reports are written, and the run ends as a report not written.
+TEST_F(Launcher, AFileTheProgramWroteAtAReportPathIsLeftAsItIs) {
+  options.markdown = dir / "made.md";
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{1, 0, 0, 0, 0}),
+          "echo precious > '" + (dir / "made.md").string() + "'");
+  try {
+    run_check(options, err);
+    ADD_FAILURE() << "a report path the program wrote was written over";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("--markdown " + (dir / "made.md").string()), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(file_text(dir / "made.md"), "precious\n");
+  EXPECT_NE(err.str().find("was made while the program ran"), std::string::npos) << err.str();
+  EXPECT_TRUE(fs::exists(dir / "report.json")) << "the other report is written";
+  // An earlier report of ours the program rewrote while it ran.
+  options.markdown.reset();
+  program(header_line(1, 0, "p", true, "") + summary_line(CheckerStats{1, 0, 0, 0, 0}),
+          "echo mine > '" + (dir / "report.json").string() + "'");
+  EXPECT_THROW(run_check(options, err), std::runtime_error);
+  EXPECT_EQ(file_text(dir / "report.json"), "mine\n");
+  EXPECT_NE(err.str().find("changed while the program ran"), std::string::npos) << err.str();
+}
+
+// An earlier report that cannot be read is said to be unreadable, not called a user's file.
+TEST_F(Launcher, AnUnreadableReportPathIsSaidToBeUnreadable) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root reads every file";
+  options.command = {"/bin/true"};
+  std::ofstream(dir / "report.json") << "{}";
+  fs::permissions(dir / "report.json", fs::perms::none);
+  try {
+    validate(options);
+    ADD_FAILURE() << "an unreadable report path was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot be read"), std::string::npos) << e.what();
+  }
+  fs::permissions(dir / "report.json", fs::perms::owner_all);
 }
 
 // The suite's settings are judged as every command judges them, and the checker's own log folder is its own to set.

@@ -61,8 +61,13 @@ std::optional<std::string> allocated_gpu(
                                 "groups it allocated (1 for a GPU test): unset it, or give the test its allocation");
   const std::string type(kGpuResourceType);
   const std::optional<std::string> types = variable("CTEST_RESOURCE_GROUP_0");
-  if (*count != "1" || !types || *types != type) {
-    throw std::invalid_argument("ctest allocated " + *count + " resource group(s) of type(s) '" + types.value_or("") +
+  if (!types) {  // ctest sets both together: the count alone is set by hand, or half copied from a test's environment
+    throw std::invalid_argument("CTEST_RESOURCE_GROUP_COUNT='" + *count + "' is set but CTEST_RESOURCE_GROUP_0 is "
+                                "not; ctest sets both (and CTEST_RESOURCE_GROUP_0_GPUS) for a GPU test: unset "
+                                "CTEST_RESOURCE_GROUP_COUNT, or set all three as ctest would");
+  }
+  if (*count != "1" || *types != type) {
+    throw std::invalid_argument("ctest allocated " + *count + " resource group(s) of type(s) '" + *types +
                                 "'; a GPU test asks for one group of the type '" + type +
                                 "' (gpus:1): a resource spec of your own must name the GPUs as '" + type + "'");
   }

@@ -92,6 +92,16 @@ TEST(GpuResources, AnAllocationOfAnotherShapeIsRefused) {
   }
 }
 
+// A count without the group it counts names the variable that is missing.
+TEST(GpuResources, ACountWithoutItsGroupNamesTheUnsetVariable) {
+  try {
+    allocated({{"CTEST_RESOURCE_GROUP_COUNT", "2"}});
+    ADD_FAILURE() << "a count without CTEST_RESOURCE_GROUP_0 was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("CTEST_RESOURCE_GROUP_0 is not"), std::string::npos) << e.what();
+  }
+}
+
 TEST(GpuResources, TheTestSeesItsGpuAloneWithinWhatCtestSaw) {
   EXPECT_EQ(visible_devices_for("2", std::nullopt), "2");
   EXPECT_EQ(visible_devices_for("1", std::string("5,7")), "7");

@@ -56,6 +56,23 @@ TEST(StrictSettings, FolderSettingsRefuseBlankNames) {
   EXPECT_EQ(Settings::from_entries({"HAZARDLAB_RESULTS_ROOT=/tmp/my results"}).results_root, "/tmp/my results");
 }
 
+// A list setting takes each word once, and the default's own name ("both") is not a word of it: either is said.
+TEST(StrictSettings, AListRefusesAWordGivenTwiceAndSaysWhatItsDefaultMeans) {
+  const auto refusal = [](const std::string& value) -> std::string {
+    try {
+      (void)Settings::from_entries({"HAZARDLAB_GATES=" + value});
+    } catch (const SettingsError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  EXPECT_NE(refusal("host-function,host-function").find("'host-function' is given twice"), std::string::npos)
+      << refusal("host-function,host-function");
+  EXPECT_NE(refusal("both,both").find("'both' is what leaving HAZARDLAB_GATES unset gives"), std::string::npos)
+      << refusal("both,both");
+  EXPECT_EQ(Settings::from_entries({"HAZARDLAB_GATES=host-function,spin-kernel"}).gates.size(), 2u);
+}
+
 // Every declared setting is judged by its declaration, whatever its prefix: the measuring tools' HL_FOOTPRINT_* and
 // HL_PROFILE_* too, which `hazardlab settings` lists with their ranges.
 TEST(StrictSettings, EveryDeclaredSettingIsJudgedWhateverItsPrefix) {

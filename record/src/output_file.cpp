@@ -53,6 +53,9 @@ std::string output_file_problem(const fs::path& path, const WrittenByUs& ours) {
     return "the folder " + parent.string() + " does not take a new file (" + why + ")";
   if (fs::exists(there)) {
     std::ifstream in(path, std::ios::binary);
+    if (!in.is_open())  // unreadable: whose it is cannot be told, so it is not replaced
+      return std::string("cannot be read (") + std::strerror(errno) +
+             "), so whether this command wrote it cannot be told; give a new file name, or make it readable";
     std::ostringstream text;
     text << in.rdbuf();
     if (!in || !ours(text.str()))

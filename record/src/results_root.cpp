@@ -49,33 +49,47 @@ bool own_transient(const std::string& name, const std::vector<std::string>& allo
 
 constexpr std::string_view kOwnFolderText = "This folder is written by hazardlab; see its README.";
 
-// Why `entry` (named as one of hazardlab's entries) is not what hazardlab makes of that name; "" if it is.
+// What a folder carrying `marker` is, in words: "a run folder"; "" for no marker of hazardlab's.
+std::string folder_kind(std::string_view marker) {
+  static const std::pair<std::string_view, const char*> kKinds[] = {
+      {kResultsRootMarker, "a results root"}, {kRunMarker, "a run folder"},       {kReportsMarker, "a report folder"},
+      {kReportSetMarker, "a report set"},     {".hazardlab-fleet", "a fleet report folder"}};  // reports' kFleetMarker
+  for (const auto& [name, kind] : kKinds)
+    if (name == marker) return kind;
+  return "";
+}
+
+// Why `entry` (named as one of hazardlab's entries) is not what hazardlab makes of that name, as words that follow
+// "holds ": "runs/x, which is not a run folder hazardlab made (...)"; "" if it is.
 std::string not_own_entry(const fs::path& entry, const OwnEntry& own) {
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(entry, ec);
   switch (own.kind) {
     case OwnEntry::Kind::Marker:
     case OwnEntry::Kind::Lock:
-      return fs::is_regular_file(status) ? "" : own.name + " is not a regular file";
+      return fs::is_regular_file(status) ? "" : own.name + ", which is not a regular file";
     case OwnEntry::Kind::LinkIntoRuns: {
-      if (!fs::is_symlink(status)) return own.name + " is not hazardlab's link (it is not a symbolic link)";
+      if (!fs::is_symlink(status)) return own.name + ", which is not a symbolic link (hazardlab's " + own.name + " is one)";
       const fs::path target = fs::read_symlink(entry, ec);
       const auto parts = std::distance(target.begin(), target.end());
       if (ec || target.is_absolute() || parts != 2 || *target.begin() != kRunsFolder)
-        return own.name + " is a link to " + target.string() + ", not to runs/<run-id>";
+        return own.name + ", a link to " + target.string() + ", not to runs/<run-id> as hazardlab's is";
       return "";
     }
     case OwnEntry::Kind::FolderOfMarked: {
-      if (!fs::is_directory(status)) return own.name + " is not a folder";
+      if (!fs::is_directory(status)) return own.name + ", which is not a folder";
       for (const auto& child : fs::directory_iterator(entry, ec)) {
         const std::string name = child.path().filename().string();
         if (!name.empty() && name.front() == '.') continue;  // a set or run on its way in (".<id>.staging.<pid>")
         if (child.is_symlink() || !child.is_directory() || !carries_marker(child.path(), own.child_marker)) {
-          const std::string why = marker_problem(child.path(), own.child_marker);
-          return own.name + "/" + name + " is not hazardlab's" + (why.empty() ? "" : " (" + why + ")");
+          const std::string why = child.is_symlink()      ? "it is a symbolic link"
+                                  : !child.is_directory() ? "it is not a folder"
+                                                          : marker_problem(child.path(), own.child_marker);
+          return own.name + "/" + name + ", which is not " + folder_kind(own.child_marker) + " hazardlab made (" +
+                 (why.empty() ? "it has no " + std::string(own.child_marker) + " file" : why) + ")";
         }
       }
-      return ec ? "cannot read " + own.name + ": " + ec.message() : "";
+      return ec ? own.name + ", which cannot be read (" + ec.message() + ")" : "";
     }
   }
   return "";
@@ -151,6 +165,13 @@ bool judge_folder(const fs::path& folder, std::string_view marker, std::string_v
   }
   if (ec) throw FolderRefused("cannot read the " + named + ": " + ec.message());
   if (!foreign.empty()) {
+    // Another of hazardlab's own folders is named as what it is, never as a folder of files hazardlab did not write.
+    for (std::string_view other : {kResultsRootMarker, kRunMarker, kReportsMarker, kReportSetMarker,
+                                   std::string_view(".hazardlab-fleet")})
+      if (other != marker && carries_marker(folder, other))
+        throw FolderRefused("the " + named + " is " + folder_kind(other) + " (it has a " + std::string(other) +
+                            " file made for it), not a " + std::string(what) + "; give the " + std::string(what) +
+                            " a folder of its own: a new or empty one, or one hazardlab made as such");
     std::string list;
     for (std::size_t i = 0; i < foreign.size() && i < 5; ++i) list += (i ? ", " : "") + foreign[i];
     if (foreign.size() > 5) list += ", ...";

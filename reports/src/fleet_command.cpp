@@ -1,11 +1,16 @@
 // Writing a fleet report into its folder, and the merge command that both CLIs run.
 #include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
 #include "hazardlab/folder_marker.hpp"
 #include "hazardlab/fleet.hpp"
+#include "hazardlab/fnv1a.hpp"
 #include "hazardlab/results_layout.hpp"
 #include "hazardlab/results_root.hpp"
 
@@ -17,6 +22,34 @@ namespace {
 constexpr const char* kOutExpected =
     "expected a new folder, an empty one, or an earlier fleet report's (it has a "
     ".hazardlab-fleet marker made for it)";
+
+// The fleet marker lists each file the fleet report wrote with the FNV-1a of its contents ("wrote fleet.csv
+// 0123abcd..."): a file changed since (a user's edited fleet.csv) no longer matches and is not replaced.
+constexpr std::string_view kWrote = "wrote ";
+
+std::string digest_of(std::string_view text) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(text)));
+  return hex;
+}
+
+std::string file_digest(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return "";
+  return digest_of(std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+// What the marker says the fleet report wrote: file name -> "digest;" for each digest it may hold.
+std::map<std::string, std::string> written_digests(const fs::path& out_dir) {
+  std::map<std::string, std::string> digests;
+  std::ifstream in(out_dir / kFleetMarker);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.starts_with(kWrote)) continue;
+    const std::size_t space = line.rfind(' ');
+    if (space > kWrote.size()) digests[line.substr(kWrote.size(), space - kWrote.size())] += line.substr(space + 1) + ";";
+  }
+  return digests;
+}
 
 // The folder may be written only if it is new, empty, or an earlier fleet report's: a folder of
 // someone else's files is never written into, so nothing of theirs is overwritten.
@@ -35,6 +68,17 @@ void require_fleet_folder(const fs::path& out_dir) {
         throw std::invalid_argument("the output folder " + out_dir.string() + " holds " + entry.path().string() +
                                     ", which is not a file the fleet report wrote (a link or a folder); it is left "
                                     "as it is: " + kOutExpected);
+    }
+    // Each of its files must still be as the fleet report wrote it: one rewritten since is a user's now.
+    const std::map<std::string, std::string> digests = written_digests(out_dir);
+    for (const auto& entry : fs::directory_iterator(out_dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("fleet.")) continue;
+      const auto wrote = digests.find(name);
+      if (wrote == digests.end() || wrote->second.find(file_digest(entry.path()) + ";") == std::string::npos)
+        throw std::invalid_argument("the output folder " + out_dir.string() + " holds " + entry.path().string() +
+                                    ", which is not as the fleet report wrote it (changed since, or written by "
+                                    "someone else); it is left as it is: move it away, or give another folder");
     }
     return;
   }
@@ -84,11 +128,22 @@ std::vector<fs::path> write_fleet_report(const FleetReport& report, const fs::pa
       {out_dir / "fleet.html", fleet_to_html(report)},
       {out_dir / "fleet.csv", fleet_to_csv(report)},
   };
+  const std::string heading =
+      "A fleet report folder written by hazardlab; the files it wrote, each with the FNV-1a of its contents:\n";
+  std::string wrote, before;
+  for (const auto& [path, text] : files) {
+    wrote += std::string(kWrote) + path.filename().string() + " " + digest_of(text) + "\n";
+    if (fs::is_regular_file(path)) before += std::string(kWrote) + path.filename().string() + " " + file_digest(path) + "\n";
+  }
+  // Until every file is written either spelling is the report's own: a write that fails half-way leaves none
+  // of them looking like a user's.
+  write_marker(out_dir, kFleetMarker, heading + before + wrote);
   std::vector<fs::path> written;
   for (const auto& [path, text] : files) {
     write_file_atomically(path, text);
     written.push_back(path);
   }
+  write_marker(out_dir, kFleetMarker, heading + wrote);
   return written;
 }
 

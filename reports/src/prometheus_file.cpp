@@ -9,8 +9,10 @@
 #include <stdexcept>
 
 #include "hazardlab/atomic_file.hpp"
+#include "hazardlab/fleet.hpp"
 #include "hazardlab/fnv1a.hpp"
 #include "hazardlab/prometheus.hpp"
+#include "hazardlab/results_layout.hpp"
 
 namespace hazardlab {
 namespace fs = std::filesystem;
@@ -61,6 +63,20 @@ void require_prometheus_folder(const fs::path& dir, std::string_view given_as) {
     throw std::invalid_argument(named +
                                 " is not a folder: name node_exporter's textfile-collector folder "
                                 "(--collector.textfile.directory), which must already exist");
+  }
+  // A folder hazardlab keeps holds only hazardlab's own files: a hazardlab.prom in it, or in a folder inside it,
+  // would make every later run or report refuse that folder as holding a file it did not write.
+  const fs::path real = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  for (fs::path at = real; !at.empty(); at = at.parent_path()) {
+    for (const auto& [marker, what] : {std::pair{kResultsRootMarker, "a results root"}, {kRunMarker, "a run folder"},
+                                       {kReportsMarker, "a report folder"}, {kReportSetMarker, "a report set"},
+                                       {kFleetMarker, "a fleet report folder"}}) {
+      if (fs::exists(fs::symlink_status(at / marker, ec)))
+        throw std::invalid_argument(named + " is " + (at == real ? "" : "inside ") + what + " (" + at.string() +
+                                    "), which holds only hazardlab's own files; name node_exporter's "
+                                    "textfile-collector folder, outside every folder hazardlab writes");
+    }
+    if (at == at.root_path()) break;
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     const int err = errno;

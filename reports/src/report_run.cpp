@@ -1,7 +1,13 @@
 // `hazardlab report` (report_run): a run folder's reports built, published and said, the run record written
 // back, the metrics for Prometheus written, and the exit status from the verdicts; the results root's lock let
 // go of by a run that has ended.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -69,8 +75,26 @@ std::string refused_folders(const fs::path& run_dir, const ReportOptions& option
   return "";
 }
 
-// Writes the run record back, unless the run is still going; 1 when it could not be written, else 0.
+// Whether the record built for the report says more than the run's run.json already does: an ended run reported
+// before is not rewritten (its folder may be a read-only copy).
+bool record_changes(const fs::path& run_dir, const RunRecord& run) {
+  std::ifstream in(run_dir / kRunRecordFile, std::ios::binary);
+  return nlohmann::json::parse(in, nullptr, false) != nlohmann::json(run);
+}
+
+// Why the run record, which must be written back, cannot be ("" if it can): said before anything is written.
+std::string record_unwritable(const fs::path& run_dir, const RunRecord& run, const RootLock& lock) {
+  if (lock.still_going(run.id) || !record_changes(run_dir, run)) return "";
+  if (::access(run_dir.c_str(), W_OK | X_OK) == 0) return "";
+  return "the run record " + (run_dir / kRunRecordFile).string() + " must be written back with the run's verdicts, "
+         "and the run folder " + run_dir.string() + " cannot be written (" + std::strerror(errno) +
+         "); report a copy of the run that can be written; no report written";
+}
+
+// Writes the run record back, unless the run is still going or it says so already; 1 when it could not be
+// written, else 0.
 int store_the_record(const fs::path& run_dir, const RunRecord& run, const RootLock& lock, std::ostream& err) {
+  if (!record_changes(run_dir, run)) return 0;
   if (const LockHolder* holder = lock.still_going(run.id)) {
     err << "hazardlab: run " << run.id << " is still going (" << holder->describe()
         << "); these reports show it so far, and it keeps the results root's lock\n";
@@ -161,6 +185,10 @@ int report_run(const fs::path& run_dir, const ReportOptions& options, std::ostre
   const RunRecord& run = built.contents.run;
   lock.name_the_run(run.id);
   PublishedSet published;
+  if (const std::string why = record_unwritable(run_dir, run, lock); !why.empty()) {
+    err << "hazardlab: " << why << '\n';
+    return 2;
+  }
   try {
     // The report folder is judged before the run record is written back: a refused one changes nothing.
     claim_report_folder(run.id, options.out_dir);

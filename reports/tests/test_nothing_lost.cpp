@@ -2,6 +2,7 @@
 // user's is lost or overwritten, and nothing goes by silently. Plain C++, no CUDA.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -55,6 +56,27 @@ struct LiveProcess {
 };
 
 }  // namespace
+
+// An ended run reported before says all its report would write back: its record is not rewritten, so a
+// read-only copy of it is reported as well; one that must be written back and cannot is refused first.
+TEST(NothingLost, AnEndedRunsRecordIsNotRewritten) {
+  const fs::path base = fresh_dir("ended-record");
+  const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
+  std::string printed;
+  ASSERT_EQ(report(run, base / "reports", 20, &printed), 0) << printed;
+  struct stat before {}, after {};
+  ASSERT_EQ(::stat((run / "run.json").c_str(), &before), 0);
+  ASSERT_EQ(report(run, base / "reports2", 20, &printed), 0) << printed;
+  ASSERT_EQ(::stat((run / "run.json").c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino) << "the record was written again";
+  if (::geteuid() == 0) return;  // root writes into every folder
+  const fs::path fresh = write_run_folder(base / "results-ro", run_named("20261102T000000Z-h-2"));
+  fs::permissions(fresh, fs::perms::owner_write, fs::perm_options::remove);
+  EXPECT_EQ(report(fresh, base / "reports3", 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("cannot be written"), std::string::npos) << printed;
+  EXPECT_FALSE(fs::exists(base / "reports3" / "runs"));
+  fs::permissions(fresh, fs::perms::owner_write, fs::perm_options::add);
+}
 
 TEST(NothingLost, AReportWithKeepNeverRemovesARunFolder) {
   const fs::path base = fresh_dir("keep-runs");
@@ -163,6 +185,52 @@ TEST(NothingLost, PruningKeepsAReportSetOrARunFolderHoldingAUsersFile) {
   EXPECT_EQ(read_text_file(runs[0] / "gpu0" / "my-analysis.txt"), "mine");
 }
 
+// A name alone never makes a file hazardlab's: each user's file below looks like one hazardlab writes, and keeps
+// its folder from being pruned; the files hazardlab did write beside them are still recognized.
+TEST(NothingLost, PruningKeepsAUsersFileNamedLikeHazardlabsOwn) {
+  const fs::path base = fresh_dir("prune-look-alikes");
+  const RunContents contents = run_named("20261101T000000Z-h-1");
+  const std::string a_case = contents.results.at(0).hazard_id + "--" + contents.results.at(0).variant_id;
+  const fs::path runs = base / "results" / "runs";
+  const auto run_with = [&](const fs::path& user_file) {
+    fs::remove_all(base / "results");
+    const fs::path run = write_run_folder(base / "results", contents);
+    fs::create_directories(run / "logs" / "gpu0");
+    std::ofstream(run / "logs" / "gpu0" / (a_case + ".log")) << "hazardlab's";
+    std::ofstream(run / "logs" / "gpu0" / "perf--bandwidth.log") << "hazardlab's";
+    std::ofstream(run / "gpu0" / ("." + a_case + ".json.tmp.42")) << "being written";
+    fs::create_directories((run / user_file).parent_path());
+    std::ofstream(run / user_file) << "mine";
+    return run;
+  };
+  for (const fs::path user_file : {fs::path(".notes.tmp.42"), fs::path("nogpu/my--analysis.json"),
+                                   fs::path("gpu0/my--analysis.json"), fs::path("logs/nogpu/mine.log"),
+                                   fs::path("gpu0/perf/notes.json"), fs::path("gpu0/.notes.json.tmp.7")}) {
+    const fs::path run = run_with(user_file);
+    const Pruned pruned = prune_marked_folders(runs, kRunMarker, 0, {});
+    ASSERT_EQ(pruned.kept.size(), 1u) << user_file;
+    EXPECT_EQ(pruned.kept[0].foreign, user_file.string());
+    EXPECT_EQ(read_text_file(run / user_file), "mine");
+  }
+  fs::remove(run_with(".notes.tmp.42") / ".notes.tmp.42");
+  EXPECT_EQ(prune_marked_folders(runs, kRunMarker, 0, {}).removed.size(), 1u) << "hazardlab's own files go";
+  // A report set: a page for a GPU the run does not have, and a temporary of no file the set holds.
+  const fs::path run = write_run_folder(base / "results", contents);
+  const fs::path reports = base / "reports";
+  std::string printed;
+  for (const char* user_file : {"gpu3.md", ".notes.tmp.42"}) {
+    fs::remove_all(reports);
+    ASSERT_EQ(report(run, reports, 20, &printed), 0) << printed;
+    const fs::path set = reports / "runs" / contents.run.id;
+    std::ofstream(set / user_file) << "mine";
+    const Pruned pruned = prune_marked_folders(reports / "runs", kReportSetMarker, 0, {});
+    ASSERT_EQ(pruned.kept.size(), 1u) << user_file;
+    EXPECT_EQ(pruned.kept[0].foreign, user_file);
+    EXPECT_EQ(read_text_file(set / user_file), "mine");
+    EXPECT_EQ(report(run, reports, 20, &printed), 2) << "reporting again keeps " << user_file;
+  }
+}
+
 TEST(NothingLost, ACaseNeverWritesIntoAPublishedReportSet) {
   const fs::path base = fresh_dir("report-set");
   const fs::path run = write_run_folder(base / "results", run_named("20261101T000000Z-h-1"));
@@ -230,6 +298,18 @@ TEST(NothingLost, ARunRecordWhoseIdIsNoFolderNameIsRefused) {
   }
 }
 
+// One of hazardlab's own folders given as another kind is named as what it is, not as a user's files.
+TEST(NothingLost, AFleetFolderGivenAsAReportFolderIsNamedAsOne) {
+  const Fleet f = write_fleet("fleet-as-reports");
+  const fs::path fleet = f.base / "fleet";
+  ASSERT_NE(merge(f.runs, fleet), 2);
+  std::string printed;
+  EXPECT_EQ(report(f.runs[0], fleet, 20, &printed), 2) << printed;
+  EXPECT_NE(printed.find("is a fleet report folder (it has a .hazardlab-fleet file made for it), not a report folder"),
+            std::string::npos)
+      << printed;
+}
+
 TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
   const Fleet f = write_fleet("merge-foreign");
   const fs::path mine = f.base / "mine";
@@ -245,6 +325,17 @@ TEST(NothingLost, MergeNeverOverwritesAFleetJsonThatIsNotOurs) {
   const fs::path fleet = f.base / "fleet";
   EXPECT_NE(merge(f.runs, fleet), 2);
   EXPECT_TRUE(fs::exists(fleet / kFleetMarker));
+  EXPECT_NE(merge(f.runs, fleet, &printed), 2) << printed;
+  // A file of an earlier fleet report that the user rewrote since is theirs now: never replaced.
+  std::ofstream(fleet / "fleet.csv") << "my,edited,rows\n";
+  EXPECT_EQ(merge(f.runs, fleet, &printed), 2) << printed;
+  EXPECT_NE(printed.find((fleet / "fleet.csv").string()), std::string::npos) << printed;
+  EXPECT_EQ(read(fleet / "fleet.csv"), "my,edited,rows\n");
+  fs::remove(fleet / "fleet.csv");
+  std::ofstream(fleet / "fleet.notes.md") << "mine\n";
+  EXPECT_EQ(merge(f.runs, fleet, &printed), 2) << printed;
+  EXPECT_EQ(read(fleet / "fleet.notes.md"), "mine\n");
+  fs::remove(fleet / "fleet.notes.md");
   EXPECT_NE(merge(f.runs, fleet, &printed), 2) << printed;
 }
 
@@ -360,7 +451,8 @@ TEST(NothingLost, AUsersFileNamedLatestOrCurrentIsNeverReplacedByALink) {
     std::string printed;
     EXPECT_EQ(report(write_run_folder(base / "results", run_named("20261101T000000Z-h-1")), reports, 20, &printed), 2)
         << printed;
-    EXPECT_NE(printed.find(std::string(name) + " is not hazardlab's link"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("holds " + std::string(name) + ", which is not a symbolic link"), std::string::npos)
+        << printed;
     EXPECT_EQ(read_text_file(reports / name), "my notes");
     EXPECT_FALSE(fs::exists(reports / "runs"));
   }
@@ -374,7 +466,8 @@ TEST(NothingLost, AUsersRunsFolderIsNeverTakenOverAsAReportFolder) {
   std::ofstream(reports / "runs" / id / "notes.txt") << "mine";
   std::string printed;
   EXPECT_EQ(report(write_run_folder(base / "results", run_named(id)), reports, 20, &printed), 2) << printed;
-  EXPECT_NE(printed.find("runs/" + id + " is not hazardlab's"), std::string::npos) << printed;
+  EXPECT_NE(printed.find("holds runs/" + id + ", which is not a report set hazardlab made"), std::string::npos)
+      << printed;
   EXPECT_EQ(read_text_file(reports / "runs" / id / "notes.txt"), "mine");
   EXPECT_FALSE(fs::exists(reports / "latest"));
 }

@@ -202,6 +202,23 @@ TEST(Prometheus, TheReportWritesTheFileWholeAndRefusesAFolderThatIsNotOne) {
   EXPECT_NE(err2.str().find("no-such-folder' is not a folder"), std::string::npos) << err2.str();
 }
 
+// The metrics file is never written into a folder hazardlab keeps (the run folder, a report folder or set, the
+// results root, or one inside them): its hazardlab.prom would make later runs and reports refuse that folder.
+TEST(Prometheus, AFolderHazardlabKeepsIsRefusedForTheMetricsFile) {
+  const fs::path base = fresh_dir("prometheus-own-folders");
+  const fs::path run_dir = write_run_folder(base / "results", complete_run(1));
+  std::ostringstream out, err;
+  ASSERT_EQ(report_run(run_dir, ReportOptions{base / "reports", false, 20}, out, err), 0) << err.str();
+  fs::create_directories(base / "reports" / "metrics");
+  for (const fs::path& folder : {run_dir, base / "reports", base / "reports" / "metrics", base / "results",
+                                 base / "results" / "runs", base / "reports" / "runs" / complete_run(1).run.id}) {
+    std::ostringstream o, e;
+    EXPECT_EQ(report_run(run_dir, ReportOptions{base / "reports", false, 20, {}, folder}, o, e), 2) << folder;
+    EXPECT_NE(e.str().find("which holds only hazardlab's own files"), std::string::npos) << e.str();
+    EXPECT_FALSE(fs::exists(folder / kPrometheusFile)) << folder;
+  }
+}
+
 // node_exporter's folder is shared: a hazardlab.prom that hazardlab did not write is left as it is, and a run
 // writes over only its own.
 TEST(Prometheus, AMetricsFileHazardlabDidNotWriteIsNeverOverwritten) {

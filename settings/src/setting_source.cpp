@@ -158,8 +158,16 @@ std::vector<std::string> SettingSource::list(const SettingDeclaration& setting) 
   while (start <= v->size()) {
     const std::size_t comma = std::min(v->find(',', start), v->size());
     const std::string word = v->substr(start, comma - start);
+    // The default's own name ("both") is how the table says "unset": never a word of the list itself.
+    const std::string unset_gives = word == setting.default_text ? std::string("; '") + word + "' is what leaving " +
+                                                                       std::string(setting.name) + " unset gives: "
+                                                                       "unset it, or list the words"
+                                                                 : "";
     if (std::find(allowed.begin(), allowed.end(), word) == allowed.end())
-      throw SettingsError(quoted(setting.name, *v) + ": '" + word + "' is not " + alternatives(allowed));
+      throw SettingsError(quoted(setting.name, *v) + ": '" + word + "' is not " + alternatives(allowed) + unset_gives);
+    // A word given twice is a slip (of another word, or of a paste): never silently taken as once.
+    if (std::find(words.begin(), words.end(), word) != words.end())
+      throw SettingsError(quoted(setting.name, *v) + ": '" + word + "' is given twice; give each word once");
     words.push_back(word);
     start = comma + 1;
   }
