@@ -71,7 +71,7 @@ int check_main(int argc, char** argv) {
                "read what each kernel touches from its PTX (carried in the program's fatbins or handed to the driver), "
                "bounded for each launch's arguments, grid and block, instead of judging it by what its pointer "
                "arguments point to; a kernel whose PTX is not found or not followed is judged by that rule. Off by "
-               "default until its GPU tests (check/ptx/*) have run (checker/README.md)")
+               "default: its cost on programs that carry much PTX is still being weighed (checker/README.md)")
       ->check(cli::flag_value());
   bool managed_memory = false;
   app.add_flag("--managed-memory", managed_memory,
