@@ -7,6 +7,7 @@ paths, with --check judging what the staging does. test_staging.py runs these be
 Usage: test_staging_unpacked_inputs.py"""
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -74,6 +75,21 @@ class StageUnpackedInputs(unittest.TestCase):
                           (good.replace("\n", "\r\n"), "carriage return")):
             listing.write_bytes(bad.encode())
             self.refused(says=says)
+
+    def test_a_file_of_the_input_this_user_cannot_read_is_refused_before_anything(self):
+        # As root everything can be read: the staging runs as nobody then.
+        as_user = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+        if as_user and not shutil.which("runuser"):
+            self.skipTest("root, and no runuser to stage as another user")
+        for path in [self.tmp, *self.tmp.rglob("*")]:
+            path.chmod(0o777)
+        (self.unpacked / "include" / "t").chmod(0o700)
+        before = tree(self.tmp)
+        run = subprocess.run([*as_user, "bash", str(STAGE_UNPACKED), str(self.unpacked), str(self.prefix)],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(run.returncode, 2, run.stderr)
+        self.assertIn("holds what this user cannot read: include/t", run.stderr)
+        self.assertEqual(tree(self.tmp), before)
 
 
 if __name__ == "__main__":

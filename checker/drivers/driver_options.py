@@ -26,6 +26,10 @@ from driver_paths import (_refused, existing_folder, hazardlab_program, input_fi
 class DriverParser(argparse.ArgumentParser):
     """argparse's parser (its errors already exit 2, naming the option), with every plain option taken once."""
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)  # `--hazard` taken for `--hazardlab`, `--mark` for `--markdown`
+        super().__init__(*args, **kwargs)
+
     def add_argument(self, *names, **options):
         if names and names[0].startswith("-") and options.get("action", "store") == "store":
             options["action"] = _Once

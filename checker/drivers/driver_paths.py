@@ -85,13 +85,25 @@ def _takes_a_new_entry(folder: str, make) -> bool:
 
 
 def write_output(option: str, path: str, text: str) -> bool:
-    """Writes a file an option named (checked when read, output_file); a write that fails anyway (a full disk) is
-    said, naming the option and the file, and returns False: never a traceback after the work was done."""
+    """Writes a file an option named (checked when read, output_file), through a new file renamed over it, after
+    judging it again: the work may have made a link or a user's file there since (output_not_ours), which is left as
+    it is. A write that fails (a full disk, that) is said, naming the option and the file, and returns False: never a
+    traceback after the work was done."""
+    why = output_not_ours(path)
+    if why:
+        print(f"did not write {option} '{path}': since the command line was read, it {why}", file=sys.stderr)
+        return False
+    made = None
     try:
-        with open(path, "w") as out:
+        handle, made = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), prefix=".hazardlab-output-")
+        with os.fdopen(handle, "w") as out:
             out.write(text)
+        os.chmod(made, 0o644)
+        os.replace(made, path)  # replaces the name: a link made meanwhile is replaced, never what it points to
         return True
     except OSError as e:
+        if made is not None and os.path.lexists(made):
+            os.remove(made)
         print(f"could not write {option} '{path}': {e.strerror}", file=sys.stderr)
         return False
 

@@ -157,6 +157,23 @@ class DriverOptions(unittest.TestCase):
         self.assertIn("could not write --json", err.getvalue())
         self.assertTrue(write_output("--json", os.path.join(self.folder, "x.json"), "{}"))
 
+    def test_a_link_or_a_users_file_made_while_the_work_ran_is_left_as_it_is(self):
+        out = os.path.join(self.folder, "out.json")  # new when the command line was read
+        os.symlink(self.file, out)  # then the program run made it a link to the user's file
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            self.assertFalse(write_output("--json", out, "[]"))
+            os.remove(out)
+            with open(out, "w") as f:
+                f.write("made by the program\n")
+            self.assertFalse(write_output("--json", out, "[]"))
+        self.assertIn("did not write --json", err.getvalue())
+        with open(self.file) as f:
+            self.assertEqual(f.read(), "mine\n")
+        with open(out) as f:
+            self.assertEqual(f.read(), "made by the program\n")
+        self.assertEqual(sorted(os.listdir(self.folder)), ["notes.txt", "out.json"])  # no temporary left
+
 
 if __name__ == "__main__":
     unittest.main()
