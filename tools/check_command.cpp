@@ -112,6 +112,10 @@ int check_main(int argc, char** argv) {
     if (app.count("--managed-memory") > 0) options.managed_memory = managed_memory;
     if (app.count("--graph-nodes") > 0) options.graph_nodes = graph_nodes;
     if (app.count("--ptx-footprints") > 0) options.ptx_footprints = ptx_footprints;
+    // One status for two verdicts would make a finding and an unwatched run look alike to whoever reads it.
+    if (options.error_exitcode == options.unchecked_exitcode)
+      throw UsageError("--error-exitcode and --unchecked-exitcode are both " + std::to_string(options.error_exitcode) +
+                       "; a finding and a run not fully watched must end with different statuses");
     if (app.count("--source-root") > 0 && !options.sarif) {
       throw UsageError("--source-root '" + options.source_root.string() + "' is given without --sarif; it sets "
                        "the folder SARIF's paths are relative to, so it is allowed only with --sarif FILE");

@@ -47,6 +47,13 @@ int run_main(std::string_view program, CLI::App& app, int argc, char** argv, con
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     // CLI11 prints the help, or the refusal and where to look; --help is the one "error" that succeeds.
+    // A valued option given twice: said as a flag given twice is, not as CLI11's count of "required" values.
+    if (const auto* twice = dynamic_cast<const CLI::ArgumentMismatch*>(&e);
+        twice != nullptr && std::string(e.what()).find("At Most 1 required but received") != std::string::npos) {
+      const std::string what = e.what();
+      return refuse_input(program, what.substr(0, what.find(':')) + " is given more than once; give it once (" +
+                                       "the first value would be lost without a word)");
+    }
     if (app.exit(e) == 0) return 0;
     if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && !options.extras_hint.empty())
       std::cerr << program << ": " << options.extras_hint << '\n';

@@ -86,6 +86,9 @@ TEST(StrictSettings, EveryDeclaredSettingIsJudgedWhateverItsPrefix) {
     }
   }
   EXPECT_NO_THROW((void)Settings::from_entries({"HL_FOOTPRINT_MODE=null", "HL_PROFILE_INTERVAL_US=50"}));
-  // An undeclared name of those prefixes is no setting of hazardlab's: not judged, and never warned about.
-  EXPECT_TRUE(Settings::from_entries({"HL_PROFILE_MINE=1"}).warnings.empty());
+  // A misspelt name of those prefixes is a slip as a HAZARDLAB_* one is: warned about, an error under strict.
+  const std::vector<std::string> warned = Settings::from_entries({"HL_PROFILE_OUTT=x"}).warnings;
+  ASSERT_EQ(warned.size(), 1u);
+  EXPECT_NE(warned[0].find("did you mean HL_PROFILE_OUT?"), std::string::npos) << warned[0];
+  EXPECT_THROW((void)Settings::from_entries({"HL_FOOTPRINT_MODDE=x", "HAZARDLAB_STRICT=1"}), SettingsError);
 }

@@ -34,7 +34,9 @@ std::string_view nearest_known_setting(std::string_view name) {
   std::string_view best;
   std::size_t best_distance = SIZE_MAX;
   // A HAZARDLAB_* slip is never taken for one of the checker's HL_CHECK_* names, nor the other way round.
-  const std::string_view family = name.starts_with("HL_CHECK_") ? "HL_CHECK_" : "HAZARDLAB_";
+  std::string_view family = "HAZARDLAB_";
+  for (std::string_view f : {"HL_CHECK_", "HL_FOOTPRINT_", "HL_PROFILE_"})
+    if (name.starts_with(f)) family = f;
   for (const SettingDeclaration& s : declared_settings()) {
     if (!s.name.starts_with(family)) continue;
     if (s.name == setting::kRunDir.name) continue;  // set by ctest, never by a person

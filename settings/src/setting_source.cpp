@@ -10,10 +10,11 @@
 namespace hazardlab {
 namespace {
 
-// The families whose every name is judged (a misspelt one too), and every declared setting of another prefix (the
-// measuring tools' HL_FOOTPRINT_* and HL_PROFILE_*), whose values are judged by their declarations.
+// The families whose every name is judged (a misspelt one too): the suite's, the checker's and the measuring
+// tools' (HL_FOOTPRINT_*, HL_PROFILE_*).
 bool is_ours(std::string_view name) {
-  return name.starts_with("HAZARDLAB_") || name.starts_with("HL_CHECK_") || is_declared_setting(name);
+  return name.starts_with("HAZARDLAB_") || name.starts_with("HL_CHECK_") || name.starts_with("HL_FOOTPRINT_") ||
+         name.starts_with("HL_PROFILE_") || is_declared_setting(name);
 }
 
 std::string quoted(std::string_view what, std::string_view value) {
