@@ -186,6 +186,11 @@ int main(int argc, char** argv) {
   if (const std::string w = hazardlab::use_pci_bus_order(); !w.empty())
     std::cerr << "hazardlab: warning: " << w << '\n';
   if (named != nullptr && named->own_main != nullptr) return named->own_main(argc, argv);
+  // --version prints the version and does nothing else: a word after it (another --version, a command) would be
+  // passed over without a word.
+  if (argc > 2 && std::string_view(argv[1]) == "--version")
+    return refuse_input("hazardlab", "--version is given alone (it prints the version and runs nothing); '" +
+                                         std::string(argv[2]) + "' after it would be passed over");
   if (argc > 1 && argv[1][0] != '-' && named == nullptr)
     return refuse_input("hazardlab", "no command '" + std::string(argv[1]) + "'; the commands are " + command_names());
   CLI::App app{"hazardlab: hazards of asynchronous host<->device transfers, reproduced and guarded"};

@@ -113,6 +113,8 @@ SURFACES = (
             Refusal((H, "check", "--error-exitcode", "70", "--unchecked-exitcode", "70", "--", "true"),
                     ("--error-exitcode and --unchecked-exitcode are both 70",)),
             Refusal((H, "check", "--sample", "5", "--sample", "6", "--", "true"), ("--sample is given more than once",)),
+            Refusal((H, "check", "--json", "-", "--", "true"), ("is '-'", "not standard output")),
+            Refusal((H, "--version", "run"), ("--version is given alone", "'run' after it")),
             Refusal((H, "check", "--json", "{file}", "--", "true"), ("--json {file}", "did not write")),
             Refusal((H, "check", "--json", "--", "true"), ("--json '--'", "value was left out")),
             Refusal((H, "check", "--json", "{scratch}/data.txt", "--", "cat", "{scratch}/data.txt"),

@@ -42,7 +42,7 @@ def main(tool):
         # watched, so the check ends with --unchecked-exitcode.
         rc, out = run([tool, "check", "--unchecked-exitcode", "077", "--", "true"])
         expect(rc == 77, f"--unchecked-exitcode 077 exits 77, not octal 63 (exited {rc})")
-        rc, out = run([tool, "check", "--error-exitcode", "010", "--unchecked-exitcode", "010", "true"])
+        rc, out = run([tool, "check", "--error-exitcode", "011", "--unchecked-exitcode", "010", "true"])
         expect(rc == 10, f"--unchecked-exitcode 010 exits 10 (exited {rc})")
         rc, out = run([tool, "check", "--sample", "010", "--", program])
         expect(program_saw() == "|sample=10", f"--sample 010 watches one copy in 10: the program saw {program_saw()!r}")

@@ -18,6 +18,16 @@ SOURCE = pathlib.Path(__file__).resolve().parents[2]
 STAGE_UNPACKED = SOURCE / "tools" / "deps" / "stage-unpacked"
 
 
+def scripts_another_user_can_run(folder):
+    """stage-unpacked and the checks it sources, copied where another user can read them (a checkout may lie in a
+    folder only its owner can enter): the tests that stage as nobody run this copy."""
+    copy = pathlib.Path(folder) / "scripts"
+    copy.mkdir()
+    for name in ("stage-unpacked", "staging-checks.sh"):
+        shutil.copy2(STAGE_UNPACKED.parent / name, copy / name)
+    return copy / "stage-unpacked"
+
+
 def tree(top):
     """Every entry under `top`: path -> (kind, content or link target)."""
     out = {}
@@ -167,9 +177,10 @@ class StageUnpacked(unittest.TestCase):
             if not path.is_symlink():
                 path.chmod(0o777)
         (self.prefix / "include").chmod(0o555)
+        script = scripts_another_user_can_run(self.tmp)
         before = tree(self.tmp)
-        run = subprocess.run([*as_user, "bash", str(STAGE_UNPACKED), str(self.unpacked), str(self.prefix)],
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run([*as_user, "bash", str(script), str(self.unpacked), str(self.prefix)],
+                             capture_output=True, text=True, timeout=60, cwd=self.tmp)
         self.assertEqual(run.returncode, 2, run.stderr)
         self.assertIn(f"{self.prefix / 'include'} (a folder this user cannot write in)", run.stderr)
         self.assertNotIn("mkdir", run.stderr)

@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_staging_unpacked import STAGE_UNPACKED, tree  # noqa: E402
+from test_staging_unpacked import STAGE_UNPACKED, scripts_another_user_can_run, tree  # noqa: E402
 
 
 class StageUnpackedInputs(unittest.TestCase):
@@ -84,9 +84,10 @@ class StageUnpackedInputs(unittest.TestCase):
         for path in [self.tmp, *self.tmp.rglob("*")]:
             path.chmod(0o777)
         (self.unpacked / "include" / "t").chmod(0o700)
+        script = scripts_another_user_can_run(self.tmp)
         before = tree(self.tmp)
-        run = subprocess.run([*as_user, "bash", str(STAGE_UNPACKED), str(self.unpacked), str(self.prefix)],
-                             capture_output=True, text=True, timeout=60)
+        run = subprocess.run([*as_user, "bash", str(script), str(self.unpacked), str(self.prefix)],
+                             capture_output=True, text=True, timeout=60, cwd=self.tmp)
         self.assertEqual(run.returncode, 2, run.stderr)
         self.assertIn("holds what this user cannot read: include/t", run.stderr)
         self.assertEqual(tree(self.tmp), before)

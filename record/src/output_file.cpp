@@ -41,6 +41,8 @@ bool same_file(const fs::path& a, const fs::path& b) {
 
 std::string output_file_problem(const fs::path& path, const WrittenByUs& ours) {
   if (path.empty()) return "is empty; give a file to write";
+  // Many tools read '-' as standard output: a report never goes there, and a file named '-' is surely a slip.
+  if (path == "-") return "is '-', which would be a file named '-' here, not standard output; give a file name";
   std::error_code ec;
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   if (!fs::is_directory(parent, ec)) return "the folder " + parent.string() + " does not exist";
