@@ -179,27 +179,30 @@ LaunchAccesses KernelLayouts::launch_accesses(CUfunction function, const char* s
   LaunchAccesses out{{}, layout.name, layout.known};
   if (!layout.known) return out;
   const std::span<const std::byte> packed = kernel_params == nullptr ? packed_buffer(extra) : std::span<const std::byte>();
+  // The PTX's reading takes every parameter (a size 0 where its bytes are not known); the rule only the words that
+  // can hold a pointer, as it did before PTX was read: a launch by the rule does no more than that.
+  const bool by_ptx = layout.footprint != nullptr;
   arguments.clear();
   for (std::size_t i = 0; i < layout.parameters.size(); ++i) {
     const Parameter& p = layout.parameters[i];
+    if (!by_ptx && p.size < sizeof(std::uintptr_t)) continue;
     const std::byte* bytes = nullptr;
     if (kernel_params != nullptr) {
       bytes = static_cast<const std::byte*>(kernel_params[i]);
     } else if (p.offset + p.size <= packed.size()) {
       bytes = packed.data() + p.offset;
     }
-    // Every parameter, for the PTX's reading; its size 0 when its bytes are not known.
-    arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, bytes != nullptr ? p.size : 0), p.access});
+    if (bytes != nullptr || by_ptx)
+      arguments.push_back(KernelArgument{std::span<const std::byte>(bytes, bytes != nullptr ? p.size : 0), p.access});
   }
-  if (layout.footprint != nullptr) {
+  if (by_ptx) {
     if (std::optional<std::vector<DeviceRange>> ranges = ptx_ranges(layout, arguments, *shape)) {
       out.ranges = std::move(*ranges);
       out.from = RangeSource::ReadFromPtx;
       return out;
     }
+    std::erase_if(arguments, [](const KernelArgument& a) { return a.bytes.size() < sizeof(std::uintptr_t); });
   }
-  // The rule: what each argument big enough to hold a pointer points to.
-  std::erase_if(arguments, [](const KernelArgument& a) { return a.bytes.size() < sizeof(std::uintptr_t); });
   out.ranges = allocations.kernel_ranges(arguments);
   return out;
 }
