@@ -84,14 +84,6 @@ void KernelLayouts::add_module_ptx(ptx::FoundPtx found) {
   catalog_.add(std::move(found));
 }
 
-PtxSources KernelLayouts::ptx_sources() {
-  std::lock_guard lock(mutex_);
-  PtxSources out = sources_;
-  out.texts = catalog_.texts();
-  out.unreadable = catalog_.unreadable();
-  return out;
-}
-
 // A kernel's PTX among the modules loaded through the driver's calls, else among the `.nv_fatbin` sections of the
 // objects loaded since the last look (a runtime may register its fatbins without a call the checker sees).
 const ptx::KernelFootprint* KernelLayouts::find_ptx(const char* symbol) {

@@ -33,7 +33,7 @@ struct LaunchAccesses {
 
 // Where the PTX the catalog holds came from (the log's note says, under `--ptx-footprints`).
 struct PtxSources {
-  std::size_t module_loads = 0, object_sections = 0, texts = 0, unreadable = 0;
+  std::size_t module_loads = 0, object_sections = 0;
 };
 
 class KernelLayouts {
@@ -46,7 +46,6 @@ class KernelLayouts {
 
   // The PTX of a module the program loads (an image handed to the driver, kernel_ptx.cpp).
   void add_module_ptx(ptx::FoundPtx found);
-  PtxSources ptx_sources();
   // What the log should say of kernels first seen since the last call: under `--ptx-footprints`, each kernel judged
   // by its rule and why. Empty, without a lock, when there is nothing.
   std::vector<std::string> take_notes();
